@@ -1,0 +1,83 @@
+# gpuctl - control tool for programmable GPU memory and scheduling policy.
+VERSION     := 0.1.0
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+SBINDIR     ?= $(PREFIX)/sbin
+MANDIR      ?= $(PREFIX)/share/man
+COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
+
+CC          ?= cc
+CLANG       ?= clang
+BPFTOOL     ?= bpftool
+ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine)
+
+CFLAGS      ?= -O2 -g
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
+LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline
+BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm \
+               -Wall -Wextra -Werror -Wno-unused-parameter
+
+BPF_SRCS    := $(wildcard bpf/*.bpf.c)
+BPF_OBJS    := $(patsubst bpf/%.bpf.c,build/%.bpf.o,$(BPF_SRCS))
+SKELS       := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
+CMD_SRCS    := $(wildcard cmd/*.c)
+CMD_HDRS    := $(wildcard cmd/*.h)
+MAN_SRCS    := $(wildcard man/*.rst)
+MANS        := $(patsubst man/%.rst,build/man/%,$(MAN_SRCS))
+
+all: gpuctl man
+
+build:
+	mkdir -p build build/man
+
+build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# bpftool 7.5 emits map->link, which libbpf 1.4 headers lack: drop that line.
+build/%.skel.h: build/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* | sed '/map->link = /d' > $@.tmp
+	mv $@.tmp $@
+
+gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
+	$(CC) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
+
+gpuctl-asan: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
+	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=undefined -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
+
+asan: gpuctl-asan
+
+man: $(MANS)
+
+build/man/%: man/%.rst | build
+	rst2man --halt=warning $< > $@
+
+model:
+	$(MAKE) -C tests/model
+
+install: gpuctl man
+	install -D -m 0755 gpuctl $(DESTDIR)$(SBINDIR)/gpuctl
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
+	install -D -m 0644 bash-completion/gpuctl $(DESTDIR)$(COMPLDIR)/gpuctl
+
+# Everything a fresh Debian bookworm machine needs to build and test.
+deps:
+	tests/deps.sh
+
+test: gpuctl model
+	tests/run
+
+demo: gpuctl model
+	tests/vm/run tests/vm/demo.sh
+
+bench: gpuctl model
+	bench/run
+
+clean:
+	rm -rf build gpuctl gpuctl-asan
+	$(MAKE) -C tests/model clean
+
+.PHONY: all man model install deps test demo bench clean asan
+.DELETE_ON_ERROR:
+.SECONDARY:

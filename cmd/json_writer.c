@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/* json_writer.c - streaming JSON writer; see json_writer.h for the rules. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_writer.h"
+
+#define INDENT_WIDTH 4
+
+struct level {
+	bool is_object;
+	unsigned int members;	/* values (arrays) or names (objects) so far */
+};
+
+struct json_writer {
+	FILE *f;
+	bool pretty;
+	bool name_pending;
+	struct level *stack;
+	unsigned int depth;
+	unsigned int cap;
+	unsigned long count;
+};
+
+json_writer_t *jsonw_new(FILE *f)
+{
+	json_writer_t *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->f = f;
+	return w;
+}
+
+void jsonw_destroy(json_writer_t **wp)
+{
+	json_writer_t *w = wp ? *wp : NULL;
+
+	if (!w)
+		return;
+	jsonw_close_to(w, 0);
+	fflush(w->f);
+	free(w->stack);
+	free(w);
+	*wp = NULL;
+}
+
+void jsonw_pretty(json_writer_t *w, bool on)
+{
+	w->pretty = on;
+}
+
+void jsonw_flush(json_writer_t *w)
+{
+	fflush(w->f);
+}
+
+unsigned int jsonw_depth(const json_writer_t *w)
+{
+	return w->depth;
+}
+
+bool jsonw_in_object(const json_writer_t *w)
+{
+	return w->depth && w->stack[w->depth - 1].is_object;
+}
+
+bool jsonw_name_pending(const json_writer_t *w)
+{
+	return w->name_pending;
+}
+
+unsigned long jsonw_count(const json_writer_t *w)
+{
+	return w->count;
+}
+
+static void newline_indent(json_writer_t *w, unsigned int depth)
+{
+	if (!w->pretty)
+		return;
+	fputc('\n', w->f);
+	for (unsigned int i = 0; i < depth * INDENT_WIDTH; i++)
+		fputc(' ', w->f);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 when it is not valid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+static void write_quoted(json_writer_t *w, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	FILE *f = w->f;
+
+	fputc('"', f);
+	while (*s) {
+		unsigned char c = *s;
+
+		if (c < 0x80) {
+			switch (c) {
+			case '"':  fputs("\\\"", f); break;
+			case '\\': fputs("\\\\", f); break;
+			case '\b': fputs("\\b", f); break;
+			case '\f': fputs("\\f", f); break;
+			case '\n': fputs("\\n", f); break;
+			case '\r': fputs("\\r", f); break;
+			case '\t': fputs("\\t", f); break;
+			default:
+				if (c < 0x20 || c == 0x7f)
+					fprintf(f, "\\u%04x", c);
+				else
+					fputc(c, f);
+			}
+			s++;
+			continue;
+		}
+		size_t n = utf8_len(s);
+
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fputs("\\ufffd", f);
+			s++;
+		}
+	}
+	fputc('"', f);
+}
+
+/* Separator, indentation and name bookkeeping before any value. */
+static void begin_value(json_writer_t *w)
+{
+	w->count++;
+	if (!w->depth)
+		return;
+	struct level *top = &w->stack[w->depth - 1];
+
+	if (top->is_object) {
+		if (!w->name_pending) {
+			fprintf(stderr, "json_writer: value in an object without a name\n");
+			jsonw_name(w, "");
+		}
+		w->name_pending = false;
+		return;
+	}
+	if (top->members)
+		fputc(',', w->f);
+	newline_indent(w, w->depth);
+	top->members++;
+}
+
+/* After a value: a finished top-level document ends its line. */
+static void end_value(json_writer_t *w)
+{
+	if (!w->depth) {
+		fputc('\n', w->f);
+		fflush(w->f);
+	}
+}
+
+void jsonw_name(json_writer_t *w, const char *name)
+{
+	if (!jsonw_in_object(w)) {
+		fprintf(stderr, "json_writer: name '%s' outside an object\n",
+			name ? name : "");
+		return;
+	}
+	if (w->name_pending)
+		jsonw_null(w);
+	struct level *top = &w->stack[w->depth - 1];
+
+	if (top->members)
+		fputc(',', w->f);
+	newline_indent(w, w->depth);
+	top->members++;
+	write_quoted(w, name ? name : "");
+	fputs(w->pretty ? ": " : ":", w->f);
+	w->name_pending = true;
+}
+
+static void start_container(json_writer_t *w, bool is_object)
+{
+	begin_value(w);
+	if (w->depth == w->cap) {
+		unsigned int cap = w->cap ? w->cap * 2 : 16;
+		struct level *st = realloc(w->stack, cap * sizeof(*st));
+
+		if (!st) {
+			/* Cannot track it: write an empty container instead. */
+			fputs(is_object ? "{}" : "[]", w->f);
+			end_value(w);
+			return;
+		}
+		w->stack = st;
+		w->cap = cap;
+	}
+	w->stack[w->depth].is_object = is_object;
+	w->stack[w->depth].members = 0;
+	w->depth++;
+	fputc(is_object ? '{' : '[', w->f);
+}
+
+/* Closes the innermost container, whichever kind it is. */
+static void end_container(json_writer_t *w)
+{
+	if (!w->depth)
+		return;
+	if (w->name_pending)
+		jsonw_null(w);
+	struct level *top = &w->stack[w->depth - 1];
+
+	if (top->members)
+		newline_indent(w, w->depth - 1);
+	fputc(top->is_object ? '}' : ']', w->f);
+	w->depth--;
+	end_value(w);
+}
+
+void jsonw_start_object(json_writer_t *w)
+{
+	start_container(w, true);
+}
+
+void jsonw_start_array(json_writer_t *w)
+{
+	start_container(w, false);
+}
+
+void jsonw_end_object(json_writer_t *w)
+{
+	end_container(w);
+}
+
+void jsonw_end_array(json_writer_t *w)
+{
+	end_container(w);
+}
+
+void jsonw_close_to(json_writer_t *w, unsigned int depth)
+{
+	while (w->depth > depth)
+		end_container(w);
+	if (w->depth == depth && w->name_pending && jsonw_in_object(w))
+		jsonw_null(w);
+}
+
+void jsonw_string(json_writer_t *w, const char *val)
+{
+	if (!val) {
+		jsonw_null(w);
+		return;
+	}
+	begin_value(w);
+	write_quoted(w, val);
+	end_value(w);
+}
+
+void jsonw_vstringf(json_writer_t *w, const char *fmt, va_list ap)
+{
+	char *buf = NULL;
+
+	if (vasprintf(&buf, fmt, ap) < 0) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_string(w, buf);
+	free(buf);
+}
+
+void jsonw_stringf(json_writer_t *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	jsonw_vstringf(w, fmt, ap);
+	va_end(ap);
+}
+
+void jsonw_uint(json_writer_t *w, uint64_t val)
+{
+	begin_value(w);
+	fprintf(w->f, "%" PRIu64, val);
+	end_value(w);
+}
+
+void jsonw_u64(json_writer_t *w, uint64_t val)
+{
+	jsonw_uint(w, val);
+}
+
+void jsonw_int(json_writer_t *w, int64_t val)
+{
+	begin_value(w);
+	fprintf(w->f, "%" PRId64, val);
+	end_value(w);
+}
+
+void jsonw_float(json_writer_t *w, double val)
+{
+	char buf[64];
+
+	if (!isfinite(val)) {
+		jsonw_null(w);
+		return;
+	}
+	/* The shortest of the usual precisions that reads back the same. */
+	snprintf(buf, sizeof(buf), "%.15g", val);
+	if (strtod(buf, NULL) != val)
+		snprintf(buf, sizeof(buf), "%.17g", val);
+	begin_value(w);
+	fputs(buf, w->f);
+	end_value(w);
+}
+
+void jsonw_bool(json_writer_t *w, bool val)
+{
+	begin_value(w);
+	fputs(val ? "true" : "false", w->f);
+	end_value(w);
+}
+
+void jsonw_null(json_writer_t *w)
+{
+	begin_value(w);
+	fputs("null", w->f);
+	end_value(w);
+}
+
+void jsonw_string_field(json_writer_t *w, const char *name, const char *val)
+{
+	jsonw_name(w, name);
+	jsonw_string(w, val);
+}
+
+void jsonw_stringf_field(json_writer_t *w, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	jsonw_name(w, name);
+	va_start(ap, fmt);
+	jsonw_vstringf(w, fmt, ap);
+	va_end(ap);
+}
+
+void jsonw_uint_field(json_writer_t *w, const char *name, uint64_t val)
+{
+	jsonw_name(w, name);
+	jsonw_uint(w, val);
+}
+
+void jsonw_int_field(json_writer_t *w, const char *name, int64_t val)
+{
+	jsonw_name(w, name);
+	jsonw_int(w, val);
+}
+
+void jsonw_u64_field(json_writer_t *w, const char *name, uint64_t val)
+{
+	jsonw_name(w, name);
+	jsonw_u64(w, val);
+}
+
+void jsonw_float_field(json_writer_t *w, const char *name, double val)
+{
+	jsonw_name(w, name);
+	jsonw_float(w, val);
+}
+
+void jsonw_bool_field(json_writer_t *w, const char *name, bool val)
+{
+	jsonw_name(w, name);
+	jsonw_bool(w, val);
+}
+
+void jsonw_null_field(json_writer_t *w, const char *name)
+{
+	jsonw_name(w, name);
+	jsonw_null(w);
+}

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c - gpuctl: global options, errors, argument helpers, object dispatch. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "gpuctl.h"
+
+#ifndef GPUCTL_VERSION
+#define GPUCTL_VERSION "0.0.0-dev"
+#endif
+
+const char *bin_name = "gpuctl";
+bool json_output;
+bool pretty_output;
+bool debug_output;
+json_writer_t *json_wtr;
+
+const char *err_context;
+unsigned long p_err_count;
+
+/*
+ * jsonw_count() when the running command started: a top-level error after
+ * the command already wrote a whole top-level value cannot go to stdout
+ * without making it two documents, so it goes to stderr instead.
+ */
+static unsigned long json_mark;
+
+static bool json_error_fits(void)
+{
+	if (!json_wtr)
+		return false;
+	return jsonw_depth(json_wtr) > 0 || jsonw_count(json_wtr) == json_mark;
+}
+
+void p_err(const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	p_err_count++;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+
+	const char *text = msg ? msg : "(out of memory formatting the error)";
+
+	if (json_output && json_error_fits()) {
+		if (jsonw_in_object(json_wtr) && !jsonw_name_pending(json_wtr)) {
+			/* An open object of the command: add an "error" member. */
+			jsonw_name(json_wtr, "error");
+			if (err_context)
+				jsonw_stringf(json_wtr, "%s: %s", err_context, text);
+			else
+				jsonw_string(json_wtr, text);
+		} else {
+			/* Top level, array element, or a name waiting for its value. */
+			jsonw_start_object(json_wtr);
+			jsonw_name(json_wtr, "error");
+			if (err_context)
+				jsonw_stringf(json_wtr, "%s: %s", err_context, text);
+			else
+				jsonw_string(json_wtr, text);
+			jsonw_end_object(json_wtr);
+		}
+	} else {
+		fflush(stdout);
+		if (err_context)
+			fprintf(stderr, "Error: %s: %s\n", err_context, text);
+		else
+			fprintf(stderr, "Error: %s\n", text);
+	}
+	free(msg);
+}
+
+void p_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json_output)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usage_err(const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	p_err("%s", msg ? msg : "bad command line");
+	free(msg);
+	return EXIT_USAGE;
+}
+
+bool is_prefix(const char *arg, const char *full)
+{
+	size_t n;
+
+	if (!arg || !full)
+		return false;
+	n = strlen(arg);
+	return n > 0 && n <= strlen(full) && !strncmp(arg, full, n);
+}
+
+int cmd_select(const struct cmd *cmds, int argc, char **argv,
+	       const char *object)
+{
+	const struct cmd *match = NULL;
+	char names[512] = "";
+	int nmatch = 0;
+
+	if (argc < 1) {
+		if (cmds[0].name && !strcmp(cmds[0].name, "help"))
+			return cmds[0].func(argc, argv);
+		if (object)
+			return usage_err("missing command for '%s'; try '%s %s help'",
+					 object, bin_name, object);
+		return usage_err("missing object; try '%s help'", bin_name);
+	}
+
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (!strcmp(argv[0], c->name))
+			return c->func(argc - 1, argv + 1);
+
+	for (const struct cmd *c = cmds; c->name; c++) {
+		if (!is_prefix(argv[0], c->name))
+			continue;
+		size_t used = strlen(names);
+
+		snprintf(names + used, sizeof(names) - used, "%s%s",
+			 nmatch ? ", " : "", c->name);
+		match = c;
+		nmatch++;
+	}
+	if (nmatch == 1)
+		return match->func(argc - 1, argv + 1);
+	if (nmatch > 1) {
+		if (object)
+			return usage_err("ambiguous %s command '%s': %s",
+					 object, argv[0], names);
+		return usage_err("ambiguous object '%s': %s", argv[0], names);
+	}
+	if (object)
+		return usage_err("unknown %s command '%s'; try '%s %s help'",
+				 object, argv[0], bin_name, object);
+	return usage_err("unknown object '%s'; try '%s help'", argv[0], bin_name);
+}
+
+static bool is_digit_in(char c, int base)
+{
+	if (c >= '0' && c <= '9')
+		return true;
+	return base == 16 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
+}
+
+int parse_u64(const char *what, const char *arg, unsigned long long min,
+	      unsigned long long max, unsigned long long *out)
+{
+	unsigned long long val;
+	const char *digits;
+	char *end;
+	int base = 10;
+
+	if (!arg || !*arg) {
+		p_err("invalid %s: empty value", what);
+		return -EINVAL;
+	}
+	digits = arg;
+	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+		base = 16;
+		digits = arg + 2;
+	}
+	/* strtoull would take spaces, signs and a bare "0x"; we do not. */
+	if (!is_digit_in(*digits, base)) {
+		p_err("invalid %s '%s': not a %s number", what, arg,
+		      base == 16 ? "hexadecimal" : "decimal");
+		return -EINVAL;
+	}
+	errno = 0;
+	val = strtoull(digits, &end, base);
+	if (*end) {
+		p_err("invalid %s '%s': unexpected '%s' after the number",
+		      what, arg, end);
+		return -EINVAL;
+	}
+	if (errno == ERANGE) {
+		p_err("invalid %s '%s': too large", what, arg);
+		return -ERANGE;
+	}
+	if (val < min || val > max) {
+		p_err("invalid %s '%s': must be between %llu and %llu",
+		      what, arg, min, max);
+		return -ERANGE;
+	}
+	*out = val;
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level != LIBBPF_WARN && !debug_output)
+		return 0;
+	/* libbpf writes a refused program's verifier log as one warning. */
+	if (!debug_output && strstr(fmt, "BEGIN PROG LOAD LOG")) {
+		fprintf(stderr, "libbpf: the kernel's verifier refused a program; "
+			"run '%s -d ...' to see its log\n", bin_name);
+		return 0;
+	}
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int do_help(int argc, char **argv)
+{
+	FILE *out = json_output ? stderr : stdout;
+
+	if (argc > 0) {
+		/* "gpuctl help OBJECT" is "gpuctl OBJECT help". */
+		char *sub[] = { argv[0], (char *)"help", NULL };
+
+		if (is_prefix(argv[0], "help"))
+			argc = 0;
+		else
+			return run_command(2, sub);
+	}
+	fprintf(out,
+		"Usage: %1$s [OPTIONS] OBJECT { COMMAND | help }\n"
+		"       %1$s batch file FILE\n"
+		"       %1$s version\n"
+		"\n"
+		"       OBJECT := { prefetch | probe | batch | shell }\n"
+		"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n",
+		bin_name);
+	return EXIT_OK;
+}
+
+static int do_version(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 0)
+		return usage_err("unexpected argument '%s'", argv[0]);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "version", GPUCTL_VERSION);
+		jsonw_stringf_field(json_wtr, "libbpf_version", "%u.%u",
+				    libbpf_major_version(), libbpf_minor_version());
+		jsonw_stringf_field(json_wtr, "libbpf_headers", "%d.%d",
+				    LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("%s v%s\n", bin_name, GPUCTL_VERSION);
+		printf("libbpf v%u.%u (built with v%d.%d headers)\n",
+		       libbpf_major_version(), libbpf_minor_version(),
+		       LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
+	}
+	return EXIT_OK;
+}
+
+static const struct cmd objects[] = {
+	{ "help",	do_help },
+	{ "prefetch",	do_prefetch },
+	{ "probe",	do_probe },
+	{ "batch",	do_batch },
+	{ "shell",	do_shell },
+	{ "version",	do_version },
+	{ NULL, NULL },
+};
+
+const char *const object_words[] = {
+	"prefetch", "probe", "batch", "shell", "help", "version", NULL,
+};
+
+int run_command(int argc, char **argv)
+{
+	unsigned long saved_mark = json_mark, before = 0;
+	unsigned int depth = 0;
+	int ret;
+
+	if (json_wtr) {
+		depth = jsonw_depth(json_wtr);
+		before = jsonw_count(json_wtr);
+		json_mark = before;
+	}
+	ret = cmd_select(objects, argc, argv, NULL);
+	if (json_wtr) {
+		/* Whatever the command left open gets closed; silence is null. */
+		jsonw_close_to(json_wtr, depth);
+		if (jsonw_count(json_wtr) == before)
+			jsonw_null(json_wtr);
+		json_mark = saved_mark;
+	}
+	fflush(stdout);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json",	no_argument, NULL, 'j' },
+		{ "pretty",	no_argument, NULL, 'p' },
+		{ "debug",	no_argument, NULL, 'd' },
+		{ "version",	no_argument, NULL, 'V' },
+		{ "help",	no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool want_version = false, want_help = false;
+	char bad_opt[64] = "";
+	int opt, ret;
+
+	if (argv[0] && *argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		bin_name = slash ? slash + 1 : argv[0];
+	}
+
+	opterr = 0;	/* we report bad options ourselves, JSON included */
+	while ((opt = getopt_long(argc, argv, "+jpdVh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json_output = true;
+			break;
+		case 'p':
+			json_output = true;
+			pretty_output = true;
+			break;
+		case 'd':
+			debug_output = true;
+			break;
+		case 'V':
+			want_version = true;
+			break;
+		case 'h':
+			want_help = true;
+			break;
+		default:
+			if (!bad_opt[0]) {
+				if (optopt)
+					snprintf(bad_opt, sizeof(bad_opt), "-%c", optopt);
+				else
+					snprintf(bad_opt, sizeof(bad_opt), "%s",
+						 argv[optind - 1]);
+			}
+			break;
+		}
+	}
+
+	if (json_output) {
+		json_wtr = jsonw_new(stdout);
+		if (!json_wtr) {
+			fprintf(stderr, "Error: cannot create the JSON writer\n");
+			return EXIT_FAIL;
+		}
+		jsonw_pretty(json_wtr, pretty_output);
+	}
+	libbpf_set_print(libbpf_print);
+
+	argc -= optind;
+	argv += optind;
+	if (bad_opt[0]) {
+		ret = usage_err("unknown option '%s'; try '%s help'", bad_opt, bin_name);
+	} else if (want_version) {
+		char *sub[] = { (char *)"version", NULL };
+
+		ret = run_command(1, sub);
+	} else if (want_help) {
+		char *sub[] = { (char *)"help", NULL };
+
+		ret = run_command(1, sub);
+	} else if (argc < 1) {
+		ret = usage_err("missing OBJECT; try '%s help'", bin_name);
+	} else {
+		ret = run_command(argc, argv);
+	}
+
+	if (json_wtr)
+		jsonw_destroy(&json_wtr);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "Error: writing the output failed: %s\n",
+			strerror(errno));
+		if (!ret)
+			ret = EXIT_FAIL;
+	}
+	return ret;
+}

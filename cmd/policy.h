@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * policy.h - the struct_ops policy engine behind prefetch, evict and replay:
+ * list, load (attach or hot swap), set, show, unload, with one bpffs layout:
+ *
+ *   /sys/fs/bpf/gpuctl/<object>/link          the struct_ops link
+ *   /sys/fs/bpf/gpuctl/<object>/<map id>/     maps of the policy behind it
+ *                                 meta params stats ...
+ *
+ * Pinning the link is the commit point of a load: a process killed before
+ * it leaves nothing attached (its link fd closes); after it, a complete
+ * policy.  Map directories no link points to are leftovers, removed by the
+ * next load, show or unload.
+ */
+#ifndef GPUCTL_POLICY_H
+#define GPUCTL_POLICY_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct policy_param {
+	const char *name;
+	__u32 idx;		/* slot in the params map */
+	__u64 def, min, max;
+	const char *doc;
+};
+
+struct policy_def {
+	const char *name;	/* also the struct_ops variable's name */
+	const char *doc;	/* one line for `list` */
+	const void *(*elf_bytes)(size_t *sz);
+	const struct policy_param *params;	/* ends with a NULL name */
+	const char *const *stats;	/* names of its counter slots, from 4 */
+};
+
+struct policy_kind {
+	const char *object;	/* "prefetch" */
+	const char *st_type;	/* "uvm_gpu_ext" */
+	const char *const *stats;	/* names of the common counter slots */
+	const struct policy_def *defs;	/* ends with a NULL name */
+	/* optional: says why a loaded policy has no effect, or NULL */
+	const char *(*inert)(void);
+};
+
+int policy_list(const struct policy_kind *k, int argc, char **argv);
+int policy_load(const struct policy_kind *k, int argc, char **argv);
+int policy_set(const struct policy_kind *k, int argc, char **argv);
+int policy_show(const struct policy_kind *k, int argc, char **argv);
+int policy_unload(const struct policy_kind *k, int argc, char **argv);
+
+/* Checks a user's object with libelf; p_err and -1 when it cannot be ours. */
+int elf_check_policy(const char *path, const char *st_type);
+
+#endif

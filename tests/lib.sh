@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/lib.sh - a tiny harness for gpuctl's shell tests.  Source it.
+#
+#   ok NAME                      count a pass
+#   fail NAME MSG                count a failure and say why
+#   expect_exit CODE CMD...      run CMD; stdout in $OUT, stderr in $ERR,
+#                                exit status in $RC; passes when RC == CODE
+#   expect_stderr_line NAME      $ERR is exactly one line, starting "Error: "
+#   expect_json NAME             $OUT parses as JSON (python3 -m json.tool)
+#   expect_out NAME REGEX        $OUT has a line matching REGEX (grep -E)
+#   summary                      "N passed, N failed"; exit 1 on failures
+#
+# The binary is $GPUCTL (default ./gpuctl, relative to the repo root).
+
+GPUCTL=${GPUCTL:-./gpuctl}
+case $GPUCTL in
+/*) ;;
+*) GPUCTL=$(cd "$(dirname "$GPUCTL")" && pwd)/$(basename "$GPUCTL") ;;
+esac
+export GPUCTL
+
+T_PASS=0
+T_FAIL=0
+T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-test.XXXXXX")
+trap 'rm -rf "$T_DIR"' EXIT
+
+ok()
+{
+    T_PASS=$((T_PASS + 1))
+    printf 'ok   %s\n' "$1"
+}
+
+fail()
+{
+    T_FAIL=$((T_FAIL + 1))
+    printf 'FAIL %s: %s\n' "$1" "$2"
+    if [ -n "${OUT+x}" ] && [ -n "$T_VERBOSE" ]; then
+        printf '     stdout: %s\n     stderr: %s\n' "$OUT" "$ERR"
+    fi
+}
+
+expect_exit()
+{
+    local want=$1 name
+    shift
+    name="exit $want: $*"
+    "$@" >"$T_DIR/out" 2>"$T_DIR/err" </dev/null
+    RC=$?
+    OUT=$(cat "$T_DIR/out")
+    ERR=$(cat "$T_DIR/err")
+    if [ "$RC" = "$want" ]; then
+        ok "$name"
+        return 0
+    fi
+    fail "$name" "exit status $RC; stderr: $(head -c 300 "$T_DIR/err")"
+    return 1
+}
+
+expect_stderr_line()
+{
+    local name="$1: one Error line"
+    local lines
+    lines=$(printf '%s' "$ERR" | grep -c '')
+    if [ "$lines" -ne 1 ]; then
+        fail "$name" "stderr has $lines lines: $ERR"
+        return 1
+    fi
+    case $ERR in
+    "Error: "*) ok "$name"; return 0 ;;
+    esac
+    fail "$name" "stderr does not start with 'Error: ': $ERR"
+    return 1
+}
+
+expect_json()
+{
+    local name="$1: valid JSON"
+    if printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>"$T_DIR/jerr"; then
+        ok "$name"
+        return 0
+    fi
+    fail "$name" "$(cat "$T_DIR/jerr"): $(printf '%s' "$OUT" | head -c 300)"
+    return 1
+}
+
+expect_out()
+{
+    if printf '%s\n' "$OUT" | grep -Eq -- "$2"; then
+        ok "$1"
+        return 0
+    fi
+    fail "$1" "stdout lacks /$2/: $(printf '%s' "$OUT" | head -c 300)"
+    return 1
+}
+
+# A python3 expression on the parsed JSON of $OUT (as j) must be true.
+expect_json_expr()
+{
+    if printf '%s' "$OUT" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$2" 2>"$T_DIR/jerr"; then
+        ok "$1"
+        return 0
+    fi
+    fail "$1" "not true: $2 ($(head -c 200 "$T_DIR/jerr")) on $(printf '%s' "$OUT" | head -c 300)"
+    return 1
+}
+
+summary()
+{
+    printf '%d passed, %d failed\n' "$T_PASS" "$T_FAIL"
+    [ "$T_FAIL" -eq 0 ]
+    exit $?
+}

@@ -1,0 +1,1 @@
+../../kernel-patch/nvidia-uvm/uvm_bpf_ext.h

@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uvm_model.c - a small, faithful model of nvidia-uvm's fault path, for the
+ * gpuctl test VM.
+ *
+ * It registers the real struct_ops types and kfuncs (uvm_bpf_ext.c, the
+ * very file the kernel patch adds to the driver) and drives them the way
+ * the driver does:
+ *   - a managed range of 2 MiB VA blocks of 512 x 4 KiB pages, data on the
+ *     CPU until a GPU fault migrates it;
+ *   - faults gathered into batches of batch_size fault buffer entries,
+ *     duplicates coalesced, serviced block by block, then a replay decision
+ *     (uvm_perf_fault_replay_policy, or BPF under policy 4);
+ *   - the tree prefetcher of uvm_perf_prefetch.c: bitmap tree over
+ *     resident | faulted pages, fault granularity grown to 64 KiB big pages
+ *     unless thrashing, compute_prefetch_region() with the 51 % threshold
+ *     and the clamp to max_prefetch_region, with the BPF hooks where the
+ *     kernel patch puts them;
+ *   - GPU memory of gpu_chunks 2 MiB root chunks on used/unused lists,
+ *     eviction from the head of the used list, re-faults after eviction,
+ *     with the eviction hooks.
+ * User space (tests/model/uvmsim) feeds accesses and reads counters
+ * through /dev/uvm_model (uvm_model_uapi.h).
+ */
+#include <linux/bitmap.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "uvm_bpf_ext.h"
+#include "uvm_pmm_gpu.h"
+#include "uvm_model_uapi.h"
+
+#define PAGES PAGES_PER_UVM_VA_BLOCK
+#define THRASHING_EVICTIONS 2	/* block evictions before re-faults thrash */
+
+/* Named as in the driver so that tracing programs find the same fields. */
+typedef struct uvm_va_block_struct {
+	NvU64 start;
+	NvU64 end;
+	uvm_page_mask_t resident;	/* resident on the GPU */
+	uvm_page_mask_t prefetched;	/* prefetched, not touched since */
+	uvm_page_mask_t evicted;	/* evicted, not faulted since */
+	uvm_page_mask_t faulted;	/* faulted in the current batch */
+	uvm_page_mask_t thrashing;
+	uvm_gpu_chunk_t *chunk;
+	NvU32 tenant;
+	NvU32 evictions;
+	bool in_batch;
+} uvm_va_block_t;
+
+static struct uvm_model {
+	struct mutex lock;
+	struct uvm_model_config cfg;
+	struct uvm_model_stats stats;
+	uvm_va_block_t *blocks;
+	uvm_gpu_chunk_t *chunks;
+	struct list_head used;
+	struct list_head unused;
+	NvU32 *batch_blocks;		/* blocks faulted in this batch, in order */
+	NvU32 batch_nblocks;
+	NvU32 batch_entries;
+	NvU32 batch_duplicates;
+	NvU32 batch_throttled;
+	NvU32 batch_migrated;
+	NvU32 batches_since_replay;
+	NvU32 pid[UVM_MODEL_MAX_TENANTS];
+} model;
+
+static const struct uvm_model_config default_config = {
+	.va_blocks = 512,
+	.gpu_chunks = 0,
+	.batch_size = 256,
+	.replay_policy = UVM_MODEL_REPLAY_BATCH_FLUSH,
+	.threshold = 51,
+	.big_page_pages = 16,
+	.prefetch = 1,
+};
+
+static inline uvm_va_block_region_t uvm_va_block_region(uvm_page_index_t first,
+							uvm_page_index_t outer)
+{
+	return (uvm_va_block_region_t){ .first = first, .outer = outer };
+}
+
+static inline unsigned int region_pages(uvm_va_block_region_t r)
+{
+	return r.outer - r.first;
+}
+
+static inline unsigned int mask_weight(const uvm_page_mask_t *m)
+{
+	return bitmap_weight(m->bitmap, PAGES);
+}
+
+static unsigned int mask_region_weight(const uvm_page_mask_t *m,
+				       uvm_va_block_region_t r)
+{
+	unsigned int i, n = 0;
+
+	for (i = r.first; i < r.outer; i++)
+		n += test_bit(i, m->bitmap);
+	return n;
+}
+
+/* --- the tree prefetcher (uvm_perf_prefetch.c) ----------------------- */
+
+/* Range of leaves under the node of level_idx that covers leaf. */
+static uvm_va_block_region_t tree_range(const uvm_perf_prefetch_bitmap_tree_t *tree,
+					int level_idx, uvm_page_index_t leaf)
+{
+	unsigned int leaves = 1u << ((tree->level_count - 1) - level_idx);
+	unsigned int start = leaf & ~(leaves - 1);
+	unsigned int end = min_t(unsigned int, start + leaves, tree->leaf_count);
+
+	return uvm_va_block_region(start, end);
+}
+
+static uvm_va_block_region_t compute_prefetch_region(uvm_page_index_t page_index,
+						     uvm_perf_prefetch_bitmap_tree_t *bitmap_tree,
+						     uvm_va_block_region_t max_prefetch_region)
+{
+	uvm_va_block_region_t prefetch_region = uvm_va_block_region(0, 0);
+	uvm_page_index_t leaf = page_index - max_prefetch_region.first + bitmap_tree->offset;
+	int action = UVM_BPF_ACTION_DEFAULT;
+	int level;
+
+	model.stats.decisions++;
+	if (uvm_bpf_prefetch_attached()) {
+		action = uvm_bpf_call_before_compute_prefetch(page_index, bitmap_tree,
+							      &max_prefetch_region,
+							      &prefetch_region);
+		if (action == UVM_BPF_ACTION_BYPASS)
+			model.stats.act_bypass++;
+		else if (action == UVM_BPF_ACTION_ENTER_LOOP)
+			model.stats.act_enter_loop++;
+		else
+			model.stats.act_default++;
+	} else {
+		model.stats.decisions_native++;
+	}
+
+	if (action != UVM_BPF_ACTION_BYPASS) {
+		for (level = bitmap_tree->level_count - 1; level >= 0; level--) {
+			uvm_va_block_region_t subregion = tree_range(bitmap_tree, level, leaf);
+			NvU16 counter = mask_region_weight(&bitmap_tree->pages, subregion);
+
+			if (action == UVM_BPF_ACTION_ENTER_LOOP) {
+				model.stats.tree_iters++;
+				uvm_bpf_call_on_tree_iter(bitmap_tree, &max_prefetch_region,
+							  &subregion, counter,
+							  &prefetch_region);
+			} else if (counter * 100 > region_pages(subregion) * model.cfg.threshold) {
+				prefetch_region = subregion;
+			}
+		}
+	}
+
+	/* Clamp to the pages of the block, as the driver does. */
+	if (prefetch_region.outer) {
+		prefetch_region.first += max_prefetch_region.first;
+		if (prefetch_region.first < bitmap_tree->offset) {
+			prefetch_region.first = bitmap_tree->offset;
+		} else {
+			prefetch_region.first -= bitmap_tree->offset;
+			if (prefetch_region.first < max_prefetch_region.first)
+				prefetch_region.first = max_prefetch_region.first;
+		}
+
+		prefetch_region.outer += max_prefetch_region.first;
+		if (prefetch_region.outer < bitmap_tree->offset) {
+			prefetch_region.outer = bitmap_tree->offset;
+		} else {
+			prefetch_region.outer -= bitmap_tree->offset;
+			if (prefetch_region.outer > max_prefetch_region.outer)
+				prefetch_region.outer = max_prefetch_region.outer;
+		}
+		/* A policy's region can lie wholly outside: then nothing. */
+		if (prefetch_region.first >= prefetch_region.outer)
+			prefetch_region = uvm_va_block_region(0, 0);
+	}
+
+	return prefetch_region;
+}
+
+static void tree_init(uvm_perf_prefetch_bitmap_tree_t *tree, uvm_va_block_t *blk,
+		      uvm_va_block_region_t max_region)
+{
+	bitmap_or(tree->pages.bitmap, blk->resident.bitmap, blk->faulted.bitmap, PAGES);
+	tree->offset = 0;
+	tree->leaf_count = region_pages(max_region);
+	tree->level_count = ilog2(roundup_pow_of_two(tree->leaf_count)) + 1;
+}
+
+/* Assume big pages: count whole 64 KiB pages with a fault and no thrashing. */
+static void grow_fault_granularity(uvm_perf_prefetch_bitmap_tree_t *tree,
+				   uvm_va_block_t *blk)
+{
+	unsigned int step = model.cfg.big_page_pages, p;
+
+	if (!step)
+		return;
+	for (p = 0; p < PAGES; p += step) {
+		uvm_va_block_region_t r = uvm_va_block_region(p, min_t(unsigned int, p + step, PAGES));
+
+		if (mask_region_weight(&blk->faulted, r) &&
+		    !mask_region_weight(&blk->thrashing, r))
+			bitmap_set(tree->pages.bitmap, r.first, region_pages(r));
+	}
+}
+
+/*
+ * Same name and first argument as the driver's, so that tracing programs
+ * (fentry) can learn which block a decision is for.
+ */
+void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,
+					 uvm_perf_prefetch_bitmap_tree_t *bitmap_tree,
+					 uvm_page_mask_t *prefetch_pages);
+noinline void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,
+						  uvm_perf_prefetch_bitmap_tree_t *bitmap_tree,
+						  uvm_page_mask_t *prefetch_pages)
+{
+	uvm_va_block_region_t max_region = uvm_va_block_region(0, PAGES);
+	uvm_page_mask_t faulted;
+	unsigned int page;
+
+	bitmap_zero(prefetch_pages->bitmap, PAGES);
+	if (!model.cfg.prefetch)
+		return;
+
+	tree_init(bitmap_tree, va_block, max_region);
+	grow_fault_granularity(bitmap_tree, va_block);
+
+	/* Faults on thrashing pages do not compute prefetch regions. */
+	bitmap_andnot(faulted.bitmap, va_block->faulted.bitmap,
+		      va_block->thrashing.bitmap, PAGES);
+	for_each_set_bit(page, faulted.bitmap, PAGES) {
+		uvm_va_block_region_t r = compute_prefetch_region(page, bitmap_tree, max_region);
+
+		if (region_pages(r))
+			bitmap_set(prefetch_pages->bitmap, r.first, region_pages(r));
+		if (r.outer == max_region.outer)
+			break;
+	}
+
+	bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
+		      va_block->faulted.bitmap, PAGES);
+	bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
+		      va_block->thrashing.bitmap, PAGES);
+}
+
+/* --- GPU memory: root chunks, used list, eviction (uvm_pmm_gpu.c) ----- */
+
+static void chunk_info(uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info)
+{
+	uvm_va_block_t *blk = chunk->va_block;
+
+	info->chunk_addr = chunk->address;
+	info->va_block_start = blk ? blk->start : 0;
+	info->owner_pid = blk ? model.pid[blk->tenant] : 0;
+	info->gpu_index = 0;
+}
+
+int uvm_pmm_bpf_chunk_move(uvm_gpu_chunk_t *chunk, struct list_head *used_list,
+			   bool to_head)
+{
+	if (used_list != &model.used || !chunk->va_block || list_empty(&chunk->list))
+		return -EINVAL;
+	if (to_head)
+		list_move(&chunk->list, &model.used);
+	else
+		list_move_tail(&chunk->list, &model.used);
+	return 0;
+}
+
+static void evict_chunk(uvm_gpu_chunk_t *chunk)
+{
+	uvm_va_block_t *blk = chunk->va_block;
+	struct uvm_evict_chunk_info info;
+
+	chunk_info(chunk, &info);
+	if (uvm_bpf_evict_attached())
+		uvm_bpf_call_chunk_release(chunk, &info);
+
+	model.stats.evictions++;
+	model.stats.pages_evicted += mask_weight(&blk->resident);
+	model.stats.tenant[blk->tenant].chunks_evicted++;
+	bitmap_or(blk->evicted.bitmap, blk->evicted.bitmap, blk->resident.bitmap, PAGES);
+	bitmap_zero(blk->resident.bitmap, PAGES);
+	bitmap_zero(blk->prefetched.bitmap, PAGES);
+	blk->evictions++;
+	blk->chunk = NULL;
+	chunk->va_block = NULL;
+	list_move_tail(&chunk->list, &model.unused);
+}
+
+/* The victim is the head of the used list; the policy may reorder first. */
+static void evict_one(void)
+{
+	struct uvm_evict_chunk_info info;
+	uvm_gpu_chunk_t *cand;
+	int skips;
+
+	for (skips = 0;; skips++) {
+		cand = list_first_entry(&model.used, uvm_gpu_chunk_t, list);
+		if (skips == UVM_BPF_EVICT_MAX_SKIPS || !uvm_bpf_evict_attached())
+			break;
+		chunk_info(cand, &info);
+		uvm_bpf_call_evict_prepare(cand, &info, &model.used);
+		if (list_first_entry(&model.used, uvm_gpu_chunk_t, list) == cand)
+			break;
+	}
+	evict_chunk(cand);
+}
+
+static void block_get_chunk(uvm_va_block_t *blk)
+{
+	struct uvm_evict_chunk_info info;
+	uvm_gpu_chunk_t *chunk;
+
+	if (blk->chunk || !model.chunks)
+		return;
+	if (list_empty(&model.unused))
+		evict_one();
+	chunk = list_first_entry(&model.unused, uvm_gpu_chunk_t, list);
+	chunk->va_block = blk;
+	blk->chunk = chunk;
+	list_move_tail(&chunk->list, &model.used);
+	model.stats.chunks_used++;
+	if (uvm_bpf_evict_attached()) {
+		chunk_info(chunk, &info);
+		uvm_bpf_call_chunk_activate(chunk, &info, &model.used);
+	}
+}
+
+static void block_chunk_used(uvm_va_block_t *blk)
+{
+	struct uvm_evict_chunk_info info;
+
+	if (!blk->chunk)
+		return;
+	if (uvm_bpf_evict_attached()) {
+		chunk_info(blk->chunk, &info);
+		if (uvm_bpf_call_chunk_used(blk->chunk, &info, &model.used) ==
+		    UVM_BPF_EVICT_HANDLED)
+			return;
+	}
+	list_move_tail(&blk->chunk->list, &model.used);
+}
+
+/* --- fault batches and replays (uvm_gpu_replayable_faults.c) ---------- */
+
+static void service_block(uvm_va_block_t *blk)
+{
+	uvm_perf_prefetch_bitmap_tree_t tree;
+	uvm_page_mask_t prefetch, fresh;
+	unsigned int n;
+
+	block_get_chunk(blk);
+	uvm_perf_prefetch_get_hint_va_block(blk, &tree, &prefetch);
+
+	bitmap_andnot(fresh.bitmap, blk->faulted.bitmap, blk->resident.bitmap, PAGES);
+	n = mask_weight(&fresh);
+	model.stats.faults += n;
+	model.stats.pages_migrated += n;
+	model.batch_migrated += n;
+	model.stats.tenant[blk->tenant].faults += n;
+
+	bitmap_andnot(prefetch.bitmap, prefetch.bitmap, blk->resident.bitmap, PAGES);
+	n = mask_weight(&prefetch);
+	model.stats.pages_prefetched += n;
+	model.stats.pages_migrated += n;
+	model.batch_migrated += n;
+
+	bitmap_or(blk->prefetched.bitmap, blk->prefetched.bitmap, prefetch.bitmap, PAGES);
+	bitmap_or(blk->resident.bitmap, blk->resident.bitmap, fresh.bitmap, PAGES);
+	bitmap_or(blk->resident.bitmap, blk->resident.bitmap, prefetch.bitmap, PAGES);
+	bitmap_zero(blk->faulted.bitmap, PAGES);
+	blk->in_batch = false;
+	block_chunk_used(blk);
+}
+
+static void replay(void)
+{
+	model.stats.replays++;
+	model.batches_since_replay = 0;
+}
+
+/* Services the pending batch; drained: the fault buffer is now empty. */
+static void service_batch(NvU32 pending)
+{
+	struct uvm_fault_batch_info info;
+	int decision = UVM_BPF_REPLAY_DEFAULT;
+	NvU32 i;
+
+	if (!model.batch_entries)
+		return;
+
+	model.batch_migrated = 0;
+	for (i = 0; i < model.batch_nblocks; i++) {
+		service_block(&model.blocks[model.batch_blocks[i]]);
+		if (model.cfg.replay_policy == UVM_MODEL_REPLAY_BLOCK)
+			replay();
+	}
+
+	model.stats.batches++;
+	model.batches_since_replay++;
+	info = (struct uvm_fault_batch_info){
+		.batch_id = model.stats.batches,
+		.num_faults = model.batch_entries,
+		.num_duplicates = model.batch_duplicates,
+		.num_throttled = model.batch_throttled,
+		.num_pages_migrated = model.batch_migrated,
+		.batches_since_replay = model.batches_since_replay,
+		.fault_buffer_pending = pending,
+	};
+	model.batch_nblocks = 0;
+	model.batch_entries = 0;
+	model.batch_duplicates = 0;
+	model.batch_throttled = 0;
+
+	if (model.cfg.replay_policy == UVM_MODEL_REPLAY_EBPF && uvm_bpf_replay_attached())
+		decision = uvm_bpf_call_decide_replay(&info, model.cfg.replay_policy);
+
+	if (decision == UVM_BPF_REPLAY_NOW) {
+		replay();
+	} else if (decision == UVM_BPF_REPLAY_DEFAULT) {
+		switch (model.cfg.replay_policy) {
+		case UVM_MODEL_REPLAY_BATCH:
+		case UVM_MODEL_REPLAY_BATCH_FLUSH:
+		case UVM_MODEL_REPLAY_EBPF:	/* nothing attached: BATCH */
+			replay();
+			break;
+		default:	/* BLOCK replayed per block; ONCE when drained */
+			break;
+		}
+	}
+	/* The GPU must not wait forever: a drained buffer always replays. */
+	if (!pending && model.batches_since_replay)
+		replay();
+}
+
+static void thrashing_detected(uvm_va_block_t *blk, unsigned int page)
+{
+	if (!test_and_set_bit(page, blk->thrashing.bitmap))
+		model.stats.thrashing_pages++;
+}
+
+static void access_one(const struct uvm_model_access *a, NvU32 pending)
+{
+	NvU64 block = a->addr >> UVM_MODEL_BLOCK_SHIFT;
+	unsigned int page = (a->addr >> UVM_MODEL_PAGE_SHIFT) & (PAGES - 1);
+	uvm_va_block_t *blk = &model.blocks[block];
+
+	model.stats.accesses++;
+	if (test_bit(page, blk->resident.bitmap)) {
+		if (test_and_clear_bit(page, blk->prefetched.bitmap))
+			model.stats.prefetch_hits++;
+		return;
+	}
+
+	model.stats.fault_entries++;
+	model.batch_entries++;
+	if (test_bit(page, blk->faulted.bitmap)) {
+		model.stats.duplicates++;
+		model.batch_duplicates++;
+	} else {
+		if (!blk->in_batch) {
+			blk->in_batch = true;
+			if (!blk->chunk)
+				blk->tenant = a->tenant;
+			model.batch_blocks[model.batch_nblocks++] = block;
+		}
+		set_bit(page, blk->faulted.bitmap);
+		if (test_and_clear_bit(page, blk->evicted.bitmap)) {
+			model.stats.refaults++;
+			model.stats.tenant[a->tenant].refaults++;
+			if (blk->evictions >= THRASHING_EVICTIONS)
+				thrashing_detected(blk, page);
+		}
+		if (test_bit(page, blk->thrashing.bitmap))
+			model.batch_throttled++;
+	}
+
+	if (model.batch_entries >= model.cfg.batch_size)
+		service_batch(pending);
+}
+
+/* --- configuration and the device ------------------------------------ */
+
+static void model_free(void)
+{
+	vfree(model.blocks);
+	kfree(model.chunks);
+	kfree(model.batch_blocks);
+	model.blocks = NULL;
+	model.chunks = NULL;
+	model.batch_blocks = NULL;
+}
+
+static int model_reset(const struct uvm_model_config *cfg)
+{
+	NvU32 i;
+
+	if (!cfg->va_blocks || cfg->va_blocks > UVM_MODEL_MAX_BLOCKS ||
+	    cfg->gpu_chunks > UVM_MODEL_MAX_BLOCKS ||
+	    !cfg->batch_size || cfg->batch_size > 65536 ||
+	    cfg->replay_policy > UVM_MODEL_REPLAY_EBPF ||
+	    cfg->threshold < 1 || cfg->threshold > 100 ||
+	    cfg->big_page_pages > PAGES ||
+	    (cfg->big_page_pages & (cfg->big_page_pages - 1)))
+		return -EINVAL;
+
+	model_free();
+	memset(&model.stats, 0, sizeof(model.stats));
+	model.cfg = *cfg;
+	model.batch_nblocks = model.batch_entries = 0;
+	model.batch_duplicates = model.batch_throttled = 0;
+	model.batches_since_replay = 0;
+	INIT_LIST_HEAD(&model.used);
+	INIT_LIST_HEAD(&model.unused);
+
+	model.blocks = vzalloc(array_size(cfg->va_blocks, sizeof(*model.blocks)));
+	model.batch_blocks = kcalloc(cfg->batch_size, sizeof(NvU32), GFP_KERNEL);
+	if (cfg->gpu_chunks)
+		model.chunks = kcalloc(cfg->gpu_chunks, sizeof(*model.chunks), GFP_KERNEL);
+	if (!model.blocks || !model.batch_blocks || (cfg->gpu_chunks && !model.chunks)) {
+		model_free();
+		return -ENOMEM;
+	}
+	for (i = 0; i < cfg->va_blocks; i++) {
+		model.blocks[i].start = (NvU64)i << UVM_MODEL_BLOCK_SHIFT;
+		model.blocks[i].end = model.blocks[i].start + UVM_VA_BLOCK_SIZE - 1;
+	}
+	for (i = 0; i < cfg->gpu_chunks; i++) {
+		model.chunks[i].address = (NvU64)i << UVM_MODEL_BLOCK_SHIFT;
+		list_add_tail(&model.chunks[i].list, &model.unused);
+	}
+	return 0;
+}
+
+#define ACCESS_CHUNK 4096
+
+static long model_access(const struct uvm_model_accesses *req)
+{
+	struct uvm_model_access *buf;
+	const struct uvm_model_access __user *src = u64_to_user_ptr(req->ptr);
+	NvU32 done = 0, n, i, in_round = 0;
+	long ret = 0;
+
+	if (!model.blocks)
+		return -ENODEV;
+	buf = kvmalloc_array(ACCESS_CHUNK, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	while (done < req->count) {
+		n = min_t(NvU32, req->count - done, ACCESS_CHUNK);
+		if (copy_from_user(buf, src + done, n * sizeof(*buf))) {
+			ret = -EFAULT;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if ((buf[i].addr >> UVM_MODEL_BLOCK_SHIFT) >= model.cfg.va_blocks ||
+			    buf[i].tenant >= UVM_MODEL_MAX_TENANTS) {
+				ret = -EINVAL;
+				break;
+			}
+			access_one(&buf[i], req->count - done - i - 1);
+			if (req->warps && ++in_round == req->warps) {
+				service_batch(req->count - done - i - 1);
+				in_round = 0;
+			}
+		}
+		if (ret)
+			break;
+		done += n;
+		cond_resched();
+	}
+	/* End of the stream: the fault buffer drains. */
+	service_batch(0);
+	kvfree(buf);
+	return ret;
+}
+
+static void model_stats(struct uvm_model_stats *out)
+{
+	NvU32 i;
+
+	*out = model.stats;
+	out->chunks_used = 0;
+	if (model.chunks)
+		for (i = 0; i < model.cfg.gpu_chunks; i++)
+			out->chunks_used += model.chunks[i].va_block != NULL;
+	for (i = 0; i < UVM_MODEL_MAX_TENANTS; i++)
+		out->tenant[i].pid = model.pid[i];
+}
+
+/* Decision cost: the same compute_prefetch_region on a half-full block. */
+static void model_bench(struct uvm_model_bench *b)
+{
+	uvm_perf_prefetch_bitmap_tree_t tree;
+	uvm_va_block_region_t max_region = uvm_va_block_region(0, PAGES);
+	struct uvm_model_stats saved = model.stats;
+	NvU64 i, t0;
+	unsigned int sink = 0;
+
+	bitmap_zero(tree.pages.bitmap, PAGES);
+	for (i = 0; i < PAGES; i += 3)
+		set_bit(i, tree.pages.bitmap);
+	tree.offset = 0;
+	tree.leaf_count = PAGES;
+	tree.level_count = ilog2(PAGES) + 1;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < b->iterations; i++) {
+		uvm_va_block_region_t r = compute_prefetch_region(i % PAGES, &tree, max_region);
+
+		sink += r.outer;
+	}
+	b->ns = ktime_get_ns() - t0;
+	b->act_default = model.stats.act_default - saved.act_default;
+	b->act_bypass = model.stats.act_bypass - saved.act_bypass;
+	b->act_enter_loop = model.stats.act_enter_loop - saved.act_enter_loop;
+	model.stats = saved;
+	barrier_data(&sink);
+}
+
+static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct uvm_model_config cfg;
+		struct uvm_model_accesses acc;
+		struct uvm_model_bench bench;
+		struct uvm_model_trigger trig;
+		struct uvm_model_tenant tenant;
+	} u;
+	struct uvm_model_stats *stats;
+	char *buf;
+	long ret = 0;
+
+	if (_IOC_SIZE(cmd) > sizeof(u) && cmd != UVM_MODEL_IOC_STATS)
+		return -ENOTTY;
+	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+
+	mutex_lock(&model.lock);
+	switch (cmd) {
+	case UVM_MODEL_IOC_RESET:
+		ret = model_reset(&u.cfg);
+		break;
+	case UVM_MODEL_IOC_ACCESS:
+		ret = model_access(&u.acc);
+		break;
+	case UVM_MODEL_IOC_STATS:
+		stats = kmalloc(sizeof(*stats), GFP_KERNEL);
+		if (!stats) {
+			ret = -ENOMEM;
+			break;
+		}
+		model_stats(stats);
+		if (copy_to_user(uarg, stats, sizeof(*stats)))
+			ret = -EFAULT;
+		kfree(stats);
+		break;
+	case UVM_MODEL_IOC_BENCH:
+		if (!u.bench.iterations || u.bench.iterations > 100000000ULL) {
+			ret = -EINVAL;
+			break;
+		}
+		model_bench(&u.bench);
+		if (copy_to_user(uarg, &u.bench, sizeof(u.bench)))
+			ret = -EFAULT;
+		break;
+	case UVM_MODEL_IOC_TRIGGER:
+		if (u.trig.len > 4096) {
+			ret = -EINVAL;
+			break;
+		}
+		buf = memdup_user(u64_to_user_ptr(u.trig.ptr), u.trig.len);
+		if (IS_ERR(buf)) {
+			ret = PTR_ERR(buf);
+			break;
+		}
+		u.trig.ret = uvm_bpf_test_trigger(buf, u.trig.len);
+		kfree(buf);
+		if (copy_to_user(uarg, &u.trig, sizeof(u.trig)))
+			ret = -EFAULT;
+		break;
+	case UVM_MODEL_IOC_TENANT:
+		if (u.tenant.tenant >= UVM_MODEL_MAX_TENANTS)
+			ret = -EINVAL;
+		else
+			model.pid[u.tenant.tenant] = u.tenant.pid;
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	mutex_unlock(&model.lock);
+	return ret;
+}
+
+static const struct file_operations model_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = model_ioctl,
+};
+
+static struct miscdevice model_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "uvm_model",
+	.fops = &model_fops,
+	.mode = 0600,
+};
+
+static int __init uvm_model_init(void)
+{
+	int ret, i;
+
+	mutex_init(&model.lock);
+	for (i = 0; i < UVM_MODEL_MAX_TENANTS; i++)
+		model.pid[i] = 1000 + i;
+	ret = model_reset(&default_config);
+	if (ret)
+		return ret;
+	ret = uvm_bpf_ext_init();
+	if (ret)
+		pr_warn("uvm_model: running without BPF hooks\n");
+	ret = misc_register(&model_dev);
+	if (ret)
+		model_free();
+	return ret;
+}
+
+static void __exit uvm_model_exit(void)
+{
+	misc_deregister(&model_dev);
+	model_free();
+}
+
+module_init(uvm_model_init);
+module_exit(uvm_model_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("UVM model for gpuctl tests: nvidia-uvm's fault path with its BPF hooks");

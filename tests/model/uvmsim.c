@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uvmsim - the user-space driver of the UVM model (/dev/uvm_model).
+ *
+ *   uvmsim reset [KEY N]...        va_blocks gpu_chunks batch replay_policy
+ *                                   threshold big_page prefetch
+ *   uvmsim run PATTERN [KEY N]...  seq | stride | random | moe | hotcold |
+ *                                   scan | tenants | trace FILE
+ *   uvmsim stats [-j]
+ *   uvmsim bench ITERATIONS
+ *   uvmsim trigger STRING
+ *   uvmsim tenant INDEX PID
+ *
+ * run keys: blocks (range used, default all), pages, stride, degree-free
+ * patterns take passes, warps (concurrency, default 16), seed, tenant,
+ * first (first block).  A run does not reset the model: counters add up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "uvm_model_uapi.h"
+
+#define PAGES_PER_BLOCK 512
+#define DEV "/dev/uvm_model"
+
+static int dev_fd = -1;
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "uvmsim: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
+static void xioctl(unsigned long req, void *arg, const char *what)
+{
+	if (ioctl(dev_fd, req, arg)) {
+		fprintf(stderr, "uvmsim: %s: %s\n", what, strerror(errno));
+		exit(1);
+	}
+}
+
+static uint64_t num(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		die("not a number: '%s'", s);
+	return v;
+}
+
+/* --- the access list -------------------------------------------------- */
+
+static struct uvm_model_access *acc;
+static size_t nacc, cap;
+
+static void push(uint64_t page, uint32_t tenant, uint32_t type)
+{
+	if (nacc == cap) {
+		cap = cap ? cap * 2 : 65536;
+		acc = realloc(acc, cap * sizeof(*acc));
+		if (!acc)
+			die("%s", "out of memory");
+	}
+	acc[nacc].addr = page << 12;
+	acc[nacc].tenant = tenant;
+	acc[nacc].type = type;
+	nacc++;
+}
+
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+struct run_opts {
+	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
+	const char *file;
+};
+
+static void pattern_trace(struct run_opts *o)
+{
+	FILE *f = strcmp(o->file, "-") ? fopen(o->file, "r") : stdin;
+	char line[256], type[16];
+	unsigned long long addr;
+	unsigned int tenant;
+	int n;
+
+	if (!f)
+		die("cannot open trace '%s'", o->file);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		tenant = o->tenant;
+		strcpy(type, "r");
+		n = sscanf(line, "%llx %15s %u", &addr, type, &tenant);
+		if (n < 1)
+			die("bad trace line: %s", line);
+		push(addr >> 12, tenant, type[0] == 'w' ? UVM_MODEL_ACCESS_WRITE
+							: UVM_MODEL_ACCESS_READ);
+	}
+	if (f != stdin)
+		fclose(f);
+}
+
+static void build(const char *pattern, struct run_opts *o)
+{
+	uint64_t base = o->first * PAGES_PER_BLOCK;
+	uint64_t span = o->blocks * PAGES_PER_BLOCK;
+	uint64_t pages = o->pages ? o->pages : span;
+	uint64_t p, i, pass;
+
+	if (pages > span)
+		pages = span;
+	for (pass = 0; pass < o->passes; pass++) {
+		if (!strcmp(pattern, "seq") || !strcmp(pattern, "scan")) {
+			for (p = 0; p < pages; p++)
+				push(base + p, o->tenant, 0);
+		} else if (!strcmp(pattern, "stride")) {
+			for (p = 0; p < pages; p += o->stride)
+				push(base + p, o->tenant, 0);
+		} else if (!strcmp(pattern, "random")) {
+			for (i = 0; i < (o->count ? o->count : pages / 4); i++)
+				push(base + rnd() % pages, o->tenant, 0);
+		} else if (!strcmp(pattern, "moe")) {
+			/* Prefill: one sequential pass over the weights.  Decode:
+			 * experts (blocks) picked with a skewed (Zipf-like)
+			 * distribution, each read as a run of pages. */
+			uint64_t nexp = o->blocks, step, e, r;
+
+			if (pass == 0)
+				for (p = 0; p < span; p++)
+					push(base + p, o->tenant, 0);
+			for (step = 0; step < (o->count ? o->count : 256); step++) {
+				r = rnd() % 1000;
+				e = (r * r * r) / (1000ULL * 1000 * 1000 / nexp);
+				e = nexp - 1 - (e % nexp);
+				e = (e * 7919) % nexp;
+				for (p = 0; p < PAGES_PER_BLOCK; p += 4)
+					push(base + e * PAGES_PER_BLOCK + p, o->tenant, 0);
+			}
+		} else if (!strcmp(pattern, "hotcold")) {
+			/* hot blocks [0, hot) read between scans of the cold rest */
+			uint64_t hot = o->hot ? o->hot : o->blocks / 4, c;
+
+			for (c = hot; c < o->blocks; c++) {
+				for (p = 0; p < hot * PAGES_PER_BLOCK; p += 64)
+					push(base + p, o->tenant, 0);
+				for (p = 0; p < PAGES_PER_BLOCK; p++)
+					push(base + c * PAGES_PER_BLOCK + p, o->tenant, 0);
+			}
+		} else if (!strcmp(pattern, "tenants")) {
+			/* tenant 0 loops over the first half, tenant 1 over the
+			 * second, interleaved block by block */
+			uint64_t half = o->blocks / 2, b;
+
+			for (b = 0; b < half; b++)
+				for (i = 0; i < 2; i++)
+					for (p = 0; p < PAGES_PER_BLOCK; p += 8)
+						push(base + (b + i * half) * PAGES_PER_BLOCK + p,
+						     (uint32_t)i, 0);
+		} else if (!strcmp(pattern, "trace")) {
+			if (pass == 0)
+				pattern_trace(o);
+		} else {
+			die("unknown pattern '%s'", pattern);
+		}
+	}
+}
+
+static struct uvm_model_config cfg_default(void)
+{
+	struct uvm_model_config c = {
+		.va_blocks = 512, .gpu_chunks = 0, .batch_size = 256,
+		.replay_policy = UVM_MODEL_REPLAY_BATCH_FLUSH, .threshold = 51,
+		.big_page_pages = 16, .prefetch = 1,
+	};
+	return c;
+}
+
+static int cmd_reset(int argc, char **argv)
+{
+	struct uvm_model_config c = cfg_default();
+	int i;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		uint32_t v = (uint32_t)num(argv[i + 1]);
+
+		if (!strcmp(argv[i], "va_blocks")) c.va_blocks = v;
+		else if (!strcmp(argv[i], "gpu_chunks")) c.gpu_chunks = v;
+		else if (!strcmp(argv[i], "batch")) c.batch_size = v;
+		else if (!strcmp(argv[i], "replay_policy")) c.replay_policy = v;
+		else if (!strcmp(argv[i], "threshold")) c.threshold = v;
+		else if (!strcmp(argv[i], "big_page")) c.big_page_pages = v;
+		else if (!strcmp(argv[i], "prefetch")) c.prefetch = v;
+		else die("unknown reset key '%s'", argv[i]);
+	}
+	if (i != argc)
+		die("reset key '%s' needs a value", argv[i]);
+	xioctl(UVM_MODEL_IOC_RESET, &c, "reset");
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .blocks = 64, .stride = 16, .passes = 1, .warps = 16 };
+	struct uvm_model_accesses req;
+	const char *pattern;
+	int i;
+
+	if (argc < 1)
+		die("%s", "run needs a pattern");
+	pattern = argv[0];
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "file")) { o.file = argv[i + 1]; continue; }
+		uint64_t v = num(argv[i + 1]);
+
+		if (!strcmp(argv[i], "blocks")) o.blocks = v;
+		else if (!strcmp(argv[i], "first")) o.first = v;
+		else if (!strcmp(argv[i], "pages")) o.pages = v;
+		else if (!strcmp(argv[i], "stride")) o.stride = v;
+		else if (!strcmp(argv[i], "passes")) o.passes = v;
+		else if (!strcmp(argv[i], "warps")) o.warps = v;
+		else if (!strcmp(argv[i], "seed")) rng_state = v ? v : 1;
+		else if (!strcmp(argv[i], "tenant")) o.tenant = v;
+		else if (!strcmp(argv[i], "hot")) o.hot = v;
+		else if (!strcmp(argv[i], "count")) o.count = v;
+		else die("unknown run key '%s'", argv[i]);
+	}
+	if (i != argc)
+		die("run key '%s' needs a value", argv[i]);
+	if (!o.stride || !o.blocks)
+		die("%s", "stride and blocks must be > 0");
+	if (!strcmp(pattern, "trace") && !o.file)
+		die("%s", "trace needs: file PATH");
+	build(pattern, &o);
+	req.ptr = (uintptr_t)acc;
+	req.count = (uint32_t)nacc;
+	req.warps = (uint32_t)o.warps;
+	xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");
+	return 0;
+}
+
+#define STAT_FIELDS(X) X(accesses) X(fault_entries) X(duplicates) X(faults) \
+	X(batches) X(replays) X(pages_migrated) X(pages_prefetched) \
+	X(prefetch_hits) X(evictions) X(pages_evicted) X(refaults) \
+	X(decisions) X(decisions_native) X(act_default) X(act_bypass) \
+	X(act_enter_loop) X(tree_iters) X(chunks_used) X(thrashing_pages)
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct uvm_model_stats s;
+	int json = argc > 0 && !strcmp(argv[0], "-j");
+	const char *sep = "";
+	int t;
+
+	xioctl(UVM_MODEL_IOC_STATS, &s, "stats");
+	if (json) {
+		printf("{");
+#define X(f) printf("%s\"" #f "\":%" PRIu64, sep, (uint64_t)s.f), sep = ",";
+		STAT_FIELDS(X)
+#undef X
+		printf(",\"tenants\":[");
+		for (t = 0; t < UVM_MODEL_MAX_TENANTS; t++)
+			printf("%s{\"pid\":%u,\"faults\":%" PRIu64 ",\"refaults\":%" PRIu64
+			       ",\"chunks_evicted\":%" PRIu64 "}", t ? "," : "",
+			       s.tenant[t].pid, (uint64_t)s.tenant[t].faults,
+			       (uint64_t)s.tenant[t].refaults,
+			       (uint64_t)s.tenant[t].chunks_evicted);
+		printf("]}\n");
+		return 0;
+	}
+#define X(f) printf("%s %" PRIu64 "\n", #f, (uint64_t)s.f);
+	STAT_FIELDS(X)
+#undef X
+	for (t = 0; t < 2; t++)
+		printf("tenant%d_faults %" PRIu64 "\ntenant%d_refaults %" PRIu64
+		       "\ntenant%d_chunks_evicted %" PRIu64 "\n",
+		       t, (uint64_t)s.tenant[t].faults, t, (uint64_t)s.tenant[t].refaults,
+		       t, (uint64_t)s.tenant[t].chunks_evicted);
+	return 0;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	struct uvm_model_bench b = { 0 };
+
+	if (argc != 1)
+		die("%s", "bench needs ITERATIONS");
+	b.iterations = num(argv[0]);
+	xioctl(UVM_MODEL_IOC_BENCH, &b, "bench");
+	printf("iterations %" PRIu64 "\nns %" PRIu64 "\nns_per_decision %.2f\n"
+	       "act_default %" PRIu64 "\nact_bypass %" PRIu64 "\nact_enter_loop %" PRIu64 "\n",
+	       (uint64_t)b.iterations, (uint64_t)b.ns, (double)b.ns / (double)b.iterations,
+	       (uint64_t)b.act_default, (uint64_t)b.act_bypass, (uint64_t)b.act_enter_loop);
+	return 0;
+}
+
+static int cmd_trigger(int argc, char **argv)
+{
+	struct uvm_model_trigger t = { 0 };
+
+	if (argc != 1)
+		die("%s", "trigger needs STRING");
+	t.ptr = (uintptr_t)argv[0];
+	t.len = (uint32_t)strlen(argv[0]);
+	xioctl(UVM_MODEL_IOC_TRIGGER, &t, "trigger");
+	printf("%d\n", t.ret);
+	return 0;
+}
+
+static int cmd_tenant(int argc, char **argv)
+{
+	struct uvm_model_tenant t;
+
+	if (argc != 2)
+		die("%s", "tenant needs INDEX PID");
+	t.tenant = (uint32_t)num(argv[0]);
+	t.pid = (uint32_t)num(argv[1]);
+	xioctl(UVM_MODEL_IOC_TENANT, &t, "tenant");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "reset", cmd_reset }, { "run", cmd_run }, { "stats", cmd_stats },
+		{ "bench", cmd_bench }, { "trigger", cmd_trigger }, { "tenant", cmd_tenant },
+	};
+	size_t i;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: uvmsim {reset|run|stats|bench|trigger|tenant} ...\n");
+		return 2;
+	}
+	dev_fd = open(DEV, O_RDWR);
+	if (dev_fd < 0)
+		die("cannot open %s (is uvm_model loaded?)", DEV);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 2, argv + 2);
+	die("unknown command '%s'", argv[1]);
+	return 2;
+}

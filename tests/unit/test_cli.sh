@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_cli.sh - gpuctl's command line: options, dispatch, errors, JSON,
+# batch and shell.  Needs no root and no BPF.  GPUCTL=path/to/gpuctl.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+if [ ! -x "$GPUCTL" ]; then
+    echo "no gpuctl binary at $GPUCTL (build it, or set GPUCTL)" >&2
+    exit 1
+fi
+G=$GPUCTL
+
+# --- objects, prefixes, errors --------------------------------------------
+expect_exit 2 "$G" && expect_stderr_line "no object"
+expect_exit 2 "$G" foo && expect_stderr_line "unknown object" &&
+    expect_out "unknown object: stdout empty" '^$'
+case $ERR in *"unknown object 'foo'"*) ok "unknown object named" ;;
+*) fail "unknown object named" "$ERR" ;; esac
+
+expect_exit 2 "$G" p && expect_stderr_line "ambiguous object"
+[ "$ERR" = "Error: ambiguous object 'p': prefetch, probe" ] &&
+    ok "ambiguous object names candidates" ||
+    fail "ambiguous object names candidates" "$ERR"
+
+expect_exit 2 "$G" --bogus && expect_stderr_line "unknown long option"
+expect_exit 2 "$G" -Z && expect_stderr_line "unknown short option"
+expect_exit 2 "$G" probe bogus && expect_stderr_line "unknown probe command"
+expect_exit 2 "$G" batch && expect_stderr_line "batch without command" ||
+    true
+# Options stop at the object: -j after it belongs to the object.
+expect_exit 2 "$G" probe -j && expect_stderr_line "option after the object"
+expect_exit 0 "$G" pro help && expect_out "prefix 'pro' is probe" 'gpuctl probe'
+
+# --- JSON errors ------------------------------------------------------------
+expect_exit 2 "$G" -j foo && expect_json "-j unknown object" &&
+    expect_json_expr "-j error member" '"unknown object" in j["error"]'
+[ -z "$ERR" ] && ok "-j error: stderr empty" || fail "-j error: stderr empty" "$ERR"
+expect_exit 2 "$G" -j p && expect_json "-j ambiguous" &&
+    expect_json_expr "-j ambiguous names both" '"prefetch, probe" in j["error"]'
+expect_exit 2 "$G" -p foo && expect_json "-p unknown object"
+expect_exit 2 "$G" --bogus -j && expect_json "-j after a bad option"
+expect_exit 2 "$G" -j && expect_json "-j without object"
+# Escaping: quotes, backslash, control characters, invalid UTF-8.
+name=$(printf 'a"b\\c\001d\te\377f')
+expect_exit 2 "$G" -j "$name" && expect_json "-j escapes control chars" &&
+    expect_json_expr "-j escaped name reads back" \
+        "'a\"b\\\\c\\x01d\\te\\ufffdf' in j['error']"
+
+# --- version and help -------------------------------------------------------
+for v in -V --version version; do
+    expect_exit 0 "$G" $v && expect_out "$v: gpuctl v" '^gpuctl v[0-9]' &&
+        expect_out "$v: libbpf" '^libbpf v[0-9]'
+done
+expect_exit 0 "$G" -j -V && expect_json "-j -V" &&
+    expect_json_expr "-j -V fields" '"version" in j and "libbpf_version" in j'
+for h in help -h --help; do
+    expect_exit 0 "$G" $h && expect_out "$h: Usage" '^Usage: gpuctl ' &&
+        expect_out "$h: OBJECT line" 'OBJECT := \{ prefetch \| probe \| batch \| shell \}' &&
+        expect_out "$h: OPTIONS line" 'OPTIONS := \{ \{-j\|--json\} \[\{-p\|--pretty\}\] \| \{-d\|--debug\} \| \{-V\|--version\} \}'
+done
+expect_exit 0 "$G" -j help && expect_json "-j help"
+for o in probe batch shell prefetch; do
+    expect_exit 0 "$G" $o help
+    OUT="$OUT$ERR" expect_out "$o help: Usage" "Usage: gpuctl $o"
+    expect_exit 0 "$G" help $o
+    OUT="$OUT$ERR" expect_out "help $o: Usage" "Usage: gpuctl $o"
+done
+expect_exit 0 "$G" -d version
+
+# --- batch ------------------------------------------------------------------
+B=$T_DIR/batch
+cat >"$B" <<'EOT'
+# a comment line
+
+version   # a comment after a command
+pro\
+be \
+  help
+'ver'"sion"
+    # indented comment
+batch "help"
+bogus-object
+version
+EOT
+expect_exit 2 "$G" batch file "$B" && expect_stderr_line "batch stops at failure"
+case $ERR in "Error: batch line 10: unknown object 'bogus-object'"*)
+    ok "batch error names the line" ;;
+*) fail "batch error names the line" "$ERR" ;; esac
+n=$(printf '%s\n' "$OUT" | grep -c '^gpuctl v')
+[ "$n" = 2 ] && ok "batch ran the lines before the failure only" ||
+    fail "batch ran the lines before the failure only" "$n version outputs"
+expect_out "batch continuation joined 'pro\\be help'" 'Usage: gpuctl probe'
+
+expect_exit 2 "$G" -j batch file "$B" && expect_json "batch -j" &&
+    expect_json_expr "batch -j: one element per command, error last" \
+        'isinstance(j, list) and len(j) == 5 and "batch line 10" in j[-1]["error"]' &&
+    expect_json_expr "batch -j: silent commands are null" 'j[1] is None and j[0]["version"]'
+[ -z "$ERR" ] && ok "batch -j: stderr empty" || fail "batch -j: stderr empty" "$ERR"
+
+printf 'version\n"unterminated\nversion\n' >"$B"
+expect_exit 2 "$G" batch file "$B" && expect_stderr_line "batch quote error"
+case $ERR in *"batch line 2: unterminated double quote"*) ok "batch quote error line" ;;
+*) fail "batch quote error line" "$ERR" ;; esac
+
+printf 'help\\ me\n' >"$B"
+expect_exit 2 "$G" batch file "$B"
+case $ERR in *"unknown object 'help me'"*) ok "batch backslash escapes a blank" ;;
+*) fail "batch backslash escapes a blank" "$ERR" ;; esac
+
+printf 'version\nversion\n' >"$B"
+expect_exit 0 "$G" -j batch file "$B" && expect_json "batch -j success" &&
+    expect_json_expr "batch -j success: array of 2" 'len(j) == 2'
+expect_exit 0 sh -c '"$1" -j batch file - <"$2"' _ "$G" "$B" && expect_json "batch file -" &&
+    expect_json_expr "batch file -: array of 2" 'len(j) == 2'
+
+: >"$B"
+expect_exit 0 "$G" -j batch file "$B" && expect_json_expr "empty batch -j is []" 'j == []'
+printf '# only comments\n\n' >"$B"
+expect_exit 0 "$G" batch file "$B"
+
+expect_exit 1 "$G" batch file "$T_DIR/does-not-exist" && expect_stderr_line "batch missing file"
+expect_exit 1 "$G" -j batch file "$T_DIR/does-not-exist" && expect_json "batch -j missing file"
+printf 'batch file %s\n' "$B" >"$T_DIR/nested"
+expect_exit 2 "$G" batch file "$T_DIR/nested" && expect_stderr_line "nested batch"
+expect_exit 2 "$G" batch file && expect_stderr_line "batch file without FILE"
+
+# --- shell (from a pipe) ----------------------------------------------------
+printf 'version\nbogus\nversion\nquit\nversion\n' >"$B"
+expect_exit 0 sh -c '"$1" shell <"$2"' _ "$G" "$B" && expect_stderr_line "shell goes on after a failure"
+n=$(printf '%s\n' "$OUT" | grep -c '^gpuctl v')
+[ "$n" = 2 ] && ok "shell: failure does not end it, quit does" ||
+    fail "shell: failure does not end it, quit does" "$n version outputs"
+printf 'version\nbogus\n"x\nhelp\n' >"$B"
+expect_exit 0 sh -c '"$1" -j shell <"$2"' _ "$G" "$B"
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+docs = [json.loads(l) for l in sys.stdin if l.strip()]
+assert len(docs) == 4, docs
+assert "version" in docs[0] and "error" in docs[1] and "error" in docs[2] and docs[3] is None
+'; then ok "shell -j: one JSON document per line"; else fail "shell -j: one JSON document per line" "$OUT"; fi
+
+# --- probe --------------------------------------------------------------------
+expect_exit 0 "$G" probe && expect_out "probe text" 'struct uvm_gpu_ext'
+expect_exit 0 "$G" -j probe && expect_json "probe -j" &&
+    expect_json_expr "probe -j members" \
+        'all(k in j for k in ("kernel", "bpf", "capabilities", "nvidia", "struct_ops", "kfuncs", "trace_points"))' &&
+    expect_json_expr "probe -j struct_ops entries" \
+        '[s["type"] for s in j["struct_ops"]] == ["uvm_gpu_ext", "uvm_fault_policy_ops", "uvm_evict_ops"]'
+expect_exit 0 "$G" -p probe && expect_json "probe -p"
+
+summary

@@ -1,0 +1,36 @@
+#!/bin/sh
+# VM basics: filesystems mounted, kernel BTF present, model loaded, binaries run.
+. "$(dirname "$0")/../lib.sh"
+
+check() {	# check NAME COMMAND... : ok when COMMAND succeeds
+	name=$1; shift
+	if "$@" >/dev/null 2>&1; then ok "$name"; else fail "$name" "'$*' failed"; fi
+}
+mounted() { grep -q "^[^ ]* $1 $2 " /proc/mounts; }
+runs() {	# the binary starts (loader and libraries found): not 126/127
+	"$@" >/dev/null 2>&1 </dev/null
+	rc=$?
+	[ $rc -ne 126 ] && [ $rc -ne 127 ]
+}
+
+check "root" test "$(id -u)" = 0
+check "bpffs mounted at /sys/fs/bpf" mounted /sys/fs/bpf bpf
+check "tracefs mounted at /sys/kernel/tracing" mounted /sys/kernel/tracing tracefs
+check "debugfs mounted" mounted /sys/kernel/debug debugfs
+check "kernel BTF /sys/kernel/btf/vmlinux" test -r /sys/kernel/btf/vmlinux
+check "bpffs writable" sh -c 'mkdir /sys/fs/bpf/t_boot_$$ && rmdir /sys/fs/bpf/t_boot_$$'
+check "gpuctl in PATH" command -v gpuctl
+check "gpuctl runs" runs gpuctl --help
+check "./gpuctl in repo copy" test -x ./gpuctl
+check "tests/lib.sh in repo copy" test -r tests/lib.sh
+
+if [ "${NO_MODEL:-0}" = 1 ]; then
+	echo "# NO_MODEL=1: model checks skipped"
+else
+	check "model module loaded" test -d "/sys/module/${MODEL_NAME:-uvm_model}"
+	check "model BTF /sys/kernel/btf/${MODEL_NAME:-uvm_model}" test -r "/sys/kernel/btf/${MODEL_NAME:-uvm_model}"
+	check "uvmsim in PATH" command -v uvmsim
+	check "uvmsim runs" runs uvmsim --help
+fi
+
+summary
