@@ -172,7 +172,9 @@ static int batch_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	fprintf(json_output ? stderr : stdout,
+	if (json_output)
+		return EXIT_OK;	/* run_command writes null */
+	fprintf(stdout,
 		"Usage: %1$s batch file FILE\n"
 		"       %1$s batch help\n"
 		"\n"
@@ -311,7 +313,9 @@ int do_batch(int argc, char **argv)
 
 static int shell_help(void)
 {
-	fprintf(json_output ? stderr : stdout,
+	if (json_output)
+		return EXIT_OK;	/* run_command writes null */
+	fprintf(stdout,
 		"Usage: %1$s shell\n"
 		"       %1$s shell help\n"
 		"\n"

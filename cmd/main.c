@@ -15,6 +15,7 @@
 #define GPUCTL_VERSION "0.0.0-dev"
 #endif
 
+/* Always "gpuctl": the name the help, man pages and completion use. */
 const char *bin_name = "gpuctl";
 bool json_output;
 bool pretty_output;
@@ -225,8 +226,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 static int do_help(int argc, char **argv)
 {
-	FILE *out = json_output ? stderr : stdout;
-
 	if (argc > 0) {
 		/* "gpuctl help OBJECT" is "gpuctl OBJECT help". */
 		char *sub[] = { argv[0], (char *)"help", NULL };
@@ -236,7 +235,9 @@ static int do_help(int argc, char **argv)
 		else
 			return run_command(2, sub);
 	}
-	fprintf(out,
+	if (json_output)
+		return EXIT_OK;	/* run_command writes null */
+	fprintf(stdout,
 		"Usage: %1$s [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       %1$s batch file FILE\n"
 		"       %1$s version\n"
@@ -319,12 +320,6 @@ int main(int argc, char **argv)
 	bool want_version = false, want_help = false;
 	char bad_opt[64] = "";
 	int opt, ret;
-
-	if (argv[0] && *argv[0]) {
-		const char *slash = strrchr(argv[0], '/');
-
-		bin_name = slash ? slash + 1 : argv[0];
-	}
 
 	opterr = 0;	/* we report bad options ourselves, JSON included */
 	while ((opt = getopt_long(argc, argv, "+jpdVh", options, NULL)) != -1) {

@@ -169,6 +169,23 @@ static int read_meta(const char *dir, __u32 map_id, struct policy_meta *meta)
 	return err;
 }
 
+/* "link", "map" or "prog": what kind of BPF object fd refers to. */
+static int fd_kind(int fd, char *buf, size_t len)
+{
+	char proc[64], target[64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = 0;
+	if (strncmp(target, "anon_inode:bpf-", 15))
+		return -1;
+	snprintf(buf, len, "%s", target + 15);
+	return 0;
+}
+
 /*
  * Fills *a from the pinned link.  0 with a->link_fd == -1 when nothing is
  * pinned; -1 (after p_err) when the pin is not a link of our type.
@@ -177,7 +194,7 @@ static int read_attached(const struct policy_kind *k, struct attached *a)
 {
 	struct bpf_link_info info = {};
 	__u32 ilen = sizeof(info);
-	char dir[PATH_MAX], path[PATH_MAX], type[64];
+	char dir[PATH_MAX], path[PATH_MAX], type[64], kind[16] = "";
 	int map_fd;
 
 	memset(a, 0, sizeof(*a));
@@ -192,9 +209,10 @@ static int read_attached(const struct policy_kind *k, struct attached *a)
 		p_err("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (bpf_link_get_info_by_fd(a->link_fd, &info, &ilen)) {
-		p_err("%s is not a BPF link (something else is pinned there): remove it with 'rm %s'",
-		      path, path);
+	if (fd_kind(a->link_fd, kind, sizeof(kind)) || strcmp(kind, "link") ||
+	    bpf_link_get_info_by_fd(a->link_fd, &info, &ilen)) {
+		p_err("%s is not a BPF link but a BPF %s pinned by something else: remove it with 'rm %s'",
+		      path, kind[0] ? kind : "object", path);
 		goto fail;
 	}
 	if (info.type != BPF_LINK_TYPE_STRUCT_OPS) {
@@ -522,6 +540,8 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 				goto out;
 			}
 	}
+	if (k->setup && k->setup(def ? def->name : NULL, obj))
+		goto out;
 
 	/* Pin this policy's maps under its struct_ops map id. */
 	if (bpf_map_get_info_by_fd(bpf_map__fd(st_map), &minfo, &mlen)) {
@@ -635,8 +655,10 @@ static int need_attached(const struct policy_kind *k, struct attached *a)
 	if (check_bpffs() || read_attached(k, a))
 		return -1;
 	if (a->link_fd < 0 || !a->map_id) {
-		p_err("no %s policy is loaded%s", k->object,
-		      a->link_fd >= 0 ? " (a stale pin remains: 'gpuctl prefetch unload' removes it)" : "");
+		p_err("no %s policy is loaded%s%s%s", k->object,
+		      a->link_fd >= 0 ? " (a stale pin remains: 'gpuctl " : "",
+		      a->link_fd >= 0 ? k->object : "",
+		      a->link_fd >= 0 ? " unload' removes it)" : "");
 		return -1;
 	}
 	return 0;
@@ -807,10 +829,37 @@ int policy_show(const struct policy_kind *k, int argc, char **argv)
 	}
 	show_params(k, &a, def);
 	show_stats(k, &a, def);
+	if (k->show) {
+		char dir[PATH_MAX], mapdir[PATH_MAX + 16];
+
+		obj_dir(k, dir, sizeof(dir));
+		snprintf(mapdir, sizeof(mapdir), "%s/%u", dir, a.map_id);
+		k->show(def ? def->name : "", mapdir);
+	}
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	close(a.link_fd);
 	return EXIT_OK;
+}
+
+int policy_attached_dir(const struct policy_kind *k, char *dir, size_t len,
+			char *policy, size_t plen)
+{
+	const struct policy_def *def;
+	char odir[PATH_MAX];
+	struct attached a = { .link_fd = -1 };
+
+	if (need_attached(k, &a)) {
+		if (a.link_fd >= 0)
+			close(a.link_fd);
+		return -1;
+	}
+	def = a.have_meta && !strcmp(a.meta.source, "built-in") ? find_def(k, a.meta.policy) : NULL;
+	obj_dir(k, odir, sizeof(odir));
+	snprintf(dir, len, "%s/%u", odir, a.map_id);
+	snprintf(policy, plen, "%s", def ? def->name : "");
+	close(a.link_fd);
+	return 0;
 }
 
 int policy_unload(const struct policy_kind *k, int argc, char **argv)

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+struct bpf_object;
+
 struct policy_param {
 	const char *name;
 	__u32 idx;		/* slot in the params map */
@@ -40,6 +42,14 @@ struct policy_kind {
 	const struct policy_def *defs;	/* ends with a NULL name */
 	/* optional: says why a loaded policy has no effect, or NULL */
 	const char *(*inert)(void);
+	/*
+	 * optional: fills maps the numeric params cannot hold, once the kernel
+	 * accepted the policy and before it is attached (policy: the built-in's
+	 * name, NULL for a file); p_err and nonzero abort the load unchanged.
+	 */
+	int (*setup)(const char *policy, struct bpf_object *obj);
+	/* optional: more of `show` (text lines, or JSON members) from mapdir */
+	void (*show)(const char *policy, const char *mapdir);
 };
 
 int policy_list(const struct policy_kind *k, int argc, char **argv);
@@ -47,6 +57,13 @@ int policy_load(const struct policy_kind *k, int argc, char **argv);
 int policy_set(const struct policy_kind *k, int argc, char **argv);
 int policy_show(const struct policy_kind *k, int argc, char **argv);
 int policy_unload(const struct policy_kind *k, int argc, char **argv);
+
+/*
+ * The pinned map directory of the attached policy (.../<object>/<map id>)
+ * and its name ("" when loaded from a file); p_err and -1 when none is.
+ */
+int policy_attached_dir(const struct policy_kind *k, char *dir, size_t len,
+			char *policy, size_t plen);
 
 /* Checks a user's object with libelf; p_err and -1 when it cannot be ours. */
 int elf_check_policy(const char *path, const char *st_type);

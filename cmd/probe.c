@@ -105,8 +105,9 @@ static void load_kernel_btf(void)
 		nr_mods++;
 	}
 	closedir(dir);
-	/* NVIDIA's modules and the model first: most look-ups end there. */
-	qsort(mods, nr_mods, sizeof(*mods), mod_cmp);
+	/* A stable order; find_type() looks at the NVIDIA modules first. */
+	if (nr_mods)
+		qsort(mods, nr_mods, sizeof(*mods), mod_cmp);
 }
 
 /*
@@ -909,7 +910,9 @@ static int probe_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	fprintf(json_output ? stderr : stdout,
+	if (json_output)
+		return EXIT_OK;	/* run_command writes null */
+	fprintf(stdout,
 		"Usage: %1$s probe\n"
 		"       %1$s probe help\n"
 		"\n"

@@ -6,7 +6,9 @@
 #   expect_exit CODE CMD...      run CMD; stdout in $OUT, stderr in $ERR,
 #                                exit status in $RC; passes when RC == CODE
 #   expect_stderr_line NAME      $ERR is exactly one line, starting "Error: "
-#   expect_json NAME             $OUT parses as JSON (python3 -m json.tool)
+#   expect_json NAME             $OUT parses as JSON (python3, or jsoncheck)
+#   expect_json_eq NAME PATH V   the value at PATH (.a.b[0]) of $OUT is V
+#   expect_json_expr NAME EXPR   a python3 expression on j (host tests only)
 #   expect_out NAME REGEX        $OUT has a line matching REGEX (grep -E)
 #   summary                      "N passed, N failed"; exit 1 on failures
 #
@@ -72,14 +74,47 @@ expect_stderr_line()
     return 1
 }
 
+# JSON is checked with python3 where there is one, else with
+# tests/model/jsoncheck (the VM has no python).
+# Tests run from the repo root.
+JSONCHECK=${JSONCHECK:-$(pwd)/tests/model/jsoncheck}
+
+json_valid()	# stdin is one JSON value
+{
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -m json.tool >/dev/null
+    else
+        "$JSONCHECK"
+    fi
+}
+
+# json_get PATH: the value at PATH (.a.b[0]) of $OUT; strings unquoted.
+json_get()
+{
+    printf '%s' "$OUT" | "$JSONCHECK" "$1" 2>/dev/null
+}
+
 expect_json()
 {
     local name="$1: valid JSON"
-    if printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>"$T_DIR/jerr"; then
+    if printf '%s' "$OUT" | json_valid 2>"$T_DIR/jerr"; then
         ok "$name"
         return 0
     fi
     fail "$name" "$(cat "$T_DIR/jerr"): $(printf '%s' "$OUT" | head -c 300)"
+    return 1
+}
+
+# expect_json_eq NAME PATH VALUE: the value at PATH of $OUT is VALUE.
+expect_json_eq()
+{
+    local got
+    got=$(json_get "$2")
+    if [ "$got" = "$3" ]; then
+        ok "$1"
+        return 0
+    fi
+    fail "$1" "$2 is '$got', not '$3' in $(printf '%s' "$OUT" | head -c 300)"
     return 1
 }
 

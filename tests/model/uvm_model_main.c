@@ -35,6 +35,8 @@
 #include "uvm_bpf_ext.h"
 #include "uvm_pmm_gpu.h"
 #include "uvm_model_uapi.h"
+#include "uvm_model_rm.h"
+#include "uvm_model_events.h"
 
 #define PAGES PAGES_PER_UVM_VA_BLOCK
 #define THRASHING_EVICTIONS 2	/* block evictions before re-faults thrash */
@@ -72,11 +74,41 @@ static struct uvm_model {
 	NvU32 pid[UVM_MODEL_MAX_TENANTS];
 } model;
 
+/*
+ * The driver's replay policy parameter, same name and values: 0 BLOCK,
+ * 1 BATCH, 2 BATCH_FLUSH (default), 3 ONCE, 4 EBPF (decide_replay).  The
+ * driver reads it at load (S_IRUGO); the model also lets tests write it
+ * in /sys/module/uvm_model/parameters/, and uvmsim reset sets it.
+ */
+static unsigned int uvm_perf_fault_replay_policy = UVM_MODEL_REPLAY_BATCH_FLUSH;
+
+static int replay_policy_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v > UVM_MODEL_REPLAY_EBPF)
+		return -EINVAL;
+	WRITE_ONCE(uvm_perf_fault_replay_policy, v);
+	return 0;
+}
+
+static const struct kernel_param_ops replay_policy_ops = {
+	.set = replay_policy_set,
+	.get = param_get_uint,
+};
+module_param_cb(uvm_perf_fault_replay_policy, &replay_policy_ops,
+		&uvm_perf_fault_replay_policy, 0644);
+MODULE_PARM_DESC(uvm_perf_fault_replay_policy,
+		 "Replay policy: 0 block, 1 batch, 2 batch+flush (default), 3 once, 4 eBPF");
+
 static const struct uvm_model_config default_config = {
 	.va_blocks = 512,
 	.gpu_chunks = 0,
 	.batch_size = 256,
-	.replay_policy = UVM_MODEL_REPLAY_BATCH_FLUSH,
+	.replay_policy = UVM_MODEL_REPLAY_KEEP,
 	.threshold = 51,
 	.big_page_pages = 16,
 	.prefetch = 1,
@@ -287,6 +319,7 @@ static void evict_chunk(uvm_gpu_chunk_t *chunk)
 	if (uvm_bpf_evict_attached())
 		uvm_bpf_call_chunk_release(chunk, &info);
 
+	uvm_model_ev_evict(chunk, blk->start, (NvU64)mask_weight(&blk->resident) << UVM_MODEL_PAGE_SHIFT);
 	model.stats.evictions++;
 	model.stats.pages_evicted += mask_weight(&blk->resident);
 	model.stats.tenant[blk->tenant].chunks_evicted++;
@@ -300,7 +333,7 @@ static void evict_chunk(uvm_gpu_chunk_t *chunk)
 }
 
 /* The victim is the head of the used list; the policy may reorder first. */
-static void evict_one(void)
+static uvm_gpu_chunk_t *evict_pick(void)
 {
 	struct uvm_evict_chunk_info info;
 	uvm_gpu_chunk_t *cand;
@@ -315,7 +348,12 @@ static void evict_one(void)
 		if (list_first_entry(&model.used, uvm_gpu_chunk_t, list) == cand)
 			break;
 	}
-	evict_chunk(cand);
+	return cand;
+}
+
+static void evict_one(void)
+{
+	evict_chunk(evict_pick());
 }
 
 static void block_get_chunk(uvm_va_block_t *blk)
@@ -370,10 +408,14 @@ static void service_block(uvm_va_block_t *blk)
 	model.stats.pages_migrated += n;
 	model.batch_migrated += n;
 	model.stats.tenant[blk->tenant].faults += n;
+	if (n)
+		uvm_model_ev_migrate(blk->start + ((NvU64)find_first_bit(fresh.bitmap, PAGES) << UVM_MODEL_PAGE_SHIFT), (NvU64)n << UVM_MODEL_PAGE_SHIFT, false);
 
 	bitmap_andnot(prefetch.bitmap, prefetch.bitmap, blk->resident.bitmap, PAGES);
 	n = mask_weight(&prefetch);
 	model.stats.pages_prefetched += n;
+	if (n)
+		uvm_model_ev_migrate(blk->start + ((NvU64)find_first_bit(prefetch.bitmap, PAGES) << UVM_MODEL_PAGE_SHIFT), (NvU64)n << UVM_MODEL_PAGE_SHIFT, true);
 	model.stats.pages_migrated += n;
 	model.batch_migrated += n;
 
@@ -387,26 +429,57 @@ static void service_block(uvm_va_block_t *blk)
 
 static void replay(void)
 {
+	uvm_model_ev_replay(model.stats.batches);
 	model.stats.replays++;
 	model.batches_since_replay = 0;
+}
+
+/* Whether the batch info describes ends with a replay, under policy. */
+static bool replay_decide(struct uvm_fault_batch_info *info, unsigned int policy)
+{
+	int decision = UVM_BPF_REPLAY_DEFAULT;
+
+	if (policy == UVM_MODEL_REPLAY_EBPF && uvm_bpf_replay_attached()) {
+		model.stats.replay_bpf_calls++;
+		decision = uvm_bpf_call_decide_replay(info, policy);
+	}
+	if (decision != UVM_BPF_REPLAY_DEFAULT)
+		return decision == UVM_BPF_REPLAY_NOW;
+	switch (policy) {
+	case UVM_MODEL_REPLAY_BATCH:
+	case UVM_MODEL_REPLAY_BATCH_FLUSH:
+	case UVM_MODEL_REPLAY_EBPF:	/* nothing attached: BATCH */
+		return true;
+	default:	/* BLOCK replayed per block; ONCE when drained */
+		return false;
+	}
+}
+
+static unsigned int service_policy;
+
+static void service_batch_blocks(void)
+{
+	NvU32 i;
+
+	for (i = 0; i < model.batch_nblocks; i++) {
+		service_block(&model.blocks[model.batch_blocks[i]]);
+		if (service_policy == UVM_MODEL_REPLAY_BLOCK)
+			replay();
+	}
 }
 
 /* Services the pending batch; drained: the fault buffer is now empty. */
 static void service_batch(NvU32 pending)
 {
+	unsigned int policy = READ_ONCE(uvm_perf_fault_replay_policy);
 	struct uvm_fault_batch_info info;
-	int decision = UVM_BPF_REPLAY_DEFAULT;
-	NvU32 i;
 
 	if (!model.batch_entries)
 		return;
 
 	model.batch_migrated = 0;
-	for (i = 0; i < model.batch_nblocks; i++) {
-		service_block(&model.blocks[model.batch_blocks[i]]);
-		if (model.cfg.replay_policy == UVM_MODEL_REPLAY_BLOCK)
-			replay();
-	}
+	service_policy = policy;	/* the blocks are serviced inside service_fault_batch() */
+	uvm_model_ev_service_batch(model.stats.batches + 1, model.batch_entries, model.batch_duplicates, service_batch_blocks);
 
 	model.stats.batches++;
 	model.batches_since_replay++;
@@ -424,25 +497,13 @@ static void service_batch(NvU32 pending)
 	model.batch_duplicates = 0;
 	model.batch_throttled = 0;
 
-	if (model.cfg.replay_policy == UVM_MODEL_REPLAY_EBPF && uvm_bpf_replay_attached())
-		decision = uvm_bpf_call_decide_replay(&info, model.cfg.replay_policy);
-
-	if (decision == UVM_BPF_REPLAY_NOW) {
+	if (replay_decide(&info, policy))
 		replay();
-	} else if (decision == UVM_BPF_REPLAY_DEFAULT) {
-		switch (model.cfg.replay_policy) {
-		case UVM_MODEL_REPLAY_BATCH:
-		case UVM_MODEL_REPLAY_BATCH_FLUSH:
-		case UVM_MODEL_REPLAY_EBPF:	/* nothing attached: BATCH */
-			replay();
-			break;
-		default:	/* BLOCK replayed per block; ONCE when drained */
-			break;
-		}
-	}
 	/* The GPU must not wait forever: a drained buffer always replays. */
 	if (!pending && model.batches_since_replay)
 		replay();
+	if (model.batches_since_replay && policy != UVM_MODEL_REPLAY_BLOCK)
+		model.stats.batches_deferred++;
 }
 
 static void thrashing_detected(uvm_va_block_t *blk, unsigned int page)
@@ -466,6 +527,7 @@ static void access_one(const struct uvm_model_access *a, NvU32 pending)
 
 	model.stats.fault_entries++;
 	model.batch_entries++;
+	uvm_model_ev_fault(a->addr, a->type == UVM_MODEL_ACCESS_WRITE, test_bit(page, blk->faulted.bitmap), model.stats.batches + 1);
 	if (test_bit(page, blk->faulted.bitmap)) {
 		model.stats.duplicates++;
 		model.batch_duplicates++;
@@ -510,15 +572,29 @@ static int model_reset(const struct uvm_model_config *cfg)
 	if (!cfg->va_blocks || cfg->va_blocks > UVM_MODEL_MAX_BLOCKS ||
 	    cfg->gpu_chunks > UVM_MODEL_MAX_BLOCKS ||
 	    !cfg->batch_size || cfg->batch_size > 65536 ||
-	    cfg->replay_policy > UVM_MODEL_REPLAY_EBPF ||
+	    (cfg->replay_policy > UVM_MODEL_REPLAY_EBPF &&
+	     cfg->replay_policy != UVM_MODEL_REPLAY_KEEP) ||
 	    cfg->threshold < 1 || cfg->threshold > 100 ||
 	    cfg->big_page_pages > PAGES ||
 	    (cfg->big_page_pages & (cfg->big_page_pages - 1)))
 		return -EINVAL;
 
+	/* The chunks go back as when the VA space goes: policies see them go. */
+	if (model.chunks && uvm_bpf_evict_attached()) {
+		struct uvm_evict_chunk_info info;
+		uvm_gpu_chunk_t *chunk;
+
+		list_for_each_entry(chunk, &model.used, list) {
+			chunk_info(chunk, &info);
+			uvm_bpf_call_chunk_release(chunk, &info);
+		}
+	}
 	model_free();
 	memset(&model.stats, 0, sizeof(model.stats));
 	model.cfg = *cfg;
+	if (cfg->replay_policy != UVM_MODEL_REPLAY_KEEP)
+		WRITE_ONCE(uvm_perf_fault_replay_policy, cfg->replay_policy);
+	model.cfg.replay_policy = READ_ONCE(uvm_perf_fault_replay_policy);
 	model.batch_nblocks = model.batch_entries = 0;
 	model.batch_duplicates = model.batch_throttled = 0;
 	model.batches_since_replay = 0;
@@ -599,6 +675,65 @@ static void model_stats(struct uvm_model_stats *out)
 			out->chunks_used += model.chunks[i].va_block != NULL;
 	for (i = 0; i < UVM_MODEL_MAX_TENANTS; i++)
 		out->tenant[i].pid = model.pid[i];
+	out->replay_policy = READ_ONCE(uvm_perf_fault_replay_policy);
+}
+
+/*
+ * Hook cost at its call site: the same code the fault path runs, with the
+ * attached policy or, with none, the driver's native path.
+ */
+static long model_hook_bench(struct uvm_model_hook_bench *b)
+{
+	struct uvm_model_stats saved = model.stats;
+	struct uvm_fault_batch_info info = { .num_faults = 256 };
+	struct uvm_evict_chunk_info cinfo;
+	uvm_gpu_chunk_t *chunk;
+	unsigned int sink = 0;
+	NvU64 i, t0;
+
+	if (b->hook >= UVM_MODEL_HOOK_MAX || !b->iterations || b->iterations > 100000000ULL)
+		return -EINVAL;
+	if (b->hook != UVM_MODEL_HOOK_DECIDE_REPLAY &&
+	    (!model.chunks || list_empty(&model.used)))
+		return -ENODATA;
+	switch (b->hook) {
+	case UVM_MODEL_HOOK_DECIDE_REPLAY:
+		b->attached = uvm_bpf_replay_attached();
+		break;
+	default:
+		b->attached = uvm_bpf_evict_attached();
+	}
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < b->iterations; i++) {
+		switch (b->hook) {
+		case UVM_MODEL_HOOK_DECIDE_REPLAY:
+			info.batch_id = i;
+			info.num_duplicates = i & 63;
+			info.batches_since_replay = 1 + (i & 3);
+			info.fault_buffer_pending = (i & 7) ? 128 : 0;
+			sink += replay_decide(&info, UVM_MODEL_REPLAY_EBPF);
+			break;
+		case UVM_MODEL_HOOK_CHUNK_USED:
+			chunk = list_first_entry(&model.used, uvm_gpu_chunk_t, list);
+			block_chunk_used(chunk->va_block);
+			break;
+		case UVM_MODEL_HOOK_CHUNK_ACTIVATE:
+			chunk = list_last_entry(&model.used, uvm_gpu_chunk_t, list);
+			if (uvm_bpf_evict_attached()) {
+				chunk_info(chunk, &cinfo);
+				sink += uvm_bpf_call_chunk_activate(chunk, &cinfo, &model.used);
+			}
+			break;
+		case UVM_MODEL_HOOK_EVICT_PREPARE:
+			sink += evict_pick()->address != 0;
+			break;
+		}
+	}
+	b->ns = ktime_get_ns() - t0;
+	model.stats = saved;
+	barrier_data(&sink);
+	return 0;
 }
 
 /* Decision cost: the same compute_prefetch_region on a half-full block. */
@@ -640,6 +775,7 @@ static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct uvm_model_bench bench;
 		struct uvm_model_trigger trig;
 		struct uvm_model_tenant tenant;
+		struct uvm_model_hook_bench hbench;
 	} u;
 	struct uvm_model_stats *stats;
 	char *buf;
@@ -651,6 +787,7 @@ static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 
 	mutex_lock(&model.lock);
+	uvm_model_ev_current(file);
 	switch (cmd) {
 	case UVM_MODEL_IOC_RESET:
 		ret = model_reset(&u.cfg);
@@ -693,6 +830,11 @@ static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (copy_to_user(uarg, &u.trig, sizeof(u.trig)))
 			ret = -EFAULT;
 		break;
+	case UVM_MODEL_IOC_HOOK_BENCH:
+		ret = model_hook_bench(&u.hbench);
+		if (!ret && copy_to_user(uarg, &u.hbench, sizeof(u.hbench)))
+			ret = -EFAULT;
+		break;
 	case UVM_MODEL_IOC_TENANT:
 		if (u.tenant.tenant >= UVM_MODEL_MAX_TENANTS)
 			ret = -EINVAL;
@@ -706,8 +848,23 @@ static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+static int model_open(struct inode *inode, struct file *file)
+{
+	return uvm_model_ev_open(file);	/* a va_space per open, as nvidia-uvm */
+}
+
+static int model_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&model.lock);
+	uvm_model_ev_release(file);
+	mutex_unlock(&model.lock);
+	return 0;
+}
+
 static const struct file_operations model_fops = {
 	.owner = THIS_MODULE,
+	.open = model_open,
+	.release = model_release,
 	.unlocked_ioctl = model_ioctl,
 };
 
@@ -732,13 +889,21 @@ static int __init uvm_model_init(void)
 	if (ret)
 		pr_warn("uvm_model: running without BPF hooks\n");
 	ret = misc_register(&model_dev);
-	if (ret)
+	if (ret) {
 		model_free();
+		return ret;
+	}
+	ret = uvm_model_rm_init();	/* /dev/uvm_model_rm (uvm_model_rm.c) */
+	if (ret) {
+		misc_deregister(&model_dev);
+		model_free();
+	}
 	return ret;
 }
 
 static void __exit uvm_model_exit(void)
 {
+	uvm_model_rm_exit();
 	misc_deregister(&model_dev);
 	model_free();
 }

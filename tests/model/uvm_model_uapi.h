@@ -22,12 +22,14 @@ enum {
 	UVM_MODEL_REPLAY_ONCE = 3,
 	UVM_MODEL_REPLAY_EBPF = 4,
 };
+/* reset: keep the module parameter uvm_perf_fault_replay_policy as it is */
+#define UVM_MODEL_REPLAY_KEEP 0xffffffffu
 
 struct uvm_model_config {
 	__u32 va_blocks;	/* size of the managed range, in 2 MiB blocks */
 	__u32 gpu_chunks;	/* GPU memory in 2 MiB root chunks; 0: unlimited */
 	__u32 batch_size;	/* fault buffer entries per batch (driver: 256) */
-	__u32 replay_policy;	/* UVM_MODEL_REPLAY_*, driver default BATCH_FLUSH */
+	__u32 replay_policy;	/* UVM_MODEL_REPLAY_*: sets uvm_perf_fault_replay_policy */
 	__u32 threshold;	/* prefetch occupancy threshold % (driver: 51) */
 	__u32 big_page_pages;	/* fault granularity growth in pages (64K: 16); 0 off */
 	__u32 prefetch;		/* 0 disables the prefetcher (uvm_perf_prefetch_enable) */
@@ -87,6 +89,9 @@ struct uvm_model_stats {
 	__u64 chunks_used;	/* root chunks on the used list now */
 	__u64 thrashing_pages;	/* pages flagged as thrashing now */
 	struct uvm_model_tenant_stats tenant[UVM_MODEL_MAX_TENANTS];
+	__u64 batches_deferred;	/* batches that ended without a replay */
+	__u64 replay_bpf_calls;	/* decide_replay calls */
+	__u64 replay_policy;	/* uvm_perf_fault_replay_policy now */
 };
 
 /* Times compute_prefetch_region over iterations decisions. */
@@ -109,6 +114,27 @@ struct uvm_model_tenant {
 	__u32 pid;
 };
 
+/* Hooks timed by UVM_MODEL_IOC_HOOK_BENCH, at their call sites. */
+enum {
+	UVM_MODEL_HOOK_DECIDE_REPLAY = 0,	/* the replay decision of a batch */
+	UVM_MODEL_HOOK_CHUNK_USED = 1,		/* a used chunk's list update */
+	UVM_MODEL_HOOK_CHUNK_ACTIVATE = 2,	/* a new chunk's hook call */
+	UVM_MODEL_HOOK_EVICT_PREPARE = 3,	/* choosing the victim */
+	UVM_MODEL_HOOK_MAX,
+};
+
+/*
+ * Times iterations runs of one hook's call site: with a policy attached
+ * the hook, else the driver's native path.  Chunk hooks need chunks on the
+ * used list (run a pattern with gpu_chunks first): -ENODATA otherwise.
+ */
+struct uvm_model_hook_bench {
+	__u32 hook;		/* in: UVM_MODEL_HOOK_* */
+	__u32 attached;		/* out: 1 when a BPF policy ran */
+	__u64 iterations;	/* in */
+	__u64 ns;		/* out: total time */
+};
+
 #define UVM_MODEL_IOC_MAGIC 'u'
 #define UVM_MODEL_IOC_RESET	_IOW(UVM_MODEL_IOC_MAGIC, 1, struct uvm_model_config)
 #define UVM_MODEL_IOC_ACCESS	_IOW(UVM_MODEL_IOC_MAGIC, 2, struct uvm_model_accesses)
@@ -116,5 +142,6 @@ struct uvm_model_tenant {
 #define UVM_MODEL_IOC_BENCH	_IOWR(UVM_MODEL_IOC_MAGIC, 4, struct uvm_model_bench)
 #define UVM_MODEL_IOC_TRIGGER	_IOWR(UVM_MODEL_IOC_MAGIC, 5, struct uvm_model_trigger)
 #define UVM_MODEL_IOC_TENANT	_IOW(UVM_MODEL_IOC_MAGIC, 6, struct uvm_model_tenant)
+#define UVM_MODEL_IOC_HOOK_BENCH	_IOWR(UVM_MODEL_IOC_MAGIC, 7, struct uvm_model_hook_bench)
 
 #endif

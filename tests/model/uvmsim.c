@@ -10,6 +10,8 @@
  *   uvmsim bench ITERATIONS
  *   uvmsim trigger STRING
  *   uvmsim tenant INDEX PID
+ *   uvmsim hookbench HOOK ITERATIONS  decide_replay | chunk_used |
+ *                                   chunk_activate | evict_prepare
  *
  * run keys: blocks (range used, default all), pages, stride, degree-free
  * patterns take passes, warps (concurrency, default 16), seed, tenant,
@@ -187,7 +189,7 @@ static struct uvm_model_config cfg_default(void)
 {
 	struct uvm_model_config c = {
 		.va_blocks = 512, .gpu_chunks = 0, .batch_size = 256,
-		.replay_policy = UVM_MODEL_REPLAY_BATCH_FLUSH, .threshold = 51,
+		.replay_policy = UVM_MODEL_REPLAY_KEEP, .threshold = 51,
 		.big_page_pages = 16, .prefetch = 1,
 	};
 	return c;
@@ -260,7 +262,8 @@ static int cmd_run(int argc, char **argv)
 	X(batches) X(replays) X(pages_migrated) X(pages_prefetched) \
 	X(prefetch_hits) X(evictions) X(pages_evicted) X(refaults) \
 	X(decisions) X(decisions_native) X(act_default) X(act_bypass) \
-	X(act_enter_loop) X(tree_iters) X(chunks_used) X(thrashing_pages)
+	X(act_enter_loop) X(tree_iters) X(chunks_used) X(thrashing_pages) \
+	X(batches_deferred) X(replay_bpf_calls) X(replay_policy)
 
 static int cmd_stats(int argc, char **argv)
 {
@@ -282,7 +285,8 @@ static int cmd_stats(int argc, char **argv)
 			       s.tenant[t].pid, (uint64_t)s.tenant[t].faults,
 			       (uint64_t)s.tenant[t].refaults,
 			       (uint64_t)s.tenant[t].chunks_evicted);
-		printf("]}\n");
+		printf("],\"faults_per_replay\":%.2f}\n",
+		       s.replays ? (double)s.faults / (double)s.replays : 0.0);
 		return 0;
 	}
 #define X(f) printf("%s %" PRIu64 "\n", #f, (uint64_t)s.f);
@@ -308,6 +312,30 @@ static int cmd_bench(int argc, char **argv)
 	       "act_default %" PRIu64 "\nact_bypass %" PRIu64 "\nact_enter_loop %" PRIu64 "\n",
 	       (uint64_t)b.iterations, (uint64_t)b.ns, (double)b.ns / (double)b.iterations,
 	       (uint64_t)b.act_default, (uint64_t)b.act_bypass, (uint64_t)b.act_enter_loop);
+	return 0;
+}
+
+static int cmd_hookbench(int argc, char **argv)
+{
+	static const char *const names[UVM_MODEL_HOOK_MAX] = {
+		"decide_replay", "chunk_used", "chunk_activate", "evict_prepare",
+	};
+	struct uvm_model_hook_bench b = { 0 };
+	uint32_t h;
+
+	if (argc != 2)
+		die("%s", "hookbench needs HOOK ITERATIONS");
+	for (h = 0; h < UVM_MODEL_HOOK_MAX; h++)
+		if (!strcmp(argv[0], names[h]))
+			break;
+	if (h == UVM_MODEL_HOOK_MAX)
+		die("unknown hook '%s'", argv[0]);
+	b.hook = h;
+	b.iterations = num(argv[1]);
+	xioctl(UVM_MODEL_IOC_HOOK_BENCH, &b, "hookbench");
+	printf("hook %s\nattached %u\niterations %" PRIu64 "\nns %" PRIu64
+	       "\nns_per_call %.2f\n", names[h], b.attached, (uint64_t)b.iterations,
+	       (uint64_t)b.ns, (double)b.ns / (double)b.iterations);
 	return 0;
 }
 
@@ -344,11 +372,12 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "reset", cmd_reset }, { "run", cmd_run }, { "stats", cmd_stats },
 		{ "bench", cmd_bench }, { "trigger", cmd_trigger }, { "tenant", cmd_tenant },
+		{ "hookbench", cmd_hookbench },
 	};
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: uvmsim {reset|run|stats|bench|trigger|tenant} ...\n");
+		fprintf(stderr, "usage: uvmsim {reset|run|stats|bench|trigger|tenant|hookbench} ...\n");
 		return 2;
 	}
 	dev_fd = open(DEV, O_RDWR);

@@ -23,6 +23,9 @@ check "gpuctl in PATH" command -v gpuctl
 check "gpuctl runs" runs gpuctl --help
 check "./gpuctl in repo copy" test -x ./gpuctl
 check "tests/lib.sh in repo copy" test -r tests/lib.sh
+if [ "${VM_PYTHON:-1}" != 0 ]; then
+	check "python3 with json (lib.sh expect_json)" python3 -c 'import json, sys; json.loads(sys.argv[1])' '{"a": 1}'
+fi
 
 if [ "${NO_MODEL:-0}" = 1 ]; then
 	echo "# NO_MODEL=1: model checks skipped"

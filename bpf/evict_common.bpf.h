@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evict_common.bpf.h - what every gpuctl eviction policy shares: the ABI
+ * types (struct uvm_evict_ops), a params array gpuctl fills and `evict set`
+ * updates, per-CPU counters `evict show` sums, and the process table the
+ * priority and quota policies read (pid -> level or share), which gpuctl
+ * fills from `pid PID VALUE` and `cgroup PATH VALUE` arguments.
+ *
+ * The driver evicts from the head of the used list; policies only reorder
+ * it with the move kfuncs, the driver keeps the final say.
+ */
+#ifndef EVICT_COMMON_BPF_H
+#define EVICT_COMMON_BPF_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "uvm_bpf_ext.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Counter slots; gpuctl prints them under these names. */
+enum {
+	STAT_ACTIVATE = 0,	/* chunk_activate calls */
+	STAT_USED = 1,		/* chunk_used calls */
+	STAT_PREPARE = 2,	/* evict_prepare calls */
+	STAT_MOVED = 3,		/* chunks the policy moved (head or tail) */
+	STAT_POLICY = 4,	/* first policy-specific slot */
+	STAT_MAX = 8,
+};
+
+#define PARAM_MAX 8
+#define PIDS_MAX 1024
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PARAM_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} params SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_add(__u32 slot, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += n;
+}
+
+/* A parameter, or def when gpuctl has not set it. */
+static __always_inline __u64 param(__u32 idx, __u64 def)
+{
+	__u64 *v = bpf_map_lookup_elem(&params, &idx);
+
+	return v && *v ? *v : def;
+}
+
+/* Moves chunk to the head (next victim) or the tail; counts what moved. */
+static __always_inline void move_head(uvm_gpu_chunk_t *chunk, struct list_head *used)
+{
+	if (!bpf_uvm_evict_move_head(chunk, used))
+		stat_add(STAT_MOVED, 1);
+}
+
+static __always_inline void move_tail(uvm_gpu_chunk_t *chunk, struct list_head *used)
+{
+	if (!bpf_uvm_evict_move_tail(chunk, used))
+		stat_add(STAT_MOVED, 1);
+}
+
+#ifdef EVICT_WITH_PIDS
+/* pid (tgid) -> policy value (a priority level, a share in %). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PIDS_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} pids SEC(".maps");
+
+static __always_inline __u32 pid_value(__u32 pid, __u32 def)
+{
+	__u32 *v = bpf_map_lookup_elem(&pids, &pid);
+
+	return v ? *v : def;
+}
+#endif
+
+#endif

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rm.h - the subset of NVIDIA's Resource Manager (RM) escape ABI that gpuctl
+ * speaks: NV_ESC_RM_ALLOC / CONTROL / FREE on /dev/nvidiactl, written from the
+ * documented layouts (nvos.h, nv-ioctl.h, ctrla06c.h of open-gpu-kernel-modules),
+ * and the TSG (KEPLER_CHANNEL_GROUP_A) controls.  Shared with the BPF watcher
+ * and the model device: plain fixed-width types only.
+ */
+#ifndef GPUCTL_RM_H
+#define GPUCTL_RM_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define NV_IOCTL_MAGIC		'F'
+#define NV_ESC_RM_FREE		0x29
+#define NV_ESC_RM_CONTROL	0x2A
+#define NV_ESC_RM_ALLOC		0x2B
+#define NV_ESC_IOCTL_XFER_CMD	(200 + 11)	/* NV_IOCTL_BASE + 11 */
+
+/* NVOS00: free an object (16 bytes). */
+struct nvos00_params {
+	__u32 hRoot;
+	__u32 hObjectParent;
+	__u32 hObjectOld;
+	__u32 status;
+};
+
+/* NVOS21: allocate an object (32 bytes). */
+struct nvos21_params {
+	__u32 hRoot;
+	__u32 hObjectParent;
+	__u32 hObjectNew;
+	__u32 hClass;
+	__u64 pAllocParms;	/* @16 */
+	__u32 paramsSize;	/* @24 */
+	__u32 status;		/* @28 */
+};
+
+/* NVOS64: allocate with requested rights (48 bytes, 4 bytes tail padding). */
+struct nvos64_params {
+	__u32 hRoot;
+	__u32 hObjectParent;
+	__u32 hObjectNew;
+	__u32 hClass;
+	__u64 pAllocParms;	/* @16 */
+	__u64 pRightsRequested;	/* @24 */
+	__u32 paramsSize;	/* @32 */
+	__u32 flags;		/* @36 */
+	__u32 status;		/* @40 */
+	__u32 _pad;
+};
+
+/* NVOS54: control call (32 bytes). */
+struct nvos54_params {
+	__u32 hClient;
+	__u32 hObject;
+	__u32 cmd;
+	__u32 flags;
+	__u64 params;		/* @16 */
+	__u32 paramsSize;	/* @24 */
+	__u32 status;		/* @28 */
+};
+
+/* nv_ioctl_xfer_t: an escape whose struct is too big for the ioctl number. */
+struct nv_ioctl_xfer {
+	__u32 cmd;
+	__u32 size;
+	__u64 ptr;
+};
+
+#define NV_IOC_FREE	_IOWR(NV_IOCTL_MAGIC, NV_ESC_RM_FREE, struct nvos00_params)
+#define NV_IOC_CONTROL	_IOWR(NV_IOCTL_MAGIC, NV_ESC_RM_CONTROL, struct nvos54_params)
+#define NV_IOC_ALLOC21	_IOWR(NV_IOCTL_MAGIC, NV_ESC_RM_ALLOC, struct nvos21_params)
+#define NV_IOC_ALLOC64	_IOWR(NV_IOCTL_MAGIC, NV_ESC_RM_ALLOC, struct nvos64_params)
+#define NV_IOC_XFER	_IOWR(NV_IOCTL_MAGIC, NV_ESC_IOCTL_XFER_CMD, struct nv_ioctl_xfer)
+
+/* Classes. */
+#define NV01_ROOT_CLIENT		0x0041
+#define NV01_DEVICE_0			0x0080
+#define KEPLER_CHANNEL_GROUP_A		0xa06c	/* a TSG */
+
+/* TSG controls (ctrla06c.h). */
+#define NVA06C_CTRL_CMD_SET_TIMESLICE		0xa06c0103	/* struct a06c_timeslice */
+#define NVA06C_CTRL_CMD_GET_TIMESLICE		0xa06c0104	/* struct a06c_timeslice */
+#define NVA06C_CTRL_CMD_PREEMPT			0xa06c0105	/* struct a06c_preempt */
+#define NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL	0xa06c0107	/* struct a06c_interleave */
+#define NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL	0xa06c0108	/* struct a06c_interleave */
+#define NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US	1000000u
+
+struct a06c_timeslice {
+	__u64 timesliceUs;
+};
+
+struct a06c_preempt {
+	__u8 bWait;
+	__u8 bManualTimeout;
+	__u8 _pad[2];
+	__u32 timeoutUs;
+};
+
+struct a06c_interleave {
+	__u32 tsgInterleaveLevel;	/* 0 low, 1 medium, 2 high */
+};
+
+/* RM status codes gpuctl names in messages (nvstatuscodes.h). */
+#define NV_OK				0x00
+#define NV_ERR_INSUFFICIENT_PERMISSIONS	0x1b
+#define NV_ERR_INVALID_ARGUMENT		0x1f
+#define NV_ERR_INVALID_CLASS		0x22
+#define NV_ERR_INVALID_CLIENT		0x23
+#define NV_ERR_INVALID_COMMAND		0x24
+#define NV_ERR_INVALID_OBJECT_HANDLE	0x33
+#define NV_ERR_INVALID_OBJECT_NEW	0x34
+#define NV_ERR_INVALID_OBJECT_PARENT	0x36
+#define NV_ERR_INVALID_PARAM_STRUCT	0x3a
+#define NV_ERR_INVALID_POINTER		0x3d
+#define NV_ERR_INVALID_STATE		0x40
+#define NV_ERR_NO_MEMORY		0x51
+#define NV_ERR_NOT_SUPPORTED		0x56
+#define NV_ERR_OBJECT_NOT_FOUND		0x57
+#define NV_ERR_OUT_OF_RANGE		0x5b
+#define NV_ERR_TIMEOUT			0x65
+
+#if !defined(__KERNEL__) && !defined(__bpf__)
+#include <stddef.h>
+#include <sys/types.h>
+
+/* "NV_ERR_INVALID_CLIENT" (or "NV_STATUS_0x..." for a code it does not know). */
+const char *rm_status_name(__u32 status);
+/* A short explanation of status, in gpuctl's words. */
+const char *rm_status_msg(__u32 status);
+
+/*
+ * One NV_ESC_RM_CONTROL on fd.  Returns 0 and sets *status to RM's status
+ * (which may be non-zero), or -errno when the ioctl itself failed.
+ */
+int rm_control(int fd, __u32 hClient, __u32 hObject, __u32 cmd, void *params,
+	       __u32 size, __u32 *status);
+/* NV_ESC_RM_ALLOC (NVOS64 form) and NV_ESC_RM_FREE, same convention. */
+int rm_alloc(int fd, __u32 hRoot, __u32 hParent, __u32 *hNew, __u32 hClass,
+	     void *params, __u32 size, __u32 *status);
+int rm_free(int fd, __u32 hRoot, __u32 hParent, __u32 hObject, __u32 *status);
+
+/*
+ * A duplicate of process pid's fd (pidfd_open + pidfd_getfd).  -errno on
+ * failure: -ESRCH (process gone), -EBADF (fd closed), -EPERM (no
+ * CAP_SYS_PTRACE over it), -ENOSYS (kernel older than 5.6).
+ */
+int rm_borrow_fd(pid_t pid, int fd);
+
+/* dev_t of the character device behind fd of pid (via /proc), 0 when none. */
+unsigned long rm_fd_rdev(pid_t pid, int fd);
+
+/* Interleave level names: "low", "medium", "high"; -1 for an unknown name. */
+const char *rm_level_name(__u32 level);
+int rm_level_parse(const char *name);
+#endif
+
+#endif

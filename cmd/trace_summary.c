@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trace_summary.c - counts, log2 histograms and hot ranges of a trace. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuctl.h"
+#include "trace_summary.h"
+
+void ts_init(struct trace_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void ts_free(struct trace_summary *s)
+{
+	free(s->ranges);
+	s->ranges = NULL;
+}
+
+static unsigned int log2_slot(uint64_t v)
+{
+	unsigned int slot = 0;
+
+	while (v > 1 && slot < TS_HIST_SLOTS - 1) {
+		v >>= 1;
+		slot++;
+	}
+	return slot;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct ts_range *range_get(struct trace_summary *s, uint64_t addr)
+{
+	uint64_t key = (addr >> TS_RANGE_SHIFT) + 1;
+	size_t i;
+
+	if (s->nranges * 2 >= s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 1024;
+		struct ts_range *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (i = 0; i < s->cap; i++) {
+			size_t j;
+
+			if (!s->ranges[i].block)
+				continue;
+			for (j = mix(s->ranges[i].block) & (ncap - 1); n[j].block;
+			     j = (j + 1) & (ncap - 1))
+				;
+			n[j] = s->ranges[i];
+		}
+		free(s->ranges);
+		s->ranges = n;
+		s->cap = ncap;
+	}
+	for (i = mix(key) & (s->cap - 1); s->ranges[i].block; i = (i + 1) & (s->cap - 1))
+		if (s->ranges[i].block == key)
+			return &s->ranges[i];
+	s->ranges[i].block = key;
+	s->nranges++;
+	return &s->ranges[i];
+}
+
+void ts_add(struct trace_summary *s, const struct gt_event *e)
+{
+	struct ts_range *r;
+
+	if (e->type >= GT_EV_MAX)
+		return;
+	if (e->type == GT_EV_LOST) {
+		s->lost += e->count;
+		return;
+	}
+	s->count[e->type]++;
+	if (e->ts_ns) {
+		if (!s->first_ts || e->ts_ns < s->first_ts)
+			s->first_ts = e->ts_ns;
+		if (e->ts_ns > s->last_ts)
+			s->last_ts = e->ts_ns;
+	}
+	switch (e->type) {
+	case GT_EV_GPU_FAULT:
+		if (e->flags & GT_F_DUPLICATE)
+			s->duplicates++;
+		if (s->last_fault_ts && e->ts_ns >= s->last_fault_ts) {
+			uint64_t gap = e->ts_ns - s->last_fault_ts;
+
+			s->gap_hist[log2_slot(gap)]++;
+			s->gap_n++;
+			s->gap_sum += gap;
+			if (gap > s->gap_max)
+				s->gap_max = gap;
+		}
+		if (e->ts_ns)
+			s->last_fault_ts = e->ts_ns;
+		r = range_get(s, e->addr);
+		if (r)
+			r->faults++;
+		break;
+	case GT_EV_MIGRATION:
+		s->mig_bytes[e->cause < GT_CAUSE_MAX ? e->cause : 0] += e->bytes;
+		if (e->flags & GT_F_TO_GPU)
+			s->bytes_to_gpu += e->bytes;
+		if (e->flags & GT_F_TO_CPU)
+			s->bytes_to_cpu += e->bytes;
+		if (e->cause == GT_CAUSE_EVICTION)
+			s->evict_bytes += e->bytes;
+		if (e->flags & GT_F_TO_GPU) {
+			r = range_get(s, e->addr);
+			if (r)
+				r->bytes += e->bytes;
+		}
+		break;
+	case GT_EV_EVICTION:
+		if (!(e->flags & GT_F_TO_CPU))	/* not counted by a migration */
+			s->evict_bytes += e->bytes;
+		break;
+	case GT_EV_BATCH:
+		s->batch_faults += e->count;
+		if (e->latency_ns) {
+			s->lat_hist[log2_slot(e->latency_ns)]++;
+			s->lat_n++;
+			s->lat_sum += e->latency_ns;
+			if (e->latency_ns > s->lat_max)
+				s->lat_max = e->latency_ns;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *sort_key;
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct ts_range *x = a, *y = b;
+	uint64_t kx, ky;
+
+	if (!strcmp(sort_key, "address")) {
+		return x->block < y->block ? -1 : x->block > y->block;
+	}
+	if (!strcmp(sort_key, "bytes")) {
+		kx = x->bytes;
+		ky = y->bytes;
+	} else {
+		kx = x->faults;
+		ky = y->faults;
+	}
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return x->block < y->block ? -1 : x->block > y->block;
+}
+
+static void hist_text(const char *title, const uint64_t *h, uint64_t n, uint64_t sum,
+		      uint64_t max)
+{
+	uint64_t peak = 0;
+	int lo = -1, hi = -1;
+
+	for (int i = 0; i < TS_HIST_SLOTS; i++) {
+		if (!h[i])
+			continue;
+		if (lo < 0)
+			lo = i;
+		hi = i;
+		if (h[i] > peak)
+			peak = h[i];
+	}
+	printf("\n%s: %llu samples, mean %.1f us, max %.1f us\n", title,
+	       (unsigned long long)n, n ? (double)sum / n / 1000.0 : 0.0, max / 1000.0);
+	if (lo < 0)
+		return;
+	printf("     %-24s : %-10s |%-40s|\n", "ns", "count", "distribution");
+	for (int i = lo; i <= hi; i++) {
+		unsigned long long a = i ? 1ull << i : 0, b = (2ull << i) - 1;
+		char range[40], bar[41];
+		int w = peak ? (int)(h[i] * 40 / peak) : 0;
+
+		snprintf(range, sizeof(range), "%llu -> %llu", a, b);
+		memset(bar, '*', w);
+		bar[w] = '\0';
+		printf("     %-24s : %-10llu |%-40s|\n", range, (unsigned long long)h[i], bar);
+	}
+}
+
+static void hist_json(const char *name, const char *unit, const uint64_t *h, uint64_t n,
+		      uint64_t sum, uint64_t max)
+{
+	jsonw_name(json_wtr, name);
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "unit", unit);
+	jsonw_uint_field(json_wtr, "samples", n);
+	jsonw_uint_field(json_wtr, "sum_ns", sum);
+	jsonw_uint_field(json_wtr, "max_ns", max);
+	jsonw_name(json_wtr, "log2");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < TS_HIST_SLOTS; i++) {
+		if (!h[i])
+			continue;
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "low", i ? 1ull << i : 0);
+		jsonw_uint_field(json_wtr, "high", (2ull << i) - 1);
+		jsonw_uint_field(json_wtr, "count", h[i]);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_end_object(json_wtr);
+}
+
+void ts_print(const struct trace_summary *s, const char *sort, unsigned int top)
+{
+	struct ts_range *sorted = NULL;
+	size_t n = 0;
+
+	sort_key = sort ? sort : "faults";
+	if (s->nranges) {
+		sorted = malloc(s->nranges * sizeof(*sorted));
+		if (sorted) {
+			for (size_t i = 0; i < s->cap; i++)
+				if (s->ranges[i].block)
+					sorted[n++] = s->ranges[i];
+			qsort(sorted, n, sizeof(*sorted), range_cmp);
+		}
+	}
+	if (n > top)
+		n = top;
+
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_name(json_wtr, "summary");
+		jsonw_start_object(json_wtr);
+		jsonw_float_field(json_wtr, "duration_s",
+				  s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0);
+		jsonw_name(json_wtr, "counts");
+		jsonw_start_object(json_wtr);
+		for (int t = 1; t < GT_EV_MAX; t++)
+			if (t != GT_EV_LOST)
+				jsonw_uint_field(json_wtr, gt_type_name(t), s->count[t]);
+		jsonw_uint_field(json_wtr, "duplicates", s->duplicates);
+		jsonw_uint_field(json_wtr, "lost", s->lost);
+		jsonw_end_object(json_wtr);
+		jsonw_name(json_wtr, "bytes");
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "to_gpu", s->bytes_to_gpu);
+		jsonw_uint_field(json_wtr, "to_cpu", s->bytes_to_cpu);
+		for (int c = 1; c < GT_CAUSE_MAX; c++)
+			jsonw_uint_field(json_wtr, gt_cause_name(c), s->mig_bytes[c]);
+		jsonw_uint_field(json_wtr, "evicted", s->evict_bytes);
+		jsonw_end_object(json_wtr);
+		if (s->lat_n)
+			hist_json("batch_latency", "ns", s->lat_hist, s->lat_n, s->lat_sum,
+				  s->lat_max);
+		else
+			hist_json("fault_gap", "ns", s->gap_hist, s->gap_n, s->gap_sum,
+				  s->gap_max);
+		jsonw_name(json_wtr, "hot_ranges");
+		jsonw_start_array(json_wtr);
+		for (size_t i = 0; i < n; i++) {
+			jsonw_start_object(json_wtr);
+			jsonw_stringf_field(json_wtr, "start", "0x%llx",
+					    (unsigned long long)((sorted[i].block - 1) << TS_RANGE_SHIFT));
+			jsonw_uint_field(json_wtr, "size", 1ull << TS_RANGE_SHIFT);
+			jsonw_uint_field(json_wtr, "faults", sorted[i].faults);
+			jsonw_uint_field(json_wtr, "bytes_in", sorted[i].bytes);
+			jsonw_end_object(json_wtr);
+		}
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+		jsonw_end_object(json_wtr);
+		free(sorted);
+		return;
+	}
+
+	printf("\nsummary: %.3f s of events\n",
+	       s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
+	printf("  %-22s %14llu  (%llu duplicates)\n", "gpu faults",
+	       (unsigned long long)s->count[GT_EV_GPU_FAULT], (unsigned long long)s->duplicates);
+	printf("  %-22s %14llu\n", "cpu faults", (unsigned long long)s->count[GT_EV_CPU_FAULT]);
+	printf("  %-22s %14llu  (%llu faults)\n", "fault batches",
+	       (unsigned long long)s->count[GT_EV_BATCH], (unsigned long long)s->batch_faults);
+	printf("  %-22s %14llu\n", "replays", (unsigned long long)s->count[GT_EV_REPLAY]);
+	printf("  %-22s %14llu  (%llu B to gpu, %llu B to cpu)\n", "migrations",
+	       (unsigned long long)s->count[GT_EV_MIGRATION],
+	       (unsigned long long)s->bytes_to_gpu, (unsigned long long)s->bytes_to_cpu);
+	for (int c = 1; c < GT_CAUSE_MAX; c++)
+		if (s->mig_bytes[c])
+			printf("    %-20s %14llu B\n", gt_cause_name(c),
+			       (unsigned long long)s->mig_bytes[c]);
+	printf("  %-22s %14llu  (%llu B)\n", "evictions",
+	       (unsigned long long)s->count[GT_EV_EVICTION], (unsigned long long)s->evict_bytes);
+	if (s->count[GT_EV_THRASHING])
+		printf("  %-22s %14llu\n", "thrashing", (unsigned long long)s->count[GT_EV_THRASHING]);
+	if (s->count[GT_EV_TSG])
+		printf("  %-22s %14llu\n", "tsg", (unsigned long long)s->count[GT_EV_TSG]);
+	printf("  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
+	if (s->lat_n)
+		hist_text("batch service latency", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
+	else if (s->gap_n)
+		hist_text("gaps between faults", s->gap_hist, s->gap_n, s->gap_sum, s->gap_max);
+	if (n) {
+		printf("\nhottest 2 MiB ranges (by %s)\n", sort_key);
+		printf("  %-20s %12s %14s\n", "start", "faults", "bytes in");
+		for (size_t i = 0; i < n; i++)
+			printf("  0x%-18llx %12llu %14llu\n",
+			       (unsigned long long)((sorted[i].block - 1) << TS_RANGE_SHIFT),
+			       (unsigned long long)sorted[i].faults,
+			       (unsigned long long)sorted[i].bytes);
+	}
+	free(sorted);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trace_summary.h - what `gpuctl trace` prints at the end and `trace report`
+ * reproduces from a record: counts, a log2 histogram, the hottest ranges.
+ */
+#ifndef GPUCTL_TRACE_SUMMARY_H
+#define GPUCTL_TRACE_SUMMARY_H
+
+#include <stdint.h>
+
+#include "record.h"
+
+#define TS_HIST_SLOTS 40
+#define TS_RANGE_SHIFT 21	/* hot ranges are 2 MiB VA blocks */
+
+struct ts_range {
+	uint64_t block;		/* addr >> TS_RANGE_SHIFT, +1 (0: empty slot) */
+	uint64_t faults;
+	uint64_t bytes;		/* migrated into it */
+};
+
+struct trace_summary {
+	uint64_t count[GT_EV_MAX];
+	uint64_t duplicates;
+	uint64_t mig_bytes[GT_CAUSE_MAX];
+	uint64_t bytes_to_gpu, bytes_to_cpu;
+	uint64_t evict_bytes;
+	uint64_t lost;
+	uint64_t batch_faults;	/* sum of BATCH counts */
+	uint64_t first_ts, last_ts;
+	uint64_t last_fault_ts;
+	/* latency histogram of batches, and of fault gaps */
+	uint64_t lat_hist[TS_HIST_SLOTS], lat_n, lat_sum, lat_max;
+	uint64_t gap_hist[TS_HIST_SLOTS], gap_n, gap_sum, gap_max;
+	/* hot 2 MiB ranges: open addressing */
+	struct ts_range *ranges;
+	size_t nranges, cap;
+};
+
+void ts_init(struct trace_summary *s);
+void ts_add(struct trace_summary *s, const struct gt_event *e);
+void ts_free(struct trace_summary *s);
+/* sort: "faults" (default) or "bytes" or "address"; top: how many ranges. */
+void ts_print(const struct trace_summary *s, const char *sort, unsigned int top);
+
+#endif

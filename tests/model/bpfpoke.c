@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfpoke - make the awkward states gpuctl must cope with, for the VM tests.
+ *
+ *   bpfpoke pin-map PATH      pin a fresh array map at PATH (a foreign pin)
+ *   bpfpoke detach PATH       detach the link pinned at PATH, keep the pin
+ *   bpfpoke nocap CMD ARG...  run CMD as root without CAP_BPF, CAP_PERFMON
+ *                             and CAP_SYS_ADMIN (dropped from the bounding set)
+ *
+ * Raw bpf(2) so that it links statically and needs nothing in the guest.
+ */
+#include <errno.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int pin_map(const char *path)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.max_entries = 1;
+	fd = (int)sys_bpf(BPF_MAP_CREATE, &a);
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)path;
+	a.bpf_fd = fd;
+	return (int)sys_bpf(BPF_OBJ_PIN, &a);
+}
+
+static int detach(const char *path)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)path;
+	fd = (int)sys_bpf(BPF_OBJ_GET, &a);
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = fd;
+	return (int)sys_bpf(BPF_LINK_DETACH, &a);
+}
+
+static int nocap(char **argv)
+{
+	static const int drop[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		if (prctl(PR_CAPBSET_DROP, drop[i], 0, 0, 0))
+			return -1;
+	execvp(argv[0], argv);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = -1;
+
+	if (argc >= 3 && !strcmp(argv[1], "pin-map"))
+		ret = pin_map(argv[2]);
+	else if (argc >= 3 && !strcmp(argv[1], "detach"))
+		ret = detach(argv[2]);
+	else if (argc >= 3 && !strcmp(argv[1], "nocap"))
+		ret = nocap(argv + 2);
+	else {
+		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD...}\n");
+		return 2;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "bpfpoke %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmclient - plays a CUDA process against the model's RM device: opens it,
+ * allocates a client, a device and N TSGs the way CUDA does (NV_ESC_RM_ALLOC,
+ * class KEPLER_CHANNEL_GROUP_A), then waits.
+ *
+ * Usage: rmclient [-d DEV] [-n N] [-f 21|64|x21|x64] [-r US] [-i LEVEL]
+ *   -d DEV    device (default /dev/uvm_model_rm)
+ *   -n N      TSGs to allocate (default 2)
+ *   -f FORM   ALLOC form: NVOS21, NVOS64 (default), or either through
+ *             NV_ESC_IOCTL_XFER_CMD (x21, x64)
+ *   -r US     every 200 ms, set its own timeslice to US on every TSG (an
+ *             application that changes its scheduling back)
+ *   -i LEVEL  with -r, also set its own interleave level (0..2)
+ * Prints "ready pid=P client=0x.. tsgs=0x..,0x.." once allocated.
+ * SIGUSR2: prints "tsg 0x.. timeslice N interleave L" per TSG, read through
+ * its own file.  SIGUSR1: frees its first TSG ("freed 0x..").
+ * SIGTERM/SIGINT: frees its client and exits 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../cmd/rm.h"
+
+static int fd = -1;
+static const char *form = "64";
+static volatile sig_atomic_t got_usr1, got_usr2, got_term;
+
+static void on_sig(int sig)
+{
+	if (sig == SIGUSR1)
+		got_usr1 = 1;
+	else if (sig == SIGUSR2)
+		got_usr2 = 1;
+	else
+		got_term = 1;
+}
+
+static int escape(unsigned int nr, void *arg, unsigned int size, unsigned long direct)
+{
+	if (form[0] == 'x') {
+		struct nv_ioctl_xfer x = { .cmd = nr, .size = size, .ptr = (unsigned long)arg };
+
+		return ioctl(fd, NV_IOC_XFER, &x);
+	}
+	return ioctl(fd, direct, arg);
+}
+
+static __u32 alloc(__u32 hRoot, __u32 hParent, __u32 hClass)
+{
+	int form21 = !strcmp(form, "21") || !strcmp(form, "x21");
+	__u32 status, h;
+
+	if (form21) {
+		struct nvos21_params a = { hRoot, hParent, 0, hClass, 0, 0, 0 };
+
+		if (escape(NV_ESC_RM_ALLOC, &a, sizeof(a), NV_IOC_ALLOC21)) {
+			perror("rmclient: RM_ALLOC");
+			exit(1);
+		}
+		status = a.status;
+		h = a.hObjectNew;
+	} else {
+		struct nvos64_params a = { .hRoot = hRoot, .hObjectParent = hParent,
+					   .hClass = hClass };
+
+		if (escape(NV_ESC_RM_ALLOC, &a, sizeof(a), NV_IOC_ALLOC64)) {
+			perror("rmclient: RM_ALLOC");
+			exit(1);
+		}
+		status = a.status;
+		h = a.hObjectNew;
+	}
+	if (status) {
+		fprintf(stderr, "rmclient: RM_ALLOC class 0x%x: status 0x%x\n", hClass, status);
+		exit(1);
+	}
+	return h;
+}
+
+static __u32 control(__u32 hClient, __u32 hObject, __u32 cmd, void *p, __u32 size)
+{
+	struct nvos54_params c = { .hClient = hClient, .hObject = hObject, .cmd = cmd,
+				   .params = (unsigned long)p, .paramsSize = size };
+
+	if (escape(NV_ESC_RM_CONTROL, &c, sizeof(c), NV_IOC_CONTROL))
+		return 0xffffffff;
+	return c.status;
+}
+
+static __u32 rm_free_obj(__u32 hRoot, __u32 hObj)
+{
+	struct nvos00_params f = { .hRoot = hRoot, .hObjectParent = hRoot, .hObjectOld = hObj };
+
+	if (escape(NV_ESC_RM_FREE, &f, sizeof(f), NV_IOC_FREE))
+		return 0xffffffff;
+	return f.status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "/dev/uvm_model_rm";
+	long reset_us = 0, level = -1;
+	__u32 hClient, hDevice, tsg[64];
+	int n = 2, opt, live;
+
+	while ((opt = getopt(argc, argv, "d:n:f:r:i:h")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'n': n = atoi(optarg); break;
+		case 'f': form = optarg; break;
+		case 'r': reset_us = atol(optarg); break;
+		case 'i': level = atol(optarg); break;
+		default:
+			fprintf(stderr, "usage: rmclient [-d DEV] [-n N] [-f 21|64|x21|x64] [-r US] [-i LEVEL]\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (n < 1 || n > 64)
+		n = 2;
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "rmclient: %s: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	signal(SIGUSR1, on_sig);
+	signal(SIGUSR2, on_sig);
+	signal(SIGTERM, on_sig);
+	signal(SIGINT, on_sig);
+
+	hClient = alloc(0, 0, NV01_ROOT_CLIENT);
+	hDevice = alloc(hClient, hClient, NV01_DEVICE_0);
+	for (int i = 0; i < n; i++)
+		tsg[i] = alloc(hClient, hDevice, KEPLER_CHANNEL_GROUP_A);
+	live = n;
+	printf("ready pid=%d client=0x%x tsgs=", (int)getpid(), hClient);
+	for (int i = 0; i < n; i++)
+		printf("%s0x%x", i ? "," : "", tsg[i]);
+	printf("\n");
+	fflush(stdout);
+
+	while (!got_term) {
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		if (reset_us > 0) {
+			for (int i = n - live; i < n; i++) {
+				struct a06c_timeslice t = { (__u64)reset_us };
+				struct a06c_interleave l = { (__u32)level };
+
+				control(hClient, tsg[i], NVA06C_CTRL_CMD_SET_TIMESLICE, &t, sizeof(t));
+				if (level >= 0)
+					control(hClient, tsg[i], NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL,
+						&l, sizeof(l));
+			}
+		}
+		if (got_usr2) {
+			got_usr2 = 0;
+			for (int i = n - live; i < n; i++) {
+				struct a06c_timeslice t = { 0 };
+				struct a06c_interleave l = { 0 };
+				__u32 s1 = control(hClient, tsg[i], NVA06C_CTRL_CMD_GET_TIMESLICE, &t, sizeof(t));
+				__u32 s2 = control(hClient, tsg[i], NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL, &l, sizeof(l));
+
+				printf("tsg 0x%x timeslice %llu interleave %u status 0x%x 0x%x\n", tsg[i],
+				       (unsigned long long)t.timesliceUs, l.tsgInterleaveLevel, s1, s2);
+			}
+			fflush(stdout);
+		}
+		if (got_usr1) {
+			got_usr1 = 0;
+			if (live > 0) {
+				__u32 h = tsg[n - live];
+
+				printf("freed 0x%x status 0x%x\n", h, rm_free_obj(hClient, h));
+				fflush(stdout);
+				live--;
+			}
+		}
+	}
+	rm_free_obj(hClient, hClient);
+	return 0;
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uvm_model_rm.c - /dev/uvm_model_rm: a character device speaking the subset
+ * of NVIDIA's RM escape ABI that gpuctl sched uses, with the real ioctl
+ * numbers and struct sizes (cmd/rm.h):
+ *   NV_ESC_RM_ALLOC (NVOS21 and NVOS64 forms): clients (NV01_ROOT*),
+ *     devices/subdevices, TSGs (KEPLER_CHANNEL_GROUP_A, default timeslice
+ *     1024 us, interleave medium);
+ *   NV_ESC_RM_FREE: an object, or a whole client;
+ *   NV_ESC_RM_CONTROL: GET/SET_TIMESLICE, GET/SET_INTERLEAVE_LEVEL, PREEMPT;
+ *   NV_ESC_IOCTL_XFER_CMD wrapping any of them.
+ * RM's ownership rule holds: a client answers only through the open file
+ * that allocated it (NV_ERR_INVALID_CLIENT otherwise), so a second opener
+ * fails and pidfd_getfd() of the owner's file succeeds, as on the real driver.
+ * Like RM, the ioctl returns 0 and reports RM errors in the struct's status.
+ */
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "../../cmd/rm.h"
+#include "uvm_model_rm.h"
+
+#define NV01_ROOT		0x0000
+#define NV01_ROOT_NON_PRIV	0x0001
+#define NV20_SUBDEVICE_0	0x2080
+#define NV_ERR_INSERT_DUPLICATE_NAME 0x19
+
+/* What this model accepts as a timeslice (RM's rule: see gpuctl-sched(8)). */
+#define MODEL_TIMESLICE_MIN	1ULL
+#define MODEL_TIMESLICE_MAX	4294967295ULL
+
+struct rm_obj {
+	struct list_head node;
+	u32 h, parent, cls;
+	u64 timeslice;
+	u32 level;
+	u32 preempts;
+};
+
+struct rm_client {
+	struct list_head node;
+	struct list_head objs;
+	struct file *owner;
+	u32 h;
+	u32 next;
+};
+
+static LIST_HEAD(rm_clients);
+static DEFINE_MUTEX(rm_lock);
+static u32 rm_next_client;
+
+static struct rm_client *client_find(u32 h)
+{
+	struct rm_client *c;
+
+	list_for_each_entry(c, &rm_clients, node)
+		if (c->h == h)
+			return c;
+	return NULL;
+}
+
+static struct rm_obj *obj_find(struct rm_client *c, u32 h)
+{
+	struct rm_obj *o;
+
+	list_for_each_entry(o, &c->objs, node)
+		if (o->h == h)
+			return o;
+	return NULL;
+}
+
+static void client_destroy(struct rm_client *c)
+{
+	struct rm_obj *o, *t;
+
+	list_for_each_entry_safe(o, t, &c->objs, node) {
+		list_del(&o->node);
+		kfree(o);
+	}
+	list_del(&c->node);
+	kfree(c);
+}
+
+/* The client, when file may speak for it; NULL (INVALID_CLIENT) otherwise. */
+static struct rm_client *client_of(struct file *file, u32 h)
+{
+	struct rm_client *c = client_find(h);
+
+	return c && c->owner == file ? c : NULL;
+}
+
+static u32 do_alloc(struct file *file, u32 hRoot, u32 hParent, u32 *hNew, u32 cls)
+{
+	struct rm_client *c;
+	struct rm_obj *o;
+
+	if (cls == NV01_ROOT || cls == NV01_ROOT_NON_PRIV || cls == NV01_ROOT_CLIENT) {
+		u32 h = *hNew ? *hNew : 0xc1d00000 | (++rm_next_client & 0xffff);
+
+		if (client_find(h))
+			return NV_ERR_INSERT_DUPLICATE_NAME;
+		c = kzalloc(sizeof(*c), GFP_KERNEL);
+		if (!c)
+			return NV_ERR_NO_MEMORY;
+		INIT_LIST_HEAD(&c->objs);
+		c->owner = file;
+		c->h = h;
+		list_add_tail(&c->node, &rm_clients);
+		*hNew = h;
+		return NV_OK;
+	}
+	c = client_of(file, hRoot);
+	if (!c)
+		return NV_ERR_INVALID_CLIENT;
+	if (hParent != c->h && !obj_find(c, hParent))
+		return NV_ERR_INVALID_OBJECT_PARENT;
+	if (cls != NV01_DEVICE_0 && cls != NV20_SUBDEVICE_0 &&
+	    cls != KEPLER_CHANNEL_GROUP_A)
+		return NV_ERR_INVALID_CLASS;
+	if (*hNew && (*hNew == c->h || obj_find(c, *hNew)))
+		return NV_ERR_INSERT_DUPLICATE_NAME;
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return NV_ERR_NO_MEMORY;
+	o->h = *hNew ? *hNew :
+		(cls == KEPLER_CHANNEL_GROUP_A ? 0x5c000000 : 0xcaf00000) | (++c->next & 0xffff);
+	o->parent = hParent;
+	o->cls = cls;
+	o->timeslice = 1024;
+	o->level = 1;
+	list_add_tail(&o->node, &c->objs);
+	*hNew = o->h;
+	return NV_OK;
+}
+
+static u32 do_free(struct file *file, u32 hRoot, u32 hObj)
+{
+	struct rm_client *c = client_of(file, hRoot);
+	struct rm_obj *o;
+
+	if (!c)
+		return NV_ERR_INVALID_CLIENT;
+	if (hObj == c->h) {
+		client_destroy(c);
+		return NV_OK;
+	}
+	o = obj_find(c, hObj);
+	if (!o)
+		return NV_ERR_INVALID_OBJECT_HANDLE;
+	list_del(&o->node);
+	kfree(o);
+	return NV_OK;
+}
+
+static u32 do_control(struct file *file, struct nvos54_params *p)
+{
+	void __user *up = u64_to_user_ptr(p->params);
+	struct rm_client *c = client_of(file, p->hClient);
+	struct rm_obj *o;
+	u32 want;
+
+	if (!c)
+		return NV_ERR_INVALID_CLIENT;
+	o = obj_find(c, p->hObject);
+	if (!o)
+		return NV_ERR_INVALID_OBJECT_HANDLE;
+	if ((p->cmd >> 16) == KEPLER_CHANNEL_GROUP_A && o->cls != KEPLER_CHANNEL_GROUP_A)
+		return NV_ERR_INVALID_OBJECT_HANDLE;
+
+	switch (p->cmd) {
+	case NVA06C_CTRL_CMD_SET_TIMESLICE:
+	case NVA06C_CTRL_CMD_GET_TIMESLICE:
+		want = sizeof(struct a06c_timeslice);
+		break;
+	case NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL:
+	case NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL:
+		want = sizeof(struct a06c_interleave);
+		break;
+	case NVA06C_CTRL_CMD_PREEMPT:
+		want = sizeof(struct a06c_preempt);
+		break;
+	default:
+		return NV_ERR_NOT_SUPPORTED;
+	}
+	if (p->paramsSize != want || !up)
+		return NV_ERR_INVALID_PARAM_STRUCT;
+
+	switch (p->cmd) {
+	case NVA06C_CTRL_CMD_SET_TIMESLICE: {
+		struct a06c_timeslice t;
+
+		if (copy_from_user(&t, up, sizeof(t)))
+			return NV_ERR_INVALID_POINTER;
+		if (t.timesliceUs < MODEL_TIMESLICE_MIN || t.timesliceUs > MODEL_TIMESLICE_MAX)
+			return NV_ERR_NOT_SUPPORTED;
+		o->timeslice = t.timesliceUs;
+		return NV_OK;
+	}
+	case NVA06C_CTRL_CMD_GET_TIMESLICE: {
+		struct a06c_timeslice t = { .timesliceUs = o->timeslice };
+
+		return copy_to_user(up, &t, sizeof(t)) ? NV_ERR_INVALID_POINTER : NV_OK;
+	}
+	case NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL: {
+		struct a06c_interleave l;
+
+		if (copy_from_user(&l, up, sizeof(l)))
+			return NV_ERR_INVALID_POINTER;
+		if (l.tsgInterleaveLevel > 2)
+			return NV_ERR_INVALID_ARGUMENT;
+		o->level = l.tsgInterleaveLevel;
+		return NV_OK;
+	}
+	case NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL: {
+		struct a06c_interleave l = { .tsgInterleaveLevel = o->level };
+
+		return copy_to_user(up, &l, sizeof(l)) ? NV_ERR_INVALID_POINTER : NV_OK;
+	}
+	case NVA06C_CTRL_CMD_PREEMPT: {
+		struct a06c_preempt pr;
+
+		if (copy_from_user(&pr, up, sizeof(pr)))
+			return NV_ERR_INVALID_POINTER;
+		if (pr.bManualTimeout && pr.timeoutUs > NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US)
+			return NV_ERR_INVALID_ARGUMENT;
+		o->preempts++;
+		return NV_OK;
+	}
+	}
+	return NV_ERR_NOT_SUPPORTED;
+}
+
+/* One escape: nr with its struct (size bytes) at user address arg. */
+static long rm_escape(struct file *file, u32 nr, u32 size, void __user *arg)
+{
+	long ret = 0;
+
+	mutex_lock(&rm_lock);
+	if (nr == NV_ESC_RM_ALLOC && (size == sizeof(struct nvos21_params) ||
+				      size == sizeof(struct nvos64_params))) {
+		struct nvos64_params a64 = {};
+		struct nvos21_params a21 = {};
+		u32 hRoot, hParent, hNew, cls, st;
+
+		if (size == sizeof(a21)) {
+			if (copy_from_user(&a21, arg, size)) {
+				ret = -EFAULT;
+				goto out;
+			}
+			hRoot = a21.hRoot; hParent = a21.hObjectParent;
+			hNew = a21.hObjectNew; cls = a21.hClass;
+		} else {
+			if (copy_from_user(&a64, arg, size)) {
+				ret = -EFAULT;
+				goto out;
+			}
+			hRoot = a64.hRoot; hParent = a64.hObjectParent;
+			hNew = a64.hObjectNew; cls = a64.hClass;
+		}
+		st = do_alloc(file, hRoot, hParent, &hNew, cls);
+		if (size == sizeof(a21)) {
+			a21.status = st;
+			if (!st)
+				a21.hObjectNew = hNew;
+			if (copy_to_user(arg, &a21, size))
+				ret = -EFAULT;
+		} else {
+			a64.status = st;
+			if (!st)
+				a64.hObjectNew = hNew;
+			if (copy_to_user(arg, &a64, size))
+				ret = -EFAULT;
+		}
+	} else if (nr == NV_ESC_RM_FREE && size == sizeof(struct nvos00_params)) {
+		struct nvos00_params f;
+
+		if (copy_from_user(&f, arg, size)) {
+			ret = -EFAULT;
+			goto out;
+		}
+		f.status = do_free(file, f.hRoot, f.hObjectOld);
+		if (copy_to_user(arg, &f, size))
+			ret = -EFAULT;
+	} else if (nr == NV_ESC_RM_CONTROL && size == sizeof(struct nvos54_params)) {
+		struct nvos54_params c;
+
+		if (copy_from_user(&c, arg, size)) {
+			ret = -EFAULT;
+			goto out;
+		}
+		c.status = do_control(file, &c);
+		if (copy_to_user(arg, &c, size))
+			ret = -EFAULT;
+	} else {
+		ret = -EINVAL;
+	}
+out:
+	mutex_unlock(&rm_lock);
+	return ret;
+}
+
+static long rm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *up = (void __user *)arg;
+
+	if (_IOC_TYPE(cmd) != NV_IOCTL_MAGIC)
+		return -ENOTTY;
+	if (_IOC_NR(cmd) == NV_ESC_IOCTL_XFER_CMD) {
+		struct nv_ioctl_xfer x;
+
+		if (_IOC_SIZE(cmd) != sizeof(x))
+			return -EINVAL;
+		if (copy_from_user(&x, up, sizeof(x)))
+			return -EFAULT;
+		return rm_escape(file, x.cmd, x.size, u64_to_user_ptr(x.ptr));
+	}
+	return rm_escape(file, _IOC_NR(cmd), _IOC_SIZE(cmd), up);
+}
+
+static int rm_release(struct inode *inode, struct file *file)
+{
+	struct rm_client *c, *t;
+
+	mutex_lock(&rm_lock);
+	list_for_each_entry_safe(c, t, &rm_clients, node)
+		if (c->owner == file)
+			client_destroy(c);
+	mutex_unlock(&rm_lock);
+	return 0;
+}
+
+static int rm_open(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+static const struct file_operations rm_fops = {
+	.owner = THIS_MODULE,
+	.open = rm_open,
+	.release = rm_release,
+	.unlocked_ioctl = rm_ioctl,
+	.compat_ioctl = rm_ioctl,
+};
+
+static struct miscdevice rm_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "uvm_model_rm",
+	.fops = &rm_fops,
+	.mode = 0666,
+};
+
+int uvm_model_rm_init(void)
+{
+	return misc_register(&rm_dev);
+}
+
+void uvm_model_rm_exit(void)
+{
+	struct rm_client *c, *t;
+
+	misc_deregister(&rm_dev);
+	mutex_lock(&rm_lock);
+	list_for_each_entry_safe(c, t, &rm_clients, node)
+		client_destroy(c);
+	mutex_unlock(&rm_lock);
+}
