@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lfu: keep the most frequently used data resident.  A use is the driver
- * servicing faults on a chunk (chunk_used); uses are counted per VA block,
- * so a block's count survives its eviction, and they decay: every `decay`
+ * lfu: keep the most frequently used data resident.  The driver only sees
+ * faults, not hits, so a use is a VA block getting GPU memory: its first
+ * fault or a re-fault after eviction (chunk_activate).  Counting the
+ * fault batches of a block instead (chunk_used) would rank a block read
+ * once from end to end, which faults in many batches, above a hot block
+ * whose few pages stay resident.  Uses are counted per VA block, so a
+ * block's count survives its eviction, and they decay: every `decay`
  * eviction decisions all counts halve.  When the candidate at the head of
  * the used list was used at least `min_freq` times (after decay), it is
  * moved to the tail and the driver looks at the next head (at most
  * UVM_BPF_EVICT_MAX_SKIPS times): a one-pass scan evicts its own chunks
- * rather than the hot ones.
+ * rather than the re-used ones.
  *
- * The counts are per CPU (chunk_used is on the fault path: no shared
- * cache line is written there); evict_prepare, rarer, sums them.
+ * The counts are per CPU (chunk_activate is on the fault path: no shared
+ * cache line is written there); evict_prepare sums them.
  */
 #include "evict_common.bpf.h"
 
@@ -59,19 +63,11 @@ SEC("struct_ops/chunk_activate")
 int BPF_PROG(lfu_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_ACTIVATE, 1);
-	return UVM_BPF_EVICT_DEFAULT;
-}
-
-SEC("struct_ops/chunk_used")
-int BPF_PROG(lfu_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
-	     struct list_head *used_list)
-{
 	__u64 key = info->va_block_start;
 	__u32 now = epoch_now();
 	struct freq *f, init = { .count = 1, .epoch = now };
 
-	stat_add(STAT_USED, 1);
+	stat_add(STAT_ACTIVATE, 1);
 	f = bpf_map_lookup_elem(&freqs, &key);
 	if (!f) {
 		bpf_map_update_elem(&freqs, &key, &init, BPF_NOEXIST);
@@ -79,6 +75,14 @@ int BPF_PROG(lfu_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info
 		f->count = decayed(f, now) + 1;
 		f->epoch = now;
 	}
+	return UVM_BPF_EVICT_DEFAULT;
+}
+
+SEC("struct_ops/chunk_used")
+int BPF_PROG(lfu_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
+	     struct list_head *used_list)
+{
+	stat_add(STAT_USED, 1);
 	return UVM_BPF_EVICT_DEFAULT;	/* recency among equals: LRU */
 }
 

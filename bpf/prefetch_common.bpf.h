@@ -49,12 +49,19 @@ static __always_inline void stat_add(__u32 slot, __u64 n)
 		*v += n;
 }
 
-/* A parameter, or def when gpuctl has not set it. */
+/* A parameter; gpuctl writes every one at load.  def only if unreadable. */
 static __always_inline __u64 param(__u32 idx, __u64 def)
 {
 	__u64 *v = bpf_map_lookup_elem(&params, &idx);
 
-	return v && *v ? *v : def;
+	return v ? *v : def;
+}
+
+/* The driver's tree walk, with the threshold as a parameter. */
+static __always_inline int occupied(unsigned int counter, const uvm_va_block_region_t *r,
+				     __u64 percent)
+{
+	return (__u64)counter * 100 > (__u64)(r->outer - r->first) * percent;
 }
 
 /* Counts the action and returns it: `return decide(STAT_BYPASS, pages);` */

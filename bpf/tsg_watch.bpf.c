@@ -48,6 +48,8 @@ struct files_struct___tw {
 } __attribute__((preserve_access_index));
 struct task_struct___tw {
 	struct files_struct___tw *files;
+	struct task_struct___tw *group_leader;
+	char comm[16];
 } __attribute__((preserve_access_index));
 
 /* x86_64 struct pt_regs offsets of the syscall arguments. */
@@ -84,10 +86,10 @@ struct {
 	__type(value, struct policy);
 } policy SEC(".maps");
 
-/* [0]: next TSG ID; [1]: CLOCK_BOOTTIME when the watcher attached. */
+/* META_* slots (tsg_watch.bpf.h), written by gpuctl except the next ID. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, META_NR);
 	__type(key, __u32);
 	__type(value, __u64);
 } meta SEC(".maps");
@@ -300,7 +302,13 @@ static __always_inline void on_alloc(struct pending *p, __u32 tgid, __u32 tid)
 	info->hParent = hParent;
 	info->cgroup = bpf_get_current_cgroup_id();
 	info->created_ns = bpf_ktime_get_boot_ns();
-	bpf_get_current_comm(info->comm, sizeof(info->comm));
+	{
+		/* The process's name: CUDA may allocate from a helper thread. */
+		struct task_struct___tw *task = (void *)bpf_get_current_task();
+
+		if (BPF_CORE_READ_STR_INTO(&info->comm, task, group_leader, comm) <= 0)
+			bpf_get_current_comm(info->comm, sizeof(info->comm));
+	}
 	info->alloc_form = (p->size == sizeof(struct nvos21_params) ? 21 : 64) +
 			   (p->xfer ? 100 : 0);
 	decide(info);

@@ -89,6 +89,15 @@ struct tsg_event {
 	struct tsg_info info;
 };
 
+/* Slots of the meta array. */
+enum {
+	META_NEXT_ID = 0,	/* last TSG ID handed out */
+	META_STARTED = 1,	/* CLOCK_BOOTTIME ns when the watcher attached */
+	META_RDEV = 2,		/* the device it filters on (major << 20 | minor) */
+	META_ANY_MINOR = 3,	/* 1: any minor of that major */
+	META_NR = 4,
+};
+
 /* Counters in the stats array. */
 enum {
 	STAT_IOCTLS = 0,	/* RM escapes seen on the device */

@@ -37,7 +37,7 @@ static const char *const evict_stats[] = {
 
 static const struct policy_param lfu_params[] = {
 	{ "min_freq", 0, 2, 1, 1000000,
-	  "uses (after decay) that keep a chunk from being evicted" },
+	  "times a block got GPU memory (after decay) that keep it from eviction" },
 	{ "decay", 1, 64, 1, 1000000,
 	  "eviction decisions after which all use counts halve" },
 	{ NULL, 0, 0, 0, 0, NULL },
@@ -169,7 +169,7 @@ static int split_args(const char *policy, int argc, char **argv, char **rest, in
 {
 	unsigned long long pid;
 	bool is_pid;
-	__u32 val;
+	__u32 val = 0;
 	int err;
 
 	*nrest = 0;

@@ -69,13 +69,25 @@ int parse_u64(const char *what, const char *arg, unsigned long long min,
 
 /* The objects.  Each lives in cmd/<object>.c. */
 int do_prefetch(int argc, char **argv);
+int do_evict(int argc, char **argv);
+int do_replay(int argc, char **argv);
 int do_probe(int argc, char **argv);
 int do_batch(int argc, char **argv);
 int do_shell(int argc, char **argv);
+int do_sched(int argc, char **argv);
+int do_trace(int argc, char **argv);
+int do_stat(int argc, char **argv);
 
 /* For the shell's completion: an object's command words, NULL-terminated. */
 extern const char *const prefetch_words[];
 extern const char *const prefetch_policy_words[];
+extern const char *const sched_words[];
+extern const char *const trace_words[];
+extern const char *const stat_words[];
+extern const char *const evict_words[];
+extern const char *const evict_policy_words[];
+extern const char *const replay_words[];
+extern const char *const replay_policy_words[];
 
 /* Runs one command line (argv without the program name), as main does. */
 int run_command(int argc, char **argv);

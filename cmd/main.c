@@ -242,7 +242,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s batch file FILE\n"
 		"       %1$s version\n"
 		"\n"
-		"       OBJECT := { prefetch | probe | batch | shell }\n"
+		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | batch | shell }\n"
 		"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n",
 		bin_name);
 	return EXIT_OK;
@@ -273,7 +273,12 @@ static int do_version(int argc, char **argv)
 static const struct cmd objects[] = {
 	{ "help",	do_help },
 	{ "prefetch",	do_prefetch },
+	{ "evict",	do_evict },
+	{ "replay",	do_replay },
 	{ "probe",	do_probe },
+	{ "sched",	do_sched },
+	{ "trace",	do_trace },
+	{ "stat",	do_stat },
 	{ "batch",	do_batch },
 	{ "shell",	do_shell },
 	{ "version",	do_version },
@@ -281,7 +286,7 @@ static const struct cmd objects[] = {
 };
 
 const char *const object_words[] = {
-	"prefetch", "probe", "batch", "shell", "help", "version", NULL,
+	"prefetch", "evict", "replay", "probe", "sched", "trace", "stat", "batch", "shell", "help", "version", NULL,
 };
 
 int run_command(int argc, char **argv)

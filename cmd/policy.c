@@ -377,6 +377,39 @@ static int pin_maps(struct bpf_object *obj, const char *dir, int meta_fd)
 	return 0;
 }
 
+/*
+ * Attaches the policy's other programs (tracing programs that feed its
+ * maps) and pins their links next to its maps, so they live and die with
+ * the policy.
+ */
+static int attach_helpers(struct bpf_object *obj, const char *mapdir)
+{
+	char path[PATH_MAX];
+	struct bpf_program *prog;
+	struct bpf_link *l;
+	int err;
+
+	bpf_object__for_each_program(prog, obj) {
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_STRUCT_OPS)
+			continue;
+		l = bpf_program__attach(prog);
+		if (!l) {
+			err = -errno;
+			p_err("cannot attach %s (%s): %s; 'gpuctl probe' lists the driver's attach points",
+			      bpf_program__name(prog), bpf_program__section_name(prog), strerror(-err));
+			return err;
+		}
+		snprintf(path, sizeof(path), "%s/link_%s", mapdir, bpf_program__name(prog));
+		err = bpf_link__pin(l, path) ? -errno : 0;
+		bpf_link__destroy(l);
+		if (err) {
+			p_err("cannot pin %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static struct bpf_map *the_struct_ops_map(struct bpf_object *obj)
 {
 	struct bpf_map *map, *found = NULL;
@@ -461,7 +494,7 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 	struct bpf_link *link = NULL;
 	struct bpf_map_info minfo = {};
 	__u32 mlen = sizeof(minfo), i;
-	char dir[PATH_MAX], mapdir[PATH_MAX], linkpath[PATH_MAX], tmp[PATH_MAX];
+	char dir[PATH_MAX], mapdir[PATH_MAX], linkpath[PATH_MAX];
 	const char *path = NULL, *name;
 	char oldname[64] = "";
 	int meta_fd = -1, ret = EXIT_FAIL, err;
@@ -571,6 +604,10 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 		goto out_unpin;
 	}
 
+	err = attach_helpers(obj, mapdir);
+	if (err)
+		goto out_unpin;
+
 	snprintf(linkpath, sizeof(linkpath), "%s/link", dir);
 	if (cur.link_fd >= 0 && cur.map_id) {
 		/* Hot swap: one .update in the driver, no window without a policy. */
@@ -606,11 +643,11 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 		}
 		goto out_unpin;
 	}
-	/* Commit: pin under a temporary name, then rename over a stale pin. */
-	snprintf(tmp, sizeof(tmp), "%s/link_new_%d", dir, (int)getpid());
-	if (bpf_link__pin(link, tmp) || rename(tmp, linkpath)) {
+	/* Commit: pinning the link.  A stale pin (detached link) goes first. */
+	if (cur.link_fd >= 0)
+		unlink(linkpath);
+	if (bpf_link__pin(link, linkpath)) {
 		p_err("cannot pin the link at %s: %s", linkpath, strerror(errno));
-		unlink(tmp);
 		goto out_unpin;
 	}
 	bpf_link__disconnect(link);
@@ -862,11 +899,47 @@ int policy_attached_dir(const struct policy_kind *k, char *dir, size_t len,
 	return 0;
 }
 
-int policy_unload(const struct policy_kind *k, int argc, char **argv)
+/* Detaches and unpins the attached policy; name it in *name. */
+static int detach_policy(const struct policy_kind *k, struct attached *a, const char **name)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
+
+	*name = a->have_meta ? a->meta.policy : a->map_id ? a->map_name : "stale pin";
+	/* Detach now (the driver's .unreg runs before we return), then unpin. */
+	if (a->map_id && bpf_link_detach(a->link_fd) && errno != ENOLINK) {
+		p_err("cannot detach %s: %s", *name, strerror(errno));
+		return EXIT_FAIL;
+	}
+	obj_dir(k, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/link", dir);
+	if (unlink(path) && errno != ENOENT) {
+		p_err("detached %s but cannot remove %s: %s", *name, path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	remove_stale_dirs(k, 0);
+	return EXIT_OK;
+}
+
+int policy_remove(const struct policy_kind *k)
+{
 	struct attached a;
 	const char *name;
+	int ret;
+
+	if (read_attached(k, &a))
+		return EXIT_FAIL;
+	if (a.link_fd < 0)
+		return EXIT_OK;
+	ret = detach_policy(k, &a, &name);
+	close(a.link_fd);
+	return ret;
+}
+
+int policy_unload(const struct policy_kind *k, int argc, char **argv)
+{
+	struct attached a;
+	const char *name;
+	int ret;
 
 	(void)argv;
 	if (argc)
@@ -889,21 +962,10 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv)
 		close(a.link_fd);
 		return EXIT_FAIL;
 	}
-	name = a.have_meta ? a.meta.policy : a.map_id ? a.map_name : "stale pin";
-	/* Detach now (the driver's .unreg runs before we return), then unpin. */
-	if (a.map_id && bpf_link_detach(a.link_fd) && errno != ENOLINK) {
-		p_err("cannot detach %s: %s", name, strerror(errno));
-		close(a.link_fd);
-		return EXIT_FAIL;
-	}
+	ret = detach_policy(k, &a, &name);
 	close(a.link_fd);
-	obj_dir(k, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/link", dir);
-	if (unlink(path) && errno != ENOENT) {
-		p_err("detached %s but cannot remove %s: %s", name, path, strerror(errno));
-		return EXIT_FAIL;
-	}
-	remove_stale_dirs(k, 0);
+	if (ret)
+		return ret;
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "unloaded", name);
@@ -912,4 +974,36 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv)
 		printf("%s: %s unloaded\n", k->object, name);
 	}
 	return EXIT_OK;
+}
+
+int policy_attached_map_id(const struct policy_kind *k, __u32 *map_id)
+{
+	struct attached a;
+
+	if (read_attached(k, &a))
+		return -1;
+	*map_id = a.link_fd >= 0 ? a.map_id : 0;
+	if (a.link_fd >= 0)
+		close(a.link_fd);
+	return 0;
+}
+
+int policy_open_map(const struct policy_kind *k, const char *name, __u32 *map_id)
+{
+	struct attached a;
+	int fd;
+
+	if (read_attached(k, &a))
+		return -EINVAL;
+	if (a.link_fd < 0 || !a.map_id) {
+		if (a.link_fd >= 0)
+			close(a.link_fd);
+		return -ENOENT;
+	}
+	close(a.link_fd);
+	fd = open_policy_map(k, &a, name);
+	if (fd < 0)
+		return -errno;
+	*map_id = a.map_id;
+	return fd;
 }

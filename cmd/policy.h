@@ -65,6 +65,13 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv);
 int policy_attached_dir(const struct policy_kind *k, char *dir, size_t len,
 			char *policy, size_t plen);
 
+/* Detaches and unpins the attached policy, silently (for loops that own it). */
+int policy_remove(const struct policy_kind *k);
+/* The struct_ops map id of the attached policy, 0 when none. */
+int policy_attached_map_id(const struct policy_kind *k, __u32 *map_id);
+/* An fd on the attached policy's pinned map NAME, or -errno. */
+int policy_open_map(const struct policy_kind *k, const char *name, __u32 *map_id);
+
 /* Checks a user's object with libelf; p_err and -1 when it cannot be ours. */
 int elf_check_policy(const char *path, const char *st_type);
 

@@ -77,7 +77,7 @@ struct gt_event {
 	uint8_t flags;		/* GT_F_* */
 	uint16_t src;		/* processor index (GT_PROC_CPU) */
 	uint16_t dst;
-	uint8_t pad[6];
+	uint8_t pad[2];
 };				/* 56 bytes */
 
 #define GT_HOST_LEN 64

@@ -160,7 +160,7 @@ static int range_cmp(const void *a, const void *b)
 	return x->block < y->block ? -1 : x->block > y->block;
 }
 
-static void hist_text(const char *title, const uint64_t *h, uint64_t n, uint64_t sum,
+static void hist_text(FILE *out, const char *title, const uint64_t *h, uint64_t n, uint64_t sum,
 		      uint64_t max)
 {
 	uint64_t peak = 0;
@@ -175,11 +175,11 @@ static void hist_text(const char *title, const uint64_t *h, uint64_t n, uint64_t
 		if (h[i] > peak)
 			peak = h[i];
 	}
-	printf("\n%s: %llu samples, mean %.1f us, max %.1f us\n", title,
+	fprintf(out, "\n%s: %llu samples, mean %.1f us, max %.1f us\n", title,
 	       (unsigned long long)n, n ? (double)sum / n / 1000.0 : 0.0, max / 1000.0);
 	if (lo < 0)
 		return;
-	printf("     %-24s : %-10s |%-40s|\n", "ns", "count", "distribution");
+	fprintf(out, "     %-24s : %-10s |%-40s|\n", "ns", "count", "distribution");
 	for (int i = lo; i <= hi; i++) {
 		unsigned long long a = i ? 1ull << i : 0, b = (2ull << i) - 1;
 		char range[40], bar[41];
@@ -188,7 +188,7 @@ static void hist_text(const char *title, const uint64_t *h, uint64_t n, uint64_t
 		snprintf(range, sizeof(range), "%llu -> %llu", a, b);
 		memset(bar, '*', w);
 		bar[w] = '\0';
-		printf("     %-24s : %-10llu |%-40s|\n", range, (unsigned long long)h[i], bar);
+		fprintf(out, "     %-24s : %-10llu |%-40s|\n", range, (unsigned long long)h[i], bar);
 	}
 }
 
@@ -216,7 +216,7 @@ static void hist_json(const char *name, const char *unit, const uint64_t *h, uin
 	jsonw_end_object(json_wtr);
 }
 
-void ts_print(const struct trace_summary *s, const char *sort, unsigned int top)
+void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out)
 {
 	struct ts_range *sorted = NULL;
 	size_t n = 0;
@@ -280,37 +280,37 @@ void ts_print(const struct trace_summary *s, const char *sort, unsigned int top)
 		return;
 	}
 
-	printf("\nsummary: %.3f s of events\n",
+	fprintf(out, "\nsummary: %.3f s of events\n",
 	       s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
-	printf("  %-22s %14llu  (%llu duplicates)\n", "gpu faults",
+	fprintf(out, "  %-22s %14llu  (%llu duplicates)\n", "gpu faults",
 	       (unsigned long long)s->count[GT_EV_GPU_FAULT], (unsigned long long)s->duplicates);
-	printf("  %-22s %14llu\n", "cpu faults", (unsigned long long)s->count[GT_EV_CPU_FAULT]);
-	printf("  %-22s %14llu  (%llu faults)\n", "fault batches",
+	fprintf(out, "  %-22s %14llu\n", "cpu faults", (unsigned long long)s->count[GT_EV_CPU_FAULT]);
+	fprintf(out, "  %-22s %14llu  (%llu faults)\n", "fault batches",
 	       (unsigned long long)s->count[GT_EV_BATCH], (unsigned long long)s->batch_faults);
-	printf("  %-22s %14llu\n", "replays", (unsigned long long)s->count[GT_EV_REPLAY]);
-	printf("  %-22s %14llu  (%llu B to gpu, %llu B to cpu)\n", "migrations",
+	fprintf(out, "  %-22s %14llu\n", "replays", (unsigned long long)s->count[GT_EV_REPLAY]);
+	fprintf(out, "  %-22s %14llu  (%llu B to gpu, %llu B to cpu)\n", "migrations",
 	       (unsigned long long)s->count[GT_EV_MIGRATION],
 	       (unsigned long long)s->bytes_to_gpu, (unsigned long long)s->bytes_to_cpu);
 	for (int c = 1; c < GT_CAUSE_MAX; c++)
 		if (s->mig_bytes[c])
-			printf("    %-20s %14llu B\n", gt_cause_name(c),
+			fprintf(out, "    %-20s %14llu B\n", gt_cause_name(c),
 			       (unsigned long long)s->mig_bytes[c]);
-	printf("  %-22s %14llu  (%llu B)\n", "evictions",
+	fprintf(out, "  %-22s %14llu  (%llu B)\n", "evictions",
 	       (unsigned long long)s->count[GT_EV_EVICTION], (unsigned long long)s->evict_bytes);
 	if (s->count[GT_EV_THRASHING])
-		printf("  %-22s %14llu\n", "thrashing", (unsigned long long)s->count[GT_EV_THRASHING]);
+		fprintf(out, "  %-22s %14llu\n", "thrashing", (unsigned long long)s->count[GT_EV_THRASHING]);
 	if (s->count[GT_EV_TSG])
-		printf("  %-22s %14llu\n", "tsg", (unsigned long long)s->count[GT_EV_TSG]);
-	printf("  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
+		fprintf(out, "  %-22s %14llu\n", "tsg", (unsigned long long)s->count[GT_EV_TSG]);
+	fprintf(out, "  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
 	if (s->lat_n)
-		hist_text("batch service latency", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
+		hist_text(out, "batch service latency", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
 	else if (s->gap_n)
-		hist_text("gaps between faults", s->gap_hist, s->gap_n, s->gap_sum, s->gap_max);
+		hist_text(out, "gaps between faults", s->gap_hist, s->gap_n, s->gap_sum, s->gap_max);
 	if (n) {
-		printf("\nhottest 2 MiB ranges (by %s)\n", sort_key);
-		printf("  %-20s %12s %14s\n", "start", "faults", "bytes in");
+		fprintf(out, "\nhottest 2 MiB ranges (by %s)\n", sort_key);
+		fprintf(out, "  %-20s %12s %14s\n", "start", "faults", "bytes in");
 		for (size_t i = 0; i < n; i++)
-			printf("  0x%-18llx %12llu %14llu\n",
+			fprintf(out, "  0x%-18llx %12llu %14llu\n",
 			       (unsigned long long)((sorted[i].block - 1) << TS_RANGE_SHIFT),
 			       (unsigned long long)sorted[i].faults,
 			       (unsigned long long)sorted[i].bytes);

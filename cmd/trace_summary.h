@@ -7,6 +7,7 @@
 #define GPUCTL_TRACE_SUMMARY_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "record.h"
 
@@ -41,6 +42,6 @@ void ts_init(struct trace_summary *s);
 void ts_add(struct trace_summary *s, const struct gt_event *e);
 void ts_free(struct trace_summary *s);
 /* sort: "faults" (default) or "bytes" or "address"; top: how many ranges. */
-void ts_print(const struct trace_summary *s, const char *sort, unsigned int top);
+void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out);
 
 #endif

@@ -16,6 +16,9 @@
  * SIGUSR2: prints "tsg 0x.. timeslice N interleave L" per TSG, read through
  * its own file.  SIGUSR1: frees its first TSG ("freed 0x..").
  * SIGTERM/SIGINT: frees its client and exits 0.
+ *
+ * rmclient [-d DEV] -p CLIENT:TSG: opens DEV afresh and tries GET_TIMESLICE
+ * on another process's TSG; prints "status 0x.." (RM's ownership rule: 0x23).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -112,8 +115,11 @@ int main(int argc, char **argv)
 	__u32 hClient, hDevice, tsg[64];
 	int n = 2, opt, live;
 
-	while ((opt = getopt(argc, argv, "d:n:f:r:i:h")) != -1) {
+	const char *probe = NULL;
+
+	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:h")) != -1) {
 		switch (opt) {
+		case 'p': probe = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'n': n = atoi(optarg); break;
 		case 'f': form = optarg; break;
@@ -130,6 +136,17 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "rmclient: %s: %s\n", dev, strerror(errno));
 		return 1;
+	}
+	if (probe) {
+		unsigned int c = 0, t = 0;
+		struct a06c_timeslice ts = { 0 };
+
+		if (sscanf(probe, "%x:%x", &c, &t) != 2) {
+			fprintf(stderr, "rmclient: -p wants CLIENT:TSG in hex\n");
+			return 2;
+		}
+		printf("status 0x%x\n", control(c, t, NVA06C_CTRL_CMD_GET_TIMESLICE, &ts, sizeof(ts)));
+		return 0;
 	}
 	signal(SIGUSR1, on_sig);
 	signal(SIGUSR2, on_sig);

@@ -23,6 +23,7 @@
  * through /dev/uvm_model (uvm_model_uapi.h).
  */
 #include <linux/bitmap.h>
+#include <linux/debugfs.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/miscdevice.h>
@@ -247,6 +248,16 @@ static void grow_fault_granularity(uvm_perf_prefetch_bitmap_tree_t *tree,
 }
 
 /*
+ * As in the driver: the block's thrashing pages, or NULL when it has none.
+ * Policies trace it (fexit) to learn which blocks thrash.
+ */
+const uvm_page_mask_t *uvm_perf_thrashing_get_thrashing_pages(uvm_va_block_t *va_block);
+noinline const uvm_page_mask_t *uvm_perf_thrashing_get_thrashing_pages(uvm_va_block_t *va_block)
+{
+	return bitmap_empty(va_block->thrashing.bitmap, PAGES) ? NULL : &va_block->thrashing;
+}
+
+/*
  * Same name and first argument as the driver's, so that tracing programs
  * (fentry) can learn which block a decision is for.
  */
@@ -258,19 +269,24 @@ noinline void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,
 						  uvm_page_mask_t *prefetch_pages)
 {
 	uvm_va_block_region_t max_region = uvm_va_block_region(0, PAGES);
+	const uvm_page_mask_t *thrashing;
 	uvm_page_mask_t faulted;
 	unsigned int page;
 
 	bitmap_zero(prefetch_pages->bitmap, PAGES);
 	if (!model.cfg.prefetch)
 		return;
+	thrashing = uvm_perf_thrashing_get_thrashing_pages(va_block);
 
 	tree_init(bitmap_tree, va_block, max_region);
 	grow_fault_granularity(bitmap_tree, va_block);
 
 	/* Faults on thrashing pages do not compute prefetch regions. */
-	bitmap_andnot(faulted.bitmap, va_block->faulted.bitmap,
-		      va_block->thrashing.bitmap, PAGES);
+	if (thrashing)
+		bitmap_andnot(faulted.bitmap, va_block->faulted.bitmap,
+			      thrashing->bitmap, PAGES);
+	else
+		bitmap_copy(faulted.bitmap, va_block->faulted.bitmap, PAGES);
 	for_each_set_bit(page, faulted.bitmap, PAGES) {
 		uvm_va_block_region_t r = compute_prefetch_region(page, bitmap_tree, max_region);
 
@@ -282,8 +298,9 @@ noinline void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,
 
 	bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
 		      va_block->faulted.bitmap, PAGES);
-	bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
-		      va_block->thrashing.bitmap, PAGES);
+	if (thrashing)
+		bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
+			      thrashing->bitmap, PAGES);
 }
 
 /* --- GPU memory: root chunks, used list, eviction (uvm_pmm_gpu.c) ----- */
@@ -875,6 +892,8 @@ static struct miscdevice model_dev = {
 	.mode = 0600,
 };
 
+static struct dentry *model_debugfs;
+
 static int __init uvm_model_init(void)
 {
 	int ret, i;
@@ -897,12 +916,17 @@ static int __init uvm_model_init(void)
 	if (ret) {
 		misc_deregister(&model_dev);
 		model_free();
+		return ret;
 	}
-	return ret;
+	/* The transfer counter the adaptive prefetch loop reads (no NVML here). */
+	model_debugfs = debugfs_create_dir("uvm_model", NULL);
+	debugfs_create_u64("pages_migrated", 0444, model_debugfs, &model.stats.pages_migrated);
+	return 0;
 }
 
 static void __exit uvm_model_exit(void)
 {
+	debugfs_remove_recursive(model_debugfs);
 	uvm_model_rm_exit();
 	misc_deregister(&model_dev);
 	model_free();

@@ -15,7 +15,9 @@
  *
  * run keys: blocks (range used, default all), pages, stride, degree-free
  * patterns take passes, warps (concurrency, default 16), seed, tenant,
- * first (first block).  A run does not reset the model: counters add up.
+ * first (first block), hot and hot_tenant (hotcold: hot blocks, and the
+ * tenant their accesses count for).  A run does not reset the model:
+ * counters add up.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +94,7 @@ static uint64_t rnd(void)
 
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
+	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
 
@@ -162,7 +165,8 @@ static void build(const char *pattern, struct run_opts *o)
 
 			for (c = hot; c < o->blocks; c++) {
 				for (p = 0; p < hot * PAGES_PER_BLOCK; p += 64)
-					push(base + p, o->tenant, 0);
+					push(base + p, o->hot_tenant ? (uint32_t)o->hot_tenant - 1
+								     : o->tenant, 0);
 				for (p = 0; p < PAGES_PER_BLOCK; p++)
 					push(base + c * PAGES_PER_BLOCK + p, o->tenant, 0);
 			}
@@ -241,6 +245,7 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "seed")) rng_state = v ? v : 1;
 		else if (!strcmp(argv[i], "tenant")) o.tenant = v;
 		else if (!strcmp(argv[i], "hot")) o.hot = v;
+		else if (!strcmp(argv[i], "hot_tenant")) o.hot_tenant = v + 1;
 		else if (!strcmp(argv[i], "count")) o.count = v;
 		else die("unknown run key '%s'", argv[i]);
 	}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* throughput.h - host-to-device transfer rate, from NVML or the UVM model. */
+#ifndef GPUCTL_THROUGHPUT_H
+#define GPUCTL_THROUGHPUT_H
+
+struct throughput {
+	const char *source;	/* "nvml" or "uvm_model" */
+	/* private */
+	void *nvml;
+	void *dev;
+	unsigned int (*rx)(void *dev, int counter, unsigned int *kbps);
+	unsigned long long last_bytes;
+	double last_time;
+};
+
+/* Opens the first source that works; p_err naming both when none does. */
+int throughput_open(struct throughput *t);
+/* Host-to-device MB/s: NVML's current PCIe RX, or the model's rate since the last call. */
+int throughput_mbps(struct throughput *t, double *mbps);
+void throughput_close(struct throughput *t);
+
+#endif
