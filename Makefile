@@ -55,6 +55,12 @@ build/man/%: man/%.rst | build
 model:
 	$(MAKE) -C tests/model
 
+# BPF objects the tests load as users' own policies (.elf: the VM copy skips *.o).
+TEST_POLICIES := $(patsubst %.bpf.c,%.elf,$(wildcard tests/policies/*.bpf.c))
+tests/policies/%.elf: tests/policies/%.bpf.c $(wildcard bpf/*.bpf.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
+	$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+test-policies: $(TEST_POLICIES)
+
 install: gpuctl man
 	install -D -m 0755 gpuctl $(DESTDIR)$(SBINDIR)/gpuctl
 	install -d $(DESTDIR)$(MANDIR)/man8
@@ -65,7 +71,7 @@ install: gpuctl man
 deps:
 	tests/deps.sh
 
-test: gpuctl model
+test: gpuctl model test-policies
 	tests/run
 
 demo: gpuctl model
@@ -75,9 +81,9 @@ bench: gpuctl model
 	bench/run
 
 clean:
-	rm -rf build gpuctl gpuctl-asan
+	rm -rf build gpuctl gpuctl-asan tests/policies/*.elf
 	$(MAKE) -C tests/model clean
 
-.PHONY: all man model install deps test demo bench clean asan
+.PHONY: all man model test-policies install deps test demo bench clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:

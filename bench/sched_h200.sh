@@ -27,11 +27,18 @@ nvcc --version | tail -1
 nvcc -O2 -arch=sm_90 -o /tmp/lcbe tests/gpu/lcbe.cu || exit 1
 cp /tmp/lcbe /tmp/lcbe_lc; cp /tmp/lcbe /tmp/lcbe_be
 
+# bpffs: /sys/fs/bpf when the machine has it, else a private mount.
+if ! grep -q " /sys/fs/bpf bpf " /proc/mounts; then
+	if [ -d /sys/fs/bpf ]; then mount -t bpf bpf /sys/fs/bpf
+	else mkdir -p /tmp/gpuctl-bpffs; mount -t bpf bpf /tmp/gpuctl-bpffs
+		export GPUCTL_BPFFS=/tmp/gpuctl-bpffs; fi
+fi
+echo "bpffs: ${GPUCTL_BPFFS:-/sys/fs/bpf}"
 G sched unload >/dev/null 2>&1
 log "watch"; G sched watch
 
 log "functional: one CUDA process"
-/tmp/lcbe_be 30 20 >"$OUT/f_be.txt" 2>&1 &
+/tmp/lcbe_be be 30 20 >"$OUT/f_be.txt" 2>&1 &
 BEP=$!
 for i in $(seq 100); do grep -q ready "$OUT/f_be.txt" && break; sleep 0.1; done
 G sched list
@@ -67,11 +74,11 @@ G sched status
 bench() {	# bench LABEL NBE: NLC LC processes against NBE BE processes
 	local label=$1 nbe=$2 pids=""
 	for i in $(seq "$nbe"); do
-		/tmp/lcbe_be $((DUR + 6)) "$BE_MS" >"$OUT/${label}_be$i.txt" 2>&1 & pids="$pids $!"
+		/tmp/lcbe_be be $((DUR + 6)) "$BE_MS" >"$OUT/${label}_be$i.txt" 2>&1 & pids="$pids $!"
 	done
 	[ "$nbe" -gt 0 ] && sleep 4
 	for i in $(seq "$NLC"); do
-		/tmp/lcbe_lc "$DUR" "$LC_US" "$LC_GAP" >"$OUT/${label}_lc$i.txt" 2>&1 & pids="$pids $!"
+		/tmp/lcbe_lc lc "$DUR" "$LC_US" "$LC_GAP" >"$OUT/${label}_lc$i.txt" 2>&1 & pids="$pids $!"
 	done
 	[ "$nbe" -gt 0 ] && sleep 3 && G sched list >"$OUT/${label}_list.txt" 2>&1
 	wait $pids
@@ -93,4 +100,5 @@ grep -v '^restored\|^applied' "$OUT/run.log" | head -5
 head -3 "$OUT/run.log"
 G sched status
 G sched unload
+[ -n "${GPUCTL_BPFFS:-}" ] && umount "$GPUCTL_BPFFS"
 echo done

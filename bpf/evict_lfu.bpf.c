@@ -7,7 +7,7 @@
  * once from end to end, which faults in many batches, above a hot block
  * whose few pages stay resident.  Uses are counted per VA block, so a
  * block's count survives its eviction, and they decay: every `decay`
- * eviction decisions all counts halve.  When the candidate at the head of
+ * evictions all counts halve.  When the candidate at the head of
  * the used list was used at least `min_freq` times (after decay), it is
  * moved to the tail and the driver looks at the next head (at most
  * UVM_BPF_EVICT_MAX_SKIPS times): a one-pass scan evicts its own chunks
@@ -35,8 +35,8 @@ struct {
 	__type(value, struct freq);
 } freqs SEC(".maps");
 
-/* [0]: decay epoch; [1]: eviction decisions in this epoch.  Written only
- * by evict_prepare, which the driver serializes. */
+/* [0]: decay epoch; [1]: evictions in this epoch.  Written only by
+ * chunk_release, which the driver serializes with evictions. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 2);
@@ -90,21 +90,11 @@ SEC("struct_ops/evict_prepare")
 int BPF_PROG(lfu_prepare, uvm_gpu_chunk_t *candidate, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	__u64 key = info->va_block_start, *e, *n;
-	__u32 k0 = 0, k1 = 1, now, cpu, sum = 0;
+	__u64 key = info->va_block_start;
+	__u32 now = epoch_now(), cpu, sum = 0;
 	struct freq *f;
 
 	stat_add(STAT_PREPARE, 1);
-	e = bpf_map_lookup_elem(&clock, &k0);
-	n = bpf_map_lookup_elem(&clock, &k1);
-	if (!e || !n)
-		return UVM_BPF_EVICT_DEFAULT;
-	if (++*n >= param(P_DECAY, 64)) {
-		*n = 0;
-		*e += 1;
-		stat_add(STAT_DECAYS, 1);
-	}
-	now = (__u32)*e;
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		f = bpf_map_lookup_percpu_elem(&freqs, &key, cpu);
 		if (!f)
@@ -118,9 +108,26 @@ int BPF_PROG(lfu_prepare, uvm_gpu_chunk_t *candidate, struct uvm_evict_chunk_inf
 	return UVM_BPF_EVICT_DEFAULT;
 }
 
+/* A chunk left GPU memory: the decay clock counts these. */
+SEC("struct_ops/chunk_release")
+int BPF_PROG(lfu_release, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info)
+{
+	__u32 k0 = 0, k1 = 1;
+	__u64 *e = bpf_map_lookup_elem(&clock, &k0);
+	__u64 *n = bpf_map_lookup_elem(&clock, &k1);
+
+	if (e && n && ++*n >= param(P_DECAY, 128)) {
+		*n = 0;
+		*e += 1;
+		stat_add(STAT_DECAYS, 1);
+	}
+	return UVM_BPF_EVICT_DEFAULT;
+}
+
 SEC(".struct_ops.link")
 struct uvm_evict_ops lfu = {
 	.chunk_activate = (void *)lfu_activate,
 	.chunk_used = (void *)lfu_used,
 	.evict_prepare = (void *)lfu_prepare,
+	.chunk_release = (void *)lfu_release,
 };

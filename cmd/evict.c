@@ -38,8 +38,8 @@ static const char *const evict_stats[] = {
 static const struct policy_param lfu_params[] = {
 	{ "min_freq", 0, 2, 1, 1000000,
 	  "times a block got GPU memory (after decay) that keep it from eviction" },
-	{ "decay", 1, 64, 1, 1000000,
-	  "eviction decisions after which all use counts halve" },
+	{ "decay", 1, 128, 1, 1000000,
+	  "evictions after which all use counts halve" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 

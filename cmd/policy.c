@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -45,6 +46,31 @@ struct attached {
 static void obj_dir(const struct policy_kind *k, char *buf, size_t len)
 {
 	snprintf(buf, len, GPUCTL_PIN_DIR "/%s", k->object);
+}
+
+/*
+ * Serialises the commands that change an object's pins (load, show's
+ * clean-up, unload) across processes; released when the fd closes.
+ */
+static int lock_object(const struct policy_kind *k)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	obj_dir(k, dir, sizeof(dir));
+	if ((mkdir(GPUCTL_PIN_DIR, 0700) && errno != EEXIST) ||
+	    (mkdir(dir, 0700) && errno != EEXIST)) {
+		p_err("cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		p_err("cannot lock %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static const struct policy_def *find_def(const struct policy_kind *k, const char *name)
@@ -497,7 +523,7 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 	char dir[PATH_MAX], mapdir[PATH_MAX], linkpath[PATH_MAX];
 	const char *path = NULL, *name;
 	char oldname[64] = "";
-	int meta_fd = -1, ret = EXIT_FAIL, err;
+	int meta_fd = -1, lock_fd, ret = EXIT_FAIL, err;
 	const void *bytes;
 	size_t sz;
 
@@ -527,8 +553,13 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 		return EXIT_FAIL;
 	if (check_caps("loading a policy") || check_bpffs() || check_driver(k))
 		return EXIT_FAIL;
-	if (read_attached(k, &cur))
+	lock_fd = lock_object(k);
+	if (lock_fd < 0)
 		return EXIT_FAIL;
+	if (read_attached(k, &cur)) {
+		close(lock_fd);
+		return EXIT_FAIL;
+	}
 
 	if (path) {
 		obj = bpf_object__open_file(path, &oopts);
@@ -592,11 +623,6 @@ int policy_load(const struct policy_kind *k, int argc, char **argv)
 		goto out;
 	}
 	obj_dir(k, dir, sizeof(dir));
-	if ((mkdir(GPUCTL_PIN_DIR, 0700) && errno != EEXIST) ||
-	    (mkdir(dir, 0700) && errno != EEXIST)) {
-		p_err("cannot create %s: %s", dir, strerror(errno));
-		goto out;
-	}
 	snprintf(mapdir, sizeof(mapdir), "%s/%u", dir, minfo.id);
 	err = pin_maps(obj, mapdir, meta_fd);
 	if (err) {
@@ -672,6 +698,7 @@ out:
 	if (cur.link_fd >= 0)
 		close(cur.link_fd);
 	bpf_object__close(obj);
+	close(lock_fd);
 	return ret;
 }
 
@@ -809,18 +836,34 @@ static void show_stats(const struct policy_kind *k, const struct attached *a,
 		close(fd);
 }
 
+static int show_locked(const struct policy_kind *k);
+
 int policy_show(const struct policy_kind *k, int argc, char **argv)
 {
-	const struct policy_def *def;
-	const char *why;
-	struct attached a;
-	char since[32] = "";
-	time_t t;
+	int lock_fd, ret;
 
 	(void)argv;
 	if (argc)
 		return usage_err("'%s show' takes no arguments", k->object);
-	if (check_bpffs() || read_attached(k, &a))
+	if (check_bpffs())
+		return EXIT_FAIL;
+	lock_fd = lock_object(k);
+	if (lock_fd < 0)
+		return EXIT_FAIL;
+	ret = show_locked(k);
+	close(lock_fd);
+	return ret;
+}
+
+static int show_locked(const struct policy_kind *k)
+{
+	const struct policy_def *def;
+	struct attached a;
+	char since[32] = "";
+	const char *why;
+	time_t t;
+
+	if (read_attached(k, &a))
 		return EXIT_FAIL;
 	if (a.link_fd < 0 || !a.map_id) {
 		if (json_output) {
@@ -924,27 +967,47 @@ int policy_remove(const struct policy_kind *k)
 {
 	struct attached a;
 	const char *name;
-	int ret;
+	int lock_fd, ret = EXIT_OK;
 
-	if (read_attached(k, &a))
+	lock_fd = lock_object(k);
+	if (lock_fd < 0)
 		return EXIT_FAIL;
-	if (a.link_fd < 0)
-		return EXIT_OK;
-	ret = detach_policy(k, &a, &name);
-	close(a.link_fd);
+	if (read_attached(k, &a)) {
+		ret = EXIT_FAIL;
+	} else if (a.link_fd >= 0) {
+		ret = detach_policy(k, &a, &name);
+		close(a.link_fd);
+	}
+	close(lock_fd);
 	return ret;
 }
 
+static int unload_locked(const struct policy_kind *k);
+
 int policy_unload(const struct policy_kind *k, int argc, char **argv)
+{
+	int lock_fd, ret;
+
+	(void)argv;
+	if (argc)
+		return usage_err("'%s unload' takes no arguments", k->object);
+	if (check_bpffs())
+		return EXIT_FAIL;
+	lock_fd = lock_object(k);
+	if (lock_fd < 0)
+		return EXIT_FAIL;
+	ret = unload_locked(k);
+	close(lock_fd);
+	return ret;
+}
+
+static int unload_locked(const struct policy_kind *k)
 {
 	struct attached a;
 	const char *name;
 	int ret;
 
-	(void)argv;
-	if (argc)
-		return usage_err("'%s unload' takes no arguments", k->object);
-	if (check_bpffs() || read_attached(k, &a))
+	if (read_attached(k, &a))
 		return EXIT_FAIL;
 	if (a.link_fd < 0) {
 		/* Idempotent: nothing attached is the state asked for. */

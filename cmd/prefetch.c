@@ -155,7 +155,6 @@ static int param_get(int fd, __u32 idx, __u64 *v)
 static int adaptive_loop(void)
 {
 	__u64 hi, lo, t_hi, t_mid, t_lo, interval, cur = 0, want;
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct throughput tp;
 	struct timespec ts;
 	__u32 map_id, now_id, zero = 0;
@@ -172,8 +171,6 @@ static int adaptive_loop(void)
 		policy_remove(&prefetch_kind);
 		return EXIT_FAIL;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	p_info("adaptive: throughput from %s; Ctrl-C stops the loop and unloads the policy",
 	       tp.source);
 
@@ -285,6 +282,12 @@ static int do_load(int argc, char **argv)
 		} else {
 			return usage_err("too many arguments");
 		}
+	}
+	if (adaptive) {	/* before the fork: a signal must never find no handler */
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
 	}
 	ret = policy_load(&prefetch_kind, n, rest);
 	if (ret != EXIT_OK || !adaptive)

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
+#include "trace_backend.h"
 
 #define SYS_BTF_DIR "/sys/kernel/btf"
 
@@ -324,6 +325,8 @@ struct probe {
 	char kfunc_mod[N(kfunc_table)][64];
 	char trace_mod[N(trace_table)][64];
 	const char *trace_backend;
+	bool tb_bpf;		/* the bpf trace program loads and attaches */
+	char tb_bpf_reason[256];
 };
 
 static bool path_exists(const char *path)
@@ -549,9 +552,10 @@ static void run_probe(struct probe *p)
 
 	probe_fentry(p);
 
-	if (p->fentry_mod.attaches)
+	p->tb_bpf = tb_bpf_usable(p->tb_bpf_reason, sizeof(p->tb_bpf_reason));
+	if (p->tb_bpf)
 		p->trace_backend = "bpf";
-	else if (p->dev[1])
+	else if (p->dev[2])
 		p->trace_backend = "uvm-tools";
 	else
 		p->trace_backend = NULL;
@@ -774,6 +778,29 @@ static void print_json(const struct probe *p)
 	}
 	jsonw_end_array(w);
 	jsonw_string_field(w, "trace_backend", p->trace_backend);
+	jsonw_name(w, "trace_backends");
+	jsonw_start_array(w);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", "bpf");
+	jsonw_string_field(w, "scope", "system-wide");
+	jsonw_bool_field(w, "available", p->tb_bpf);
+	jsonw_string_field(w, "reason", p->tb_bpf ? NULL : p->tb_bpf_reason);
+	jsonw_end_object(w);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", "uvm-tools");
+	jsonw_string_field(w, "scope", "one process (-p PID or -- CMD)");
+	jsonw_bool_field(w, "available", p->dev[2]);
+	jsonw_string_field(w, "reason", p->dev[2] ? NULL : "/dev/nvidia-uvm-tools missing");
+	jsonw_end_object(w);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", "rm");
+	jsonw_string_field(w, "scope", "TSG events");
+	jsonw_bool_field(w, "available", false);
+	jsonw_string_field(w, "reason", "not implemented yet");
+	jsonw_end_object(w);
+	jsonw_end_array(w);
+	jsonw_string_field(w, "trace_backend_for_pid",
+			   p->dev[2] ? "uvm-tools" : p->tb_bpf ? "bpf" : NULL);
 
 	jsonw_end_object(w);
 }
@@ -904,6 +931,11 @@ static void print_text(const struct probe *p)
 	line("trace backend", p->trace_backend ? p->trace_backend : "none",
 	     p->trace_backend ? NULL :
 	     "load nvidia_uvm and start a CUDA program (uvm-tools backend), or fix fentry above (bpf backend)");
+	line("  bpf (system-wide)", p->tb_bpf ? "yes" : "no", p->tb_bpf ? NULL : p->tb_bpf_reason);
+	line("  uvm-tools (one process)", p->dev[2] ? "yes" : "no",
+	     p->dev[2] ? NULL : "/dev/nvidia-uvm-tools missing (nvidia-modprobe -u)");
+	line("  rm (TSG events)", "no", "not implemented yet");
+	line("  chosen for -p PID", p->dev[2] ? "uvm-tools" : p->tb_bpf ? "bpf" : "none", NULL);
 }
 
 static int probe_help(int argc, char **argv)

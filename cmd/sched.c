@@ -4,7 +4,8 @@
  * policies on NVIDIA's stock driver.
  *
  * A watcher (bpf/tsg_watch.bpf.c: raw tracepoints on sys_enter/sys_exit,
- * links and maps pinned under GPUCTL_PIN_DIR/sched) records every TSG that
+ * links and maps pinned under GPUCTL_PIN_DIR/sched, or $GPUCTL_BPFFS/gpuctl/sched)
+ * records every TSG that
  * processes allocate through the RM device.  Controls go through the owning
  * process's own RM file, borrowed with pidfd_getfd(): RM's rule that a client
  * answers only through the file that created it stays in force.
@@ -32,7 +33,29 @@
 #include "../bpf/tsg_watch.bpf.h"
 #include "tsg_watch.skel.h"
 
-#define SCHED_PIN_DIR	GPUCTL_PIN_DIR "/sched"
+/*
+ * Pins live under GPUCTL_PIN_DIR/sched; $GPUCTL_BPFFS names another bpffs
+ * mount point for machines where /sys/fs/bpf does not exist.
+ */
+static const char *bpffs_root(void)
+{
+	const char *env = getenv("GPUCTL_BPFFS");
+
+	return env && *env ? env : BPFFS_ROOT;
+}
+
+static const char *pin_path(const char *name)
+{
+	static char buf[4][320];
+	static int k;
+	char *b = buf[k++ & 3];
+
+	snprintf(b, sizeof(buf[0]), "%s/gpuctl/sched%s%s", bpffs_root(), name ? "/" : "",
+		 name ? name : "");
+	return b;
+}
+
+#define SCHED_PIN_DIR	pin_path(NULL)
 #define RUN_DIR		"/run/gpuctl"
 #define RUN_PIDFILE	RUN_DIR "/sched-run.pid"
 #define DEFAULT_DEVICE	"/dev/nvidiactl"
@@ -132,9 +155,9 @@ static void watcher_close(struct watcher *w)
 
 static bool watcher_pinned(void)
 {
-	return access(SCHED_PIN_DIR "/link_sys_enter", F_OK) == 0 &&
-	       access(SCHED_PIN_DIR "/link_sys_exit", F_OK) == 0 &&
-	       access(SCHED_PIN_DIR "/tsgs", F_OK) == 0;
+	return access(pin_path("link_sys_enter"), F_OK) == 0 &&
+	       access(pin_path("link_sys_exit"), F_OK) == 0 &&
+	       access(pin_path("tsgs"), F_OK) == 0;
 }
 
 /* Opens the pinned maps; quiet (returns -ENOENT) when no watcher runs. */
@@ -147,7 +170,7 @@ static int watcher_open(struct watcher *w)
 	if (!watcher_pinned())
 		return -ENOENT;
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		snprintf(path, sizeof(path), SCHED_PIN_DIR "/%s", pin_maps[i]);
+		snprintf(path, sizeof(path), "%s", pin_path(pin_maps[i]));
 		*fds[i] = bpf_obj_get(path);
 		if (*fds[i] < 0) {
 			int err = -errno;
@@ -163,10 +186,10 @@ static void unpin_all(void)
 {
 	char path[256];
 
-	unlink(SCHED_PIN_DIR "/link_sys_enter");
-	unlink(SCHED_PIN_DIR "/link_sys_exit");
+	unlink(pin_path("link_sys_enter"));
+	unlink(pin_path("link_sys_exit"));
 	for (size_t i = 0; i < sizeof(pin_maps) / sizeof(pin_maps[0]); i++) {
-		snprintf(path, sizeof(path), SCHED_PIN_DIR "/%s", pin_maps[i]);
+		snprintf(path, sizeof(path), "%s", pin_path(pin_maps[i]));
 		unlink(path);
 	}
 	rmdir(SCHED_PIN_DIR);
@@ -204,9 +227,11 @@ static int watcher_start(const char *dev, bool *started)
 		return -1;
 	}
 	unpin_all();	/* leftovers of a crashed start */
-	if (mkdir(GPUCTL_PIN_DIR, 0700) && errno != EEXIST) {
-		p_err("cannot create %s: %s (is bpffs mounted at " BPFFS_ROOT "?)",
-		      GPUCTL_PIN_DIR, strerror(errno));
+	snprintf(path, sizeof(path), "%s/gpuctl", bpffs_root());
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		p_err("cannot create %s: %s (is bpffs mounted at %s? mount it, or name "
+		      "another bpffs mount in $GPUCTL_BPFFS)", path, strerror(errno),
+		      bpffs_root());
 		return -1;
 	}
 	if (mkdir(SCHED_PIN_DIR, 0700) && errno != EEXIST) {
@@ -227,7 +252,7 @@ static int watcher_start(const char *dev, bool *started)
 	maps[3] = skel->maps.stats;
 	maps[4] = skel->maps.events;
 	for (int i = 0; i < 5; i++) {
-		snprintf(path, sizeof(path), SCHED_PIN_DIR "/%s", pin_maps[i]);
+		snprintf(path, sizeof(path), "%s", pin_path(pin_maps[i]));
 		bpf_map__set_pin_path(maps[i], path);
 	}
 	err = tsg_watch__load(skel);
@@ -252,8 +277,8 @@ static int watcher_start(const char *dev, bool *started)
 		      "failed: %s", strerror(-err));
 		goto fail;
 	}
-	if (bpf_link__pin(skel->links.tsg_sys_enter, SCHED_PIN_DIR "/link_sys_enter") ||
-	    bpf_link__pin(skel->links.tsg_sys_exit, SCHED_PIN_DIR "/link_sys_exit")) {
+	if (bpf_link__pin(skel->links.tsg_sys_enter, pin_path("link_sys_enter")) ||
+	    bpf_link__pin(skel->links.tsg_sys_exit, pin_path("link_sys_exit"))) {
 		p_err("pinning the watcher links under %s failed: %s", SCHED_PIN_DIR,
 		      strerror(errno));
 		goto fail;
@@ -500,7 +525,7 @@ static int do_help(int argc, char **argv)
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n"
 		"       MATCH := { comm:NAME | pid:PID | uid:UID | cgroup:PATH }\n"
 		"\n"
-		"watch pins a watcher under " SCHED_PIN_DIR " that records the TSGs\n"
+		"watch pins a watcher under " GPUCTL_PIN_DIR "/sched that records the TSGs\n"
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
 		"root with CAP_SYS_PTRACE; the device is " DEFAULT_DEVICE " unless\n"

@@ -174,9 +174,15 @@ static int bpf_start(struct tb *t, uint32_t tgid, uint32_t types, char *reason, 
 		/* libbpf finds the function in vmlinux or module BTF. */
 		bpf_program__set_attach_target(prog, 0, found);
 	}
+	/* A refusal is reported below in one line (and it may just mean falling
+	 * back to uvm-tools): keep libbpf's warnings for -d. */
+	libbpf_print_fn_t old = debug_output ? NULL : libbpf_set_print(NULL);
+
 	err = trace_uvm__load(skel);
 	if (!err)
 		err = trace_uvm__attach(skel);
+	if (!debug_output)
+		libbpf_set_print(old);
 	if (err) {
 		err = err < 0 ? err : -EINVAL;
 		snprintf(reason, len, "fentry on %s:uvm_perf_event_notify refused: %s%s", mod,

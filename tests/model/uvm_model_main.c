@@ -73,6 +73,7 @@ static struct uvm_model {
 	NvU32 batch_migrated;
 	NvU32 batches_since_replay;
 	NvU32 pid[UVM_MODEL_MAX_TENANTS];
+	NvU64 pages_migrated_total;	/* since load, not zeroed by reset */
 } model;
 
 /*
@@ -429,7 +430,9 @@ static void service_block(uvm_va_block_t *blk)
 		uvm_model_ev_migrate(blk->start + ((NvU64)find_first_bit(fresh.bitmap, PAGES) << UVM_MODEL_PAGE_SHIFT), (NvU64)n << UVM_MODEL_PAGE_SHIFT, false);
 
 	bitmap_andnot(prefetch.bitmap, prefetch.bitmap, blk->resident.bitmap, PAGES);
+	model.pages_migrated_total += n;
 	n = mask_weight(&prefetch);
+	model.pages_migrated_total += n;
 	model.stats.pages_prefetched += n;
 	if (n)
 		uvm_model_ev_migrate(blk->start + ((NvU64)find_first_bit(prefetch.bitmap, PAGES) << UVM_MODEL_PAGE_SHIFT), (NvU64)n << UVM_MODEL_PAGE_SHIFT, true);
@@ -920,7 +923,7 @@ static int __init uvm_model_init(void)
 	}
 	/* The transfer counter the adaptive prefetch loop reads (no NVML here). */
 	model_debugfs = debugfs_create_dir("uvm_model", NULL);
-	debugfs_create_u64("pages_migrated", 0444, model_debugfs, &model.stats.pages_migrated);
+	debugfs_create_u64("pages_migrated", 0444, model_debugfs, &model.pages_migrated_total);
 	return 0;
 }
 

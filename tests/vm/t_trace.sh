@@ -35,8 +35,10 @@ done && ok "trace -j: every line is JSON" || fail "trace -j" "a line is not JSON
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G trace migrations -- uvmsim run seq blocks 2
 expect_out "trace migrations: cause fault" " migration .* fault "
+uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G trace prefetch -- uvmsim run seq blocks 2
 expect_out "trace prefetch: prefetch migrations" " migration .* prefetch "
+uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G trace replays -- uvmsim run seq blocks 2
 expect_out "trace replays" " replay "
 uvmsim reset va_blocks 64 gpu_chunks 2 >/dev/null
@@ -61,6 +63,7 @@ printf '%s\n' "$OUT" >$T/model.trace
 expect_out "report --format model" "^[0-9a-f]+ r 0$"
 uvmsim reset va_blocks 64 >/dev/null
 uvmsim run trace file $T/model.trace >/dev/null && ok "the model replays the recorded trace" || fail "model replay" "uvmsim failed"
+uvmsim reset va_blocks 64 >/dev/null
 $G trace record -o - -- uvmsim run seq blocks 1 2>/dev/null | $G trace report -i - >$T/pipe.out
 grep -q "gpu faults" $T/pipe.out && ok "record -o - | report -i -" || fail "pipe mode" "$(cat $T/pipe.out)"
 

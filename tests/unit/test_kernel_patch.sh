@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/unit/test_kernel_patch.sh - the kernel-patch series.
+#
+# Always (seconds, no root): series/ is exactly what 'make -C kernel-patch
+# series' generates from the plain sources; each patch is well formed (one
+# subject, Signed-off-by, diffstat); the patches apply in order to an empty
+# tree for their new files; btf-parity parses.
+# With KERNEL_PATCH_CHECK=1 (CI: minutes, needs the NVIDIA source via apt
+# and /usr/src/linux-headers-*): 'make -C kernel-patch check' -- apply to a
+# fresh extract with --fuzz=0, build, no new warnings, BTF parity with
+# tests/model/uvm_model.ko.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+KP=kernel-patch
+
+gen=$T_DIR/series
+if $KP/scripts/mkseries "$gen" > "$T_DIR/mk.log" 2>&1; then
+    ok "mkseries runs"
+else
+    fail "mkseries runs" "$(tail -n 3 "$T_DIR/mk.log")"
+fi
+if diff -r $KP/series "$gen" > "$T_DIR/diff" 2>&1; then
+    ok "series/ is up to date (make -C kernel-patch series)"
+else
+    fail "series/ is up to date" "regenerate with 'make -C kernel-patch series': $(head -n 5 "$T_DIR/diff")"
+fi
+gen2=$T_DIR/series2
+$KP/scripts/mkseries "$gen2" > /dev/null 2>&1
+if diff -r "$gen" "$gen2" > /dev/null 2>&1; then
+    ok "series generation is deterministic"
+else
+    fail "series generation is deterministic" "two runs differ"
+fi
+
+n=0
+for p in $KP/series/000[1-9]-*.patch; do
+    n=$((n + 1))
+    name=$(basename "$p")
+    if [ "$(grep -c '^Subject: \[PATCH [0-9]/3\] nvidia-uvm: ' "$p")" = 1 ] &&
+       grep -q '^Signed-off-by: ' "$p" && grep -q ' files\? changed' "$p"; then
+        ok "$name is well formed"
+    else
+        fail "$name is well formed" "subject, Signed-off-by or diffstat missing"
+    fi
+    if grep -q 'a/kernel-open/' "$p" && ! grep -E '^(\+\+\+|---) [ab]/' "$p" | grep -qv ' [ab]/kernel-open/'; then
+        ok "$name touches kernel-open/ only"
+    else
+        fail "$name touches kernel-open/ only" "paths outside kernel-open/"
+    fi
+done
+[ "$n" = 3 ] && ok "three patches" || fail "three patches" "found $n"
+if grep -q '^@SHORTLOG@\|^@DIFFSTAT@' $KP/series/0000-cover-letter.patch; then
+    fail "cover letter filled in" "placeholders left"
+else
+    ok "cover letter filled in"
+fi
+
+# The new files of the series are the plain sources, byte for byte.
+mkdir -p "$T_DIR/empty/kernel-open/nvidia-uvm"
+for f in uvm_bpf_ext.h uvm_bpf_ext.c; do
+    awk -v f="kernel-open/nvidia-uvm/$f" '
+        /^diff --git / { on = ($3 == "a/" f) ; next }
+        on && /^@@/ { body = 1; next }
+        on && body && /^\+/ { print substr($0, 2); next }
+        on && body { on = 0 }' $KP/series/0001-*.patch > "$T_DIR/$f"
+    if cmp -s "$T_DIR/$f" $KP/nvidia-uvm/$f; then
+        ok "0001 carries nvidia-uvm/$f unchanged"
+    else
+        fail "0001 carries nvidia-uvm/$f unchanged" "differs"
+    fi
+done
+
+if bash -n $KP/btf-parity && $KP/btf-parity 2>/dev/null; [ $? = 2 ]; then
+    ok "btf-parity usage"
+else
+    fail "btf-parity usage" "expected exit 2 without arguments"
+fi
+
+# Static guarantees of the hook sites, read from the series itself.
+if grep -q '^+    action = uvm_bpf_prefetch_attached() ?' $KP/series/0001-*.patch &&
+   grep -q 'rcu_access_pointer(uvm_bpf_prefetch_ops) != NULL' $KP/nvidia-uvm/uvm_bpf_ext.h; then
+    ok "prefetch site tests one RCU pointer first"
+else
+    fail "prefetch site tests one RCU pointer first" "hook site changed"
+fi
+if grep -q '^+    UVM_PERF_FAULT_REPLAY_POLICY_EBPF,' $KP/series/0002-*.patch &&
+   grep -q 'BUILD_BUG_ON(UVM_PERF_FAULT_REPLAY_POLICY_EBPF != UVM_PERF_FAULT_REPLAY_POLICY_EBPF_VALUE)' $KP/series/0002-*.patch; then
+    ok "replay policy EBPF is 4 at build time"
+else
+    fail "replay policy EBPF is 4 at build time" "enum or BUILD_BUG_ON missing"
+fi
+if grep -q '^+int uvm_pmm_bpf_chunk_move(uvm_gpu_chunk_t \*chunk, struct list_head \*used_list, bool to_head)' $KP/series/0003-*.patch; then
+    ok "driver provides uvm_pmm_bpf_chunk_move"
+else
+    fail "driver provides uvm_pmm_bpf_chunk_move" "not in 0003"
+fi
+
+if [ -n "${KERNEL_PATCH_CHECK:-}" ]; then
+    if make -s -C $KP check > "$T_DIR/check.log" 2>&1; then
+        ok "make -C kernel-patch check"
+        grep -E '^(ok|warnings|note):' "$T_DIR/check.log" | sed 's/^/     /'
+    else
+        fail "make -C kernel-patch check" "$(grep -E '^FAIL' "$T_DIR/check.log" | head -n 5)"
+        tail -n 30 "$T_DIR/check.log"
+    fi
+else
+    printf 'skip make -C kernel-patch check (set KERNEL_PATCH_CHECK=1; minutes)\n'
+fi
+
+summary
