@@ -30,18 +30,30 @@ struct {
 	__type(value, __s64);
 } total SEC(".maps");
 
+/*
+ * Chunks populated before the policy was loaded are released without
+ * having been counted: the counts never go below zero.
+ */
 static __always_inline void account(__u32 pid, __s64 n)
 {
-	__s64 *u = bpf_map_lookup_elem(&usage, &pid), init = n > 0 ? n : 0;
+	__s64 *u = bpf_map_lookup_elem(&usage, &pid), init = 1;
 	__u32 k = 0;
 	__s64 *t = bpf_map_lookup_elem(&total, &k);
 
+	if (n < 0) {
+		if (!u || *u <= 0)
+			return;
+		__sync_fetch_and_add(u, -1);
+		if (t && *t > 0)
+			__sync_fetch_and_add(t, -1);
+		return;
+	}
 	if (u)
-		__sync_fetch_and_add(u, n);
+		__sync_fetch_and_add(u, 1);
 	else
 		bpf_map_update_elem(&usage, &pid, &init, BPF_NOEXIST);
 	if (t)
-		__sync_fetch_and_add(t, n);
+		__sync_fetch_and_add(t, 1);
 }
 
 /* <0 under its share, 0 at it, >0 over it */

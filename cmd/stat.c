@@ -285,7 +285,12 @@ int do_stat(int argc, char **argv)
 				break;
 		}
 	}
-	tb_stop(t, trace_interrupted() || duration || icount);
+	tb_stop(t, trace_interrupted() || duration || icount || tb_failed(t));
+	if (tb_failed(t)) {
+		tb_free(t);
+		free(c.rows);
+		return EXIT_FAIL;
+	}
 	elapsed = now_s() - start;
 	status = tb_cmd_status(t);
 	tb_read_counters(t, &c);

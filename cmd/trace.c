@@ -298,8 +298,15 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		if (l->mode == LIVE_PRINT)
 			fflush(stdout);
 	}
-	tb_stop(t, interrupted || (l->max && l->shown >= l->max) || o->duration_s);
+	tb_stop(t, interrupted || (l->max && l->shown >= l->max) || o->duration_s || tb_failed(t));
 	status = tb_cmd_status(t);
+	if (tb_failed(t)) {
+		tb_free(t);
+		ts_free(&l->sum);
+		if (l->out && l->out != stdout)
+			fclose(l->out);
+		return EXIT_FAIL;
+	}
 	tb_free(t);
 
 	rc = EXIT_OK;

@@ -45,6 +45,7 @@ struct tb {
 	pid_t child;		/* -- CMD */
 	int child_status;	/* -1 running */
 	bool target_gone;
+	bool failed;
 	/* bpf */
 	struct trace_uvm *skel;
 	struct ring_buffer *rb;
@@ -499,6 +500,7 @@ bool tb_poll(struct tb *t, int timeout_ms)
 				if (t->target_gone)
 					break;
 				if (ut_try_attach(t, true) < 0) {
+					t->failed = true;
 					t->target_gone = true;
 					break;
 				}
@@ -629,6 +631,11 @@ void tb_stop(struct tb *t, bool kill_cmd)
 		if (waitpid(t->child, &st, 0) == t->child)
 			t->child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	}
+}
+
+bool tb_failed(const struct tb *t)
+{
+	return t->failed;
 }
 
 int tb_cmd_status(struct tb *t)

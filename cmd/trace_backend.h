@@ -65,6 +65,8 @@ void tb_read_counters(struct tb *t, struct tb_counters *c);
 void tb_stop(struct tb *t, bool kill_cmd);
 /* Exit status of the started command (shell convention), -1 if none. */
 int tb_cmd_status(struct tb *t);
+/* The backend failed after starting (p_err done): exit 1, no summary. */
+bool tb_failed(const struct tb *t);
 void tb_free(struct tb *t);
 const char *tb_name(const struct tb *t);
 pid_t tb_target(const struct tb *t);

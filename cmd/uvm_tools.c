@@ -390,7 +390,9 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	p.uvm_fd = s->uvm_fd;
 	p.requested_version = UT_QUEUE_VERSION;
 	ret = tools_ioctl(fd, UT_IOC_INIT_EVENT_TRACKER, &p, &p.rm_status);
-	if (ret || p.granted_version != UT_QUEUE_VERSION) {
+	/* 580.x leaves grantedVersion 0 although it accepts version 2 (a driver
+	 * that does not know version 2 fails with NV_ERR_INVALID_ARGUMENT). */
+	if (ret || (p.granted_version && p.granted_version != UT_QUEUE_VERSION)) {
 		snprintf(err, len, "UVM tools event queue on pid %d refused: %s (status 0x%x)",
 			 s->pid, ret == -EIO ? nv_status_text(p.rm_status) :
 			 ret ? strerror(-ret) : "driver lacks version 2 events",
