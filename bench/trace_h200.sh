@@ -31,6 +31,8 @@ run $G trace prefetch --max-events 10 -- $W 256 1
 run $G trace replays --max-events 10 -- $W 256 1
 run $G trace evictions --duration 5 -- $W 256 1
 run $G trace record -o "$OUT/rec.gpuctl" -- $W 256 1
+log "-d trace faults: entry size learnt"
+$G -d trace faults --max-events 3 -- $W 128 1 2>&1 | grep -E "uvm-tools: event entries" >>"$OUT/commands.txt"
 run $G trace report -i "$OUT/rec.gpuctl"
 run $G trace report -i "$OUT/rec.gpuctl" --sort bytes --svg "$OUT/heatmap.svg"
 log "trace report --format model | head"

@@ -16,20 +16,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-/*
- * The move kfuncs take a chunk and the used list.  libbpf matches an extern
- * kfunc's prototype with the kernel's kind by kind, and a declared-only
- * struct (BTF "fwd") does not match the kernel's struct: define both here,
- * empty of anything a policy reads (the hooks pass them through).
- */
-struct list_head {
-	struct list_head *next, *prev;
-} __attribute__((preserve_access_index));
-
-struct uvm_gpu_chunk_struct {
-	unsigned long long address;
-} __attribute__((preserve_access_index));
-
 #include "uvm_bpf_ext.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -46,6 +46,7 @@ struct tb {
 	int child_status;	/* -1 running */
 	bool target_gone;
 	bool failed;
+	bool entry_size_told;
 	/* bpf */
 	struct trace_uvm *skel;
 	struct ring_buffer *rb;
@@ -299,17 +300,33 @@ static int ut_try_attach(struct tb *t, bool quiet_if_absent)
 	return 1;
 }
 
-static void ut_drain(struct tb *t)
+static void ut_drain_final(struct tb *t, bool final)
 {
 	uint64_t drops;
 
 	if (!t->ut_attached || t->ut.queue_fd < 0)
 		return;
+	/* Learn the driver's entry size from the first 8 entries (at the end:
+	 * from whatever is there, else assume the 550 layout). */
+	if (!t->ut.q.entry_size && !ut_queue_calibrate(&t->ut.q, final ? 1 : 8)) {
+		if (!final)
+			return;
+		t->ut.q.entry_size = UT_ENTRY_SIZE;
+	}
+	if (debug_output && !t->entry_size_told) {
+		t->entry_size_told = true;
+		fprintf(stderr, "uvm-tools: event entries of %u bytes\n", t->ut.q.entry_size);
+	}
 	while (ut_queue_consume(&t->ut.q, 0, ut_entry, t))
 		;
 	drops = ut_queue_new_drops(&t->ut.q);
 	if (drops)
 		deliver_lost(t, drops);
+}
+
+static void ut_drain(struct tb *t)
+{
+	ut_drain_final(t, false);
 }
 
 /* ------------------------------------------------------------- targets */
@@ -621,7 +638,7 @@ void tb_stop(struct tb *t, bool kill_cmd)
 		bpf_lost(t);
 	} else if (t->ut_attached) {
 		ut_flush(&t->ut);
-		ut_drain(t);
+		ut_drain_final(t, true);
 	}
 	if (t->child > 0 && t->child_status < 0) {
 		int st;

@@ -46,17 +46,48 @@ uint32_t ut_queue_pending(const struct ut_queue *q)
 	return (put - get) & mask;
 }
 
+uint32_t ut_queue_calibrate(struct ut_queue *q, uint32_t min_entries)
+{
+	uint32_t mask = q->count - 1;
+	uint32_t put = __atomic_load_n(&q->ctrl->put_behind, __ATOMIC_ACQUIRE) & mask;
+	uint32_t get = __atomic_load_n(&q->ctrl->get_ahead, __ATOMIC_RELAXED) & mask;
+	uint32_t n = put - get, check;
+
+	if (q->entry_size)
+		return q->entry_size;
+	/* Only before the first consume and before the producer wrapped. */
+	if (get != 0 || put < get || n < (min_entries ? min_entries : 1))
+		return 0;
+	check = n < 256 ? n : 256;
+	for (uint32_t s = UT_ENTRY_SIZE; s <= UT_ENTRY_MAX; s += 8) {
+		uint32_t k;
+
+		for (k = 0; k < check; k++) {
+			uint8_t type = q->entries[(size_t)k * s];
+
+			if (type >= UT_EV_NUM_ALL || !(q->enabled & (1ull << type)))
+				break;
+		}
+		if (k == check) {
+			q->entry_size = s;
+			return s;
+		}
+	}
+	return 0;
+}
+
 uint32_t ut_queue_consume(struct ut_queue *q, uint32_t max, ut_entry_fn fn, void *arg)
 {
 	uint32_t mask = q->count - 1, done = 0;
 	/* put_behind moves only after the entry is written (release on the driver side). */
 	uint32_t put = __atomic_load_n(&q->ctrl->put_behind, __ATOMIC_ACQUIRE) & mask;
 	uint32_t get = __atomic_load_n(&q->ctrl->get_ahead, __ATOMIC_RELAXED) & mask;
-	uint8_t entry[UT_ENTRY_SIZE];
+	uint8_t entry[UT_ENTRY_MAX];
+	uint32_t size = q->entry_size ? q->entry_size : UT_ENTRY_SIZE;
 
 	while (get != put && (!max || done < max)) {
 		/* Copy first: the page is shared, decode a stable snapshot. */
-		memcpy(entry, q->entries + (size_t)get * UT_ENTRY_SIZE, UT_ENTRY_SIZE);
+		memcpy(entry, q->entries + (size_t)get * size, size);
 		if (fn)
 			fn(entry, arg);
 		get = (get + 1) & mask;
@@ -375,7 +406,8 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	fd = tools_open(err, len);
 	if (fd < 0)
 		return fd;
-	s->queue_bytes = (size_t)entries * UT_ENTRY_SIZE;
+	/* Room for the largest entry the driver might use (see UT_ENTRY_MAX). */
+	s->queue_bytes = (size_t)entries * UT_ENTRY_MAX;
 	s->queue_mem = page_alloc(s->queue_bytes);
 	s->ctrl_mem = page_alloc(4096);
 	if (!s->queue_mem || !s->ctrl_mem) {
@@ -416,6 +448,9 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	s->q.ctrl = s->ctrl_mem;
 	s->q.entries = s->queue_mem;
 	s->q.count = entries;
+	s->q.enabled = events;
+	if (getenv("GPUCTL_UVM_ENTRY_SIZE"))
+		s->q.entry_size = (uint32_t)strtoul(getenv("GPUCTL_UVM_ENTRY_SIZE"), NULL, 0);
 	return 0;
 }
 

@@ -50,7 +50,14 @@ enum {
 	UT_CTR_TOTAL = 10,
 };
 
-#define UT_ENTRY_SIZE 72	/* sizeof(UvmEventEntry_V2) */
+#define UT_ENTRY_SIZE 72	/* sizeof(UvmEventEntry_V2) in the 550 sources */
+/*
+ * The entry size grows with the driver's processor mask (UVM_MAX_PROCESSORS_V2),
+ * so it is not fixed across driver versions: the queue buffer is sized for the
+ * largest plausible entry and the consumer learns the stride from the first
+ * entries (ut_queue_calibrate), unless GPUCTL_UVM_ENTRY_SIZE says it.
+ */
+#define UT_ENTRY_MAX 256
 #define UT_QUEUE_VERSION 2
 
 struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS */
@@ -87,8 +94,18 @@ struct ut_queue {
 	struct ut_ctrl *ctrl;
 	const uint8_t *entries;
 	uint32_t count;		/* power of 2 */
+	uint32_t entry_size;	/* bytes; 0: not known yet (calibrate) */
+	uint64_t enabled;	/* 1 << UT_EV_* the queue may hold */
 	uint64_t dropped_seen[UT_EV_NUM_ALL];
 };
+
+/*
+ * Learns entry_size from the entries waiting at index 0..: the smallest
+ * multiple of 8 in [UT_ENTRY_SIZE, UT_ENTRY_MAX] at which every waiting
+ * entry starts with an enabled event type.  Needs min_entries waiting (and
+ * no wrap yet); returns the size, or 0 when it cannot tell yet.
+ */
+uint32_t ut_queue_calibrate(struct ut_queue *q, uint32_t min_entries);
 
 /* Called per entry (UT_ENTRY_SIZE bytes, already copied out). */
 typedef void (*ut_entry_fn)(const uint8_t *entry, void *arg);

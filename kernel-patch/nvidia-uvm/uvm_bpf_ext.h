@@ -71,9 +71,19 @@ typedef struct {
 	NvU8 level_count;
 } uvm_perf_prefetch_bitmap_tree_t;
 
-struct uvm_gpu_chunk_struct;
+/*
+ * Complete (if minimal) types: libbpf matches kfunc prototypes against the
+ * module's BTF and refuses forward declarations.  CO-RE relocates the
+ * members read.
+ */
+struct list_head {
+	struct list_head *next, *prev;
+} __attribute__((preserve_access_index));
+
+struct uvm_gpu_chunk_struct {
+	NvU64 address;
+} __attribute__((preserve_access_index));
 typedef struct uvm_gpu_chunk_struct uvm_gpu_chunk_t;
-struct list_head;
 
 #define UVM_BPF_KFUNC(ret, name, ...) extern ret name(__VA_ARGS__) __ksym
 #else

@@ -24,6 +24,7 @@ struct producer {
 	struct ut_ctrl ctrl;
 	uint8_t *entries;
 	uint32_t count;
+	uint32_t stride;	/* the driver's sizeof(UvmEventEntry_V2) */
 };
 
 static void produce(struct producer *p, uint8_t type, uint64_t seq)
@@ -37,8 +38,8 @@ static void produce(struct producer *p, uint8_t type, uint64_t seq)
 		p->ctrl.dropped[type]++;
 		return;
 	}
-	e = p->entries + (size_t)put * UT_ENTRY_SIZE;
-	memset(e, 0, UT_ENTRY_SIZE);
+	e = p->entries + (size_t)put * (p->stride ? p->stride : UT_ENTRY_SIZE);
+	memset(e, 0, p->stride ? p->stride : UT_ENTRY_SIZE);
 	e[0] = type;
 	memcpy(e + 8, &seq, 8);	/* GpuFault: address at 8 */
 	put = (put + 1) & mask;
@@ -66,7 +67,7 @@ static void setup(struct producer *p, struct ut_queue *q, uint32_t count)
 {
 	memset(p, 0, sizeof(*p));
 	p->count = count;
-	p->entries = calloc(count, UT_ENTRY_SIZE);
+	p->entries = calloc(count, UT_ENTRY_MAX);
 	memset(q, 0, sizeof(*q));
 	q->ctrl = &p->ctrl;
 	q->entries = p->entries;
@@ -154,6 +155,32 @@ static void test_queue(void)
 	p.ctrl.get_ahead = 0xfffffff9;	/* & 7 = 1 */
 	CHECK("indexes masked", ut_queue_pending(&q) == 2);
 	free(p.entries);
+}
+
+static void test_calibrate(void)
+{
+	struct producer p;
+	struct ut_queue q;
+	struct sink s = { 0 };
+
+	for (uint32_t stride = 72; stride <= 120; stride += 16) {
+		char name[64];
+
+		setup(&p, &q, 64);
+		p.stride = stride;
+		q.enabled = (1ull << UT_EV_GPU_FAULT) | (1ull << UT_EV_MIGRATION);
+		memset(&s, 0, sizeof(s));
+		produce(&p, UT_EV_GPU_FAULT, 0);
+		snprintf(name, sizeof(name), "calibrate %u: waits for enough entries", stride);
+		CHECK(name, ut_queue_calibrate(&q, 8) == 0);
+		for (int i = 1; i < 10; i++)
+			produce(&p, i % 3 ? UT_EV_GPU_FAULT : UT_EV_MIGRATION, i);
+		snprintf(name, sizeof(name), "calibrate %u: learns the stride", stride);
+		CHECK(name, ut_queue_calibrate(&q, 8) == stride);
+		snprintf(name, sizeof(name), "calibrate %u: then consumes in order", stride);
+		CHECK(name, ut_queue_consume(&q, 0, collect, &s) == 10 && in_order(&s, 0, 10));
+		free(p.entries);
+	}
 }
 
 static void test_decode(void)
@@ -250,6 +277,7 @@ static void test_record(const char *seed_out)
 int main(int argc, char **argv)
 {
 	test_queue();
+	test_calibrate();
 	test_decode();
 	test_record(argc > 1 ? argv[1] : NULL);
 	printf("%d passed, %d failed\n", passed, failed);

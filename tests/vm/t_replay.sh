@@ -71,7 +71,7 @@ expect_exit 0 gpuctl replay load once
 expect_out "swap to once" "^replay: once replaced batch"
 work
 o_replays=$(st replays); o_deferred=$(st batches_deferred)
-echo "# random, batch 256: replays batch $b_replays, once $o_replays; faults per replay $((b_faults / b_replays)) -> $(($(st faults) / o_replays))"
+echo "# random, 16 warps: replays batch $b_replays, once $o_replays; faults per replay $((b_faults / b_replays)) -> $(($(st faults) / o_replays))"
 [ "$o_replays" -lt "$b_replays" ] && [ "$o_deferred" -gt 0 ] &&
 	ok "once issues fewer replays than batch ($o_replays < $b_replays)" ||
 	fail "once fewer replays" "once $o_replays, batch $b_replays"

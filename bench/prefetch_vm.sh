@@ -1,0 +1,74 @@
+#!/bin/sh
+# bench/prefetch_vm.sh - runs inside the test VM (tests/vm/run), one JSON
+# object per line:
+#   {"bench":"quality","pattern":..,"policy":..,"faults":..,"pages_migrated":..,
+#    "pages_prefetched":..,"prefetch_hits":..}
+#   {"bench":"cost","policy":..,"iterations":..,"ns":..}           (3 rounds)
+#   {"bench":"cli","command":..,"ms":[..]}
+ITER=${ITER:-1000000}
+REPS=${REPS:-20}
+st() { printf '%s\n' "$S" | awk -v k="$1" '$1 == k { print $2 }'; }
+
+# pattern name -> "reset keys -- run args"
+patterns='seq:--:seq_blocks_32
+seq1:--:seq_blocks_32_warps_1
+stride32:--:stride_stride_32_warps_1_blocks_32
+stride64w4:--:stride_stride_64_warps_4_blocks_32
+random:--:random_blocks_32_count_4000
+moe:--:moe_blocks_32_count_128
+thrash:gpu_chunks_8:seq_blocks_16_passes_3_warps_1'
+
+policies="default none always_max adaptive stride multilevel thrashing probabilistic"
+
+use() {	# use POLICY: attach it (adaptive keeps its loop in the background)
+	[ -n "${LOOP:-}" ] && { kill -INT $LOOP; wait $LOOP; LOOP=; }
+	gpuctl prefetch unload >/dev/null
+	case $1 in
+	default) ;;
+	adaptive)
+		gpuctl prefetch load adaptive interval_ms 100 >/dev/null 2>&1 &
+		LOOP=$!
+		i=0; until gpuctl prefetch show | grep -q adaptive || [ $i -ge 50 ]; do usleep 100000; i=$((i+1)); done ;;
+	*) gpuctl prefetch load "$1" >/dev/null ;;
+	esac
+}
+
+for pol in $policies; do
+	use $pol
+	for p in $patterns; do
+		name=${p%%:*}; rest=${p#*:}; reset=${rest%%:*}; run=${rest#*:}
+		# shellcheck disable=SC2046
+		uvmsim reset va_blocks 64 $(echo "$reset" | tr _ ' ' | sed 's/--//')
+		# shellcheck disable=SC2046
+		uvmsim run $(echo "$run" | tr _ ' ')
+		S=$(uvmsim stats)
+		printf '{"bench":"quality","pattern":"%s","policy":"%s","faults":%s,"pages_migrated":%s,"pages_prefetched":%s,"prefetch_hits":%s}\n' \
+			"$name" "$pol" "$(st faults)" "$(st pages_migrated)" "$(st pages_prefetched)" "$(st prefetch_hits)"
+	done
+done
+
+# Decision cost: interleaved rounds, every policy against the native path.
+for round in 1 2 3; do
+	for pol in $policies; do
+		use $pol
+		S=$(uvmsim bench $ITER)
+		printf '{"bench":"cost","policy":"%s","round":%d,"iterations":%s,"ns":%s}\n' \
+			"$pol" $round "$ITER" "$(st ns)"
+	done
+done
+use default
+
+# CLI wall time (ms) of a fresh load and of show, REPS times each.
+ms() { echo $((($2 - $1) / 1000000)); }
+loads="" shows=""
+i=0
+while [ $i -lt $REPS ]; do
+	t0=$(date +%s%N); gpuctl prefetch load always_max >/dev/null; t1=$(date +%s%N)
+	gpuctl prefetch show >/dev/null; t2=$(date +%s%N)
+	gpuctl prefetch unload >/dev/null
+	loads="$loads${loads:+,}$(( (t1 - t0) / 1000 ))"
+	shows="$shows${shows:+,}$(( (t2 - t1) / 1000 ))"
+	i=$((i + 1))
+done
+printf '{"bench":"cli","command":"gpuctl prefetch load always_max","us":[%s]}\n' "$loads"
+printf '{"bench":"cli","command":"gpuctl prefetch show","us":[%s]}\n' "$shows"
