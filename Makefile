@@ -54,6 +54,7 @@ build/man/%: man/%.rst | build
 
 model:
 	$(MAKE) -C tests/model
+	$(MAKE) -C tests/tools
 
 # BPF objects the tests load as users' own policies (.elf: the VM copy skips *.o).
 TEST_POLICIES := $(patsubst %.bpf.c,%.elf,$(wildcard tests/policies/*.bpf.c))
@@ -83,6 +84,7 @@ bench: gpuctl model
 clean:
 	rm -rf build gpuctl gpuctl-asan tests/policies/*.elf
 	$(MAKE) -C tests/model clean
+	$(MAKE) -C tests/tools clean
 
 .PHONY: all man model test-policies install deps test demo bench clean asan
 .DELETE_ON_ERROR:

@@ -58,16 +58,14 @@ for round in 1 2 3; do
 done
 use default
 
-# CLI wall time (ms) of a fresh load and of show, REPS times each.
-ms() { echo $((($2 - $1) / 1000000)); }
+# CLI wall time of a fresh load and of show, REPS times each (us).
+T=tests/tools/timeit
 loads="" shows=""
 i=0
 while [ $i -lt $REPS ]; do
-	t0=$(date +%s%N); gpuctl prefetch load always_max >/dev/null; t1=$(date +%s%N)
-	gpuctl prefetch show >/dev/null; t2=$(date +%s%N)
+	loads="$loads${loads:+,}$($T 1 gpuctl prefetch load always_max)"
+	shows="$shows${shows:+,}$($T 1 gpuctl prefetch show)"
 	gpuctl prefetch unload >/dev/null
-	loads="$loads${loads:+,}$(( (t1 - t0) / 1000 ))"
-	shows="$shows${shows:+,}$(( (t2 - t1) / 1000 ))"
 	i=$((i + 1))
 done
 printf '{"bench":"cli","command":"gpuctl prefetch load always_max","us":[%s]}\n' "$loads"

@@ -164,8 +164,8 @@ static int stat_help(int argc, char **argv)
 		jsonw_null(json_wtr);
 		return EXIT_OK;
 	}
-	printf("Usage: %1$s stat [-p PID] [-I MS] [--interval-count N] [-x SEP] [-j]\n"
-	       "                 [--duration S] [--backend auto|bpf|uvm-tools] [-- CMD ARGS...]\n"
+	printf("Usage: %1$s stat [-p PID] [-I MS] [--interval-count N] [-x SEP] [-j] [-- CMD ARGS...]\n"
+	       "       %1$s stat [--duration S] [--backend auto|bpf|uvm-tools] ...\n"
 	       "       %1$s stat help\n"
 	       "\n"
 	       "UVM counters (GPU faults, duplicates, batches, replays, CPU faults, bytes\n"

@@ -597,14 +597,14 @@ static int do_help(int argc, char **argv)
 		return EXIT_OK;
 	}
 	fprintf(stdout,
-		"Usage: %1$s trace { faults | migrations | evictions | replays | prefetch | tsg }\n"
-		"                    [-p PID] [--duration S] [--max-events N] [--backend B] [-- CMD...]\n"
-		"       %1$s trace record [-o FILE|-] [-p PID] [--duration S] [--max-events N]\n"
-		"                    [--backend B] [-- CMD...]\n"
-		"       %1$s trace report [-i FILE|-] [--sort faults|bytes|address] [--top N]\n"
-		"                    [--format summary|events|model] [--svg FILE]\n"
+		"Usage: %1$s trace { faults | migrations | evictions | replays | prefetch | tsg } [TARGET] [LIMITS]\n"
+		"       %1$s trace record [-o FILE|-] [TARGET] [LIMITS]\n"
+		"       %1$s trace report [-i FILE|-] [--sort KEY] [--top N] [--format FORMAT] [--svg FILE]\n"
+		"       %1$s trace COMMAND [-p PID | -- CMD...] [--duration S] [--max-events N] [--backend B]\n"
 		"       %1$s trace help\n"
 		"\n"
+		"       COMMAND := { faults | migrations | evictions | replays | prefetch | tsg |\n"
+		"                    record | report | help }\n"
 		"       B := { auto | bpf | uvm-tools | rm }\n"
 		"\n"
 		"One line per event (-j: one JSON object per line); at the end (Ctrl-C, the\n"

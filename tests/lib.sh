@@ -75,9 +75,9 @@ expect_stderr_line()
 }
 
 # JSON is checked with python3 where there is one, else with
-# tests/model/jsoncheck (the VM has no python).
+# tests/tools/jsoncheck (the VM has no python).
 # Tests run from the repo root.
-JSONCHECK=${JSONCHECK:-$(pwd)/tests/model/jsoncheck}
+JSONCHECK=${JSONCHECK:-$(pwd)/tests/tools/jsoncheck}
 
 json_valid()	# stdin is one JSON value
 {

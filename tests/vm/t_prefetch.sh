@@ -86,7 +86,7 @@ bad 2 "extra argument to show" gpuctl prefetch show extra
 bad 2 "extra argument to unload" gpuctl prefetch unload extra
 bad 2 "set without value" gpuctl prefetch set threshold
 bad 2 "set on a policy without it" gpuctl prefetch set threshold 10
-bad 1 "load without capabilities" tests/model/bpfpoke nocap gpuctl prefetch load none
+bad 1 "load without capabilities" tests/tools/bpfpoke nocap gpuctl prefetch load none
 case $ERR in
 *CAP_BPF*CAP_PERFMON*) ok "missing capabilities are named" ;;
 *) fail "missing capabilities are named" "$ERR" ;;
@@ -96,7 +96,7 @@ expect_json "error under -j"
 case $(json_get .error) in *nosuch*) ok "error under -j has the message" ;; *) fail "error under -j has the message" "$OUT" ;; esac
 
 # --- a stale pin (detached link) and a foreign pin ---------------------
-tests/model/bpfpoke detach $PIN/link
+tests/tools/bpfpoke detach $PIN/link
 expect_exit 0 gpuctl prefetch show
 expect_out "stale pin is reported" "stale pin"
 expect_exit 0 gpuctl prefetch load always_max
@@ -105,7 +105,7 @@ model_run seq blocks 16
 [ "$(stat_of faults)" = "$am_faults" ] && ok "policy active after stale pin" ||
 	fail "policy active after stale pin" "$STATS"
 gpuctl prefetch unload >/dev/null
-mkdir -p $PIN && tests/model/bpfpoke pin-map $PIN/link
+mkdir -p $PIN && tests/tools/bpfpoke pin-map $PIN/link
 expect_exit 1 gpuctl prefetch load none
 expect_stderr_line "foreign pin"
 case $ERR in *"not a BPF link but a BPF map"*) ok "foreign pin is named" ;; *) fail "foreign pin is named" "$ERR" ;; esac

@@ -14,11 +14,8 @@ policy_active()	# the model's decisions go to a policy
 }
 
 # Kill at 20 points spread over one load's duration (measured here).
-t0=$(date +%s%N)
-gpuctl prefetch load always_max >/dev/null
-t1=$(date +%s%N)
+dur=$(tests/tools/timeit 1 gpuctl prefetch load always_max)
 gpuctl prefetch unload >/dev/null
-dur=$(((t1 - t0) / 1000))
 echo "# one load takes ${dur}us here"
 for i in $(seq 0 19); do
 	d=$((dur * i / 16))
