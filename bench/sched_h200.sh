@@ -13,8 +13,14 @@ set -u
 OUT=${OUT:-/tmp/sched-h200}
 mkdir -p "$OUT"
 H=${GPUCTL_DIR:-build/h200}
-if [ -n "${GPUCTL:-}" ]; then G() { "$GPUCTL" "$@"; }
-else G() { "$H/lib/ld-linux-x86-64.so.2" --library-path "$H/lib" "$H/gpuctl" "$@"; }; fi
+if [ -z "${GPUCTL:-}" ]; then
+	# gpuctl with its own loader and libraries; exec keeps one process (signals reach it)
+	GPUCTL=/tmp/gpuctl-wrap
+	printf '#!/bin/sh\nexec %s/lib/ld-linux-x86-64.so.2 --library-path %s/lib %s/gpuctl "$@"\n' \
+		"$(realpath "$H")" "$(realpath "$H")" "$(realpath "$H")" >"$GPUCTL"
+	chmod +x "$GPUCTL"
+fi
+G() { "$GPUCTL" "$@"; }
 DUR=${DUR:-10} LC_US=${LC_US:-50} LC_GAP=${LC_GAP:-1000} BE_MS=${BE_MS:-20}
 NBE=${NBE:-4} NLC=${NLC:-2} BE_TS=${BE_TS:-200}
 log() { echo; echo "== $*"; }
@@ -67,6 +73,7 @@ G sched set-timeslice --tsg "$ID" 0; echo "rc=$?"
 log "restore"
 G sched set-timeslice --pid "$BEP" "$ORIG"; G sched set-interleave --pid "$BEP" "$ORIGL"
 G sched list --pid "$BEP"
+G -j sched list --pid "$BEP"
 kill "$BEP"; wait "$BEP" 2>/dev/null; sleep 0.5
 G sched set-timeslice --pid "$BEP" 100; echo "process gone: rc=$?"
 G sched status
@@ -84,10 +91,10 @@ bench() {	# bench LABEL NBE: NLC LC processes against NBE BE processes
 	wait $pids
 	echo "-- $label"; cat "$OUT/${label}"_*.txt | grep -v ready
 }
-log "benchmark: LC alone"; bench solo 0
+[ "${SOLO:-1}" = 1 ] && { log "benchmark: LC alone"; bench solo 0; }
 log "benchmark: defaults"; bench base "$NBE"
 log "benchmark: gpuctl sched run lc-be lc comm:lcbe_lc be-timeslice $BE_TS"
-G sched run lc-be lc comm:lcbe_lc be-timeslice "$BE_TS" >"$OUT/run.log" 2>&1 &
+"$GPUCTL" sched run lc-be lc comm:lcbe_lc be-timeslice "$BE_TS" >"$OUT/run.log" 2>&1 &
 RUN=$!
 sleep 1
 bench lcbe "$NBE"

@@ -39,7 +39,7 @@ struct tsg_info {
 	__u32 want_class;	/* POLICY_CLASS_* */
 	__u64 want_timeslice;
 	__u32 want_interleave;	/* level + 1 */
-	__u32 _pad;
+	__u32 set_interleave;	/* last level gpuctl set, + 1 (0: never) */
 };
 
 enum {

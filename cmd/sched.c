@@ -309,37 +309,38 @@ static int tsg_cmp(const void *a, const void *b)
 /* All TSGs in the table, by ID; entries of processes that are gone are dropped. */
 static int tsgs_read(struct watcher *w, struct tsg **out, int *n)
 {
-	struct tsg_key key, next, *prev = NULL;
+	struct tsg_key next, *prev = NULL, *keys = NULL;
 	struct tsg *v = NULL;
-	int cnt = 0, cap = 0;
+	int nkeys = 0, cnt = 0;
 
-	while (bpf_map_get_next_key(w->tsgs, prev, &next) == 0) {
+	/* Keys first: deleting while walking would restart the walk. */
+	keys = calloc(TSG_MAX, sizeof(*keys));
+	v = calloc(TSG_MAX, sizeof(*v));
+	if (!keys || !v) {
+		free(keys);
+		free(v);
+		return -ENOMEM;
+	}
+	while (nkeys < TSG_MAX && bpf_map_get_next_key(w->tsgs, prev, &next) == 0) {
+		keys[nkeys] = next;
+		prev = &keys[nkeys++];
+	}
+	for (int i = 0; i < nkeys; i++) {
 		struct tsg_info info;
 		char proc[32];
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(w->tsgs, &key, &info))
+		if (bpf_map_lookup_elem(w->tsgs, &keys[i], &info))
 			continue;
-		snprintf(proc, sizeof(proc), "/proc/%u", key.pid);
+		snprintf(proc, sizeof(proc), "/proc/%u", keys[i].pid);
 		if (access(proc, F_OK)) {
-			bpf_map_delete_elem(w->tsgs, &key);
+			bpf_map_delete_elem(w->tsgs, &keys[i]);
 			continue;
 		}
-		if (cnt == cap) {
-			cap = cap ? 2 * cap : 64;
-			struct tsg *nv = realloc(v, cap * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[cnt].key = key;
+		v[cnt].key = keys[i];
 		v[cnt].info = info;
 		cnt++;
 	}
+	free(keys);
 	if (cnt)
 		qsort(v, cnt, sizeof(*v), tsg_cmp);
 	*out = v;
@@ -439,19 +440,75 @@ static int tsg_ctl(const struct tsg *t, __u32 cmd, void *p, __u32 size,
 	return 0;
 }
 
+/*
+ * Timeslice and interleave level of t.  RM of some drivers (580.x on the
+ * H200) has no GET_INTERLEAVE_LEVEL for TSGs (NV_ERR_NOT_SUPPORTED): *level
+ * is then LEVEL_UNKNOWN.
+ */
+#define LEVEL_UNKNOWN 0xff
+
 static int tsg_get(const struct tsg *t, __u64 *ts, __u32 *level, char *err, size_t len)
 {
 	struct a06c_timeslice tp = { 0 };
 	struct a06c_interleave lp = { 0 };
+	__u32 status = 0;
+	int fd;
 
 	if (tsg_ctl(t, NVA06C_CTRL_CMD_GET_TIMESLICE, &tp, sizeof(tp), "GET_TIMESLICE", err, len))
 		return -1;
-	if (tsg_ctl(t, NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL, &lp, sizeof(lp),
-		    "GET_INTERLEAVE_LEVEL", err, len))
-		return -1;
 	*ts = tp.timesliceUs;
-	*level = lp.tsgInterleaveLevel;
+	*level = LEVEL_UNKNOWN;
+	fd = tsg_file(t, err, len);
+	if (fd < 0)
+		return -1;
+	if (rm_control(fd, t->info.hClient, t->info.hTsg, NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL,
+		       &lp, sizeof(lp), &status) == 0 && status == NV_OK)
+		*level = lp.tsgInterleaveLevel;
 	return 0;
+}
+
+/*
+ * The level to put back when RM cannot say what it was: the last one set
+ * through gpuctl or by the process, else RM's default for a new TSG (medium).
+ */
+static __u32 level_fallback(__u32 level, const struct tsg_info *i)
+{
+	if (level != LEVEL_UNKNOWN)
+		return level;
+	if (i->set_interleave)
+		return i->set_interleave - 1;
+	if (i->app_interleave)
+		return i->app_interleave - 1;
+	return 1;
+}
+
+/* Remembers in the watcher's table the level gpuctl set on t. */
+static void note_level(int tsgs_fd, const struct tsg *t, __u32 level)
+{
+	struct tsg_info info;
+
+	if (bpf_map_lookup_elem(tsgs_fd, &t->key, &info))
+		return;
+	info.set_interleave = level + 1;
+	bpf_map_update_elem(tsgs_fd, &t->key, &info, BPF_EXIST);
+}
+
+/* A level for humans: RM's, else the last one set (marked "*"), else "n/a". */
+static const char *level_str(__u32 level, const struct tsg_info *i)
+{
+	static char buf[4][16];
+	static int k;
+	char *b = buf[k++ & 3];
+
+	if (level != LEVEL_UNKNOWN)
+		return rm_level_name(level);
+	if (i && i->set_interleave)
+		snprintf(b, 16, "%s*", rm_level_name(i->set_interleave - 1));
+	else if (i && i->app_interleave)
+		snprintf(b, 16, "%s*", rm_level_name(i->app_interleave - 1));
+	else
+		return "n/a";
+	return b;
 }
 
 static int tsg_set_ts(const struct tsg *t, __u64 us, char *err, size_t len)
@@ -659,7 +716,13 @@ static int do_list(int argc, char **argv)
 			jsonw_float_field(json_wtr, "age_s", age);
 			if (ok) {
 				jsonw_u64_field(json_wtr, "timeslice_us", ts);
-				jsonw_string_field(json_wtr, "interleave", rm_level_name(level));
+				if (level != LEVEL_UNKNOWN)
+					jsonw_string_field(json_wtr, "interleave", rm_level_name(level));
+				else
+					jsonw_null_field(json_wtr, "interleave");
+				if (t->info.set_interleave)
+					jsonw_string_field(json_wtr, "interleave_set",
+							   rm_level_name(t->info.set_interleave - 1));
 			} else {
 				jsonw_null_field(json_wtr, "timeslice_us");
 				jsonw_null_field(json_wtr, "interleave");
@@ -679,7 +742,7 @@ static int do_list(int argc, char **argv)
 			snprintf(tsbuf, sizeof(tsbuf), "%lluus", (unsigned long long)ts);
 			printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %7.1fs %s\n",
 			       t->info.id, t->info.pid, t->info.comm, t->info.fd, t->info.hClient,
-			       t->info.hTsg, ok ? tsbuf : "-", ok ? rm_level_name(level) : "-",
+			       t->info.hTsg, ok ? tsbuf : "-", ok ? level_str(level, &t->info) : "-",
 			       class_name(t->info.want_class), age, ok ? "live" : err);
 		}
 	}
@@ -840,13 +903,17 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 				if (kind == SET_TS)
 					tsg_set_ts(&v[j], old_ts[j], rb, sizeof(rb));
 				else
-					tsg_set_level(&v[j], old_lv[j], rb, sizeof(rb));
+					tsg_set_level(&v[j], level_fallback(old_lv[j], &v[j].info),
+						      rb, sizeof(rb));
 			}
 			p_err("%s: %s; %s", label, err,
 			      done ? "the TSGs already changed were restored" : "nothing changed");
 			goto out;
 		}
 	}
+	if (kind == SET_LEVEL)
+		for (int i = 0; i < n; i++)
+			note_level(w.tsgs, &v[i], val);
 	if (json_output)
 		jsonw_start_array(json_wtr);
 	for (int i = 0; i < n; i++) {
@@ -867,9 +934,12 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 				else
 					jsonw_null_field(json_wtr, "timeslice_us");
 			} else {
-				jsonw_string_field(json_wtr, "old_interleave", rm_level_name(old_lv[i]));
+				jsonw_string_field(json_wtr, "old_interleave", old_lv[i] == LEVEL_UNKNOWN ?
+						   NULL : rm_level_name(old_lv[i]));
 				jsonw_string_field(json_wtr, "requested_interleave", rm_level_name(val));
-				jsonw_string_field(json_wtr, "interleave", ok ? rm_level_name(lv) : NULL);
+				jsonw_string_field(json_wtr, "interleave", ok && lv != LEVEL_UNKNOWN ?
+						   rm_level_name(lv) : NULL);
+				jsonw_bool_field(json_wtr, "readable", ok && lv != LEVEL_UNKNOWN);
 			}
 			jsonw_end_object(json_wtr);
 		} else if (kind == SET_TS) {
@@ -881,10 +951,12 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 				printf("  applied: %llu us%s\n", (unsigned long long)ts,
 				       ts == val ? "" : " (RM adjusted the request)");
 		} else {
-			printf("TSG %u (pid %u %s): interleave %s -> %s; RM reads back %s\n",
+			printf("TSG %u (pid %u %s): interleave %s -> %s; RM %s%s\n",
 			       v[i].info.id, v[i].info.pid, v[i].info.comm,
-			       rm_level_name(old_lv[i]), rm_level_name(val),
-			       ok ? rm_level_name(lv) : err);
+			       level_str(old_lv[i], &v[i].info), rm_level_name(val),
+			       !ok ? "reads back nothing: " : lv == LEVEL_UNKNOWN ?
+			       "accepted it (this driver cannot read the level back)" : "reads back ",
+			       !ok ? err : lv == LEVEL_UNKNOWN ? "" : rm_level_name(lv));
 		}
 	}
 	if (json_output)
@@ -1073,6 +1145,7 @@ struct managed {
 	struct tsg t;
 	__u64 orig_ts;
 	__u32 orig_level;
+	bool level_known;	/* orig_level read from RM (else assumed) */
 	bool used;
 };
 
@@ -1137,6 +1210,8 @@ static void tsg_mark(const struct tsg *t, bool on)
 	info.want_class = on ? t->info.want_class : 0;
 	info.want_timeslice = on ? t->info.want_timeslice : 0;
 	info.want_interleave = on ? t->info.want_interleave : 0;
+	if (on && t->info.want_interleave)
+		info.set_interleave = t->info.want_interleave;
 	bpf_map_update_elem(rs.w.tsgs, &t->key, &info, BPF_EXIST);
 }
 
@@ -1168,7 +1243,8 @@ static void run_apply(const struct tsg *t, bool again)
 		m = &rs.m[rs.nm++];
 		m->t = *t;
 		m->orig_ts = ts;
-		m->orig_level = lv;
+		m->orig_level = level_fallback(lv, &t->info);
+		m->level_known = lv != LEVEL_UNKNOWN;
 		m->used = true;
 	}
 	m->t.info = t->info;
@@ -1197,9 +1273,10 @@ static void run_apply(const struct tsg *t, bool again)
 	run_event(again ? "reapplied" : "applied", t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
 		  (unsigned long long)m->orig_ts, (unsigned long long)t->info.want_timeslice,
-		  rm_level_name(m->orig_level),
+		  m->level_known ? rm_level_name(m->orig_level) : "n/a",
 		  t->info.want_interleave ? rm_level_name(t->info.want_interleave - 1) : "unchanged",
-		  (unsigned long long)rts, rm_level_name(rlv));
+		  (unsigned long long)rts, rlv == LEVEL_UNKNOWN ? "level not readable" :
+		  rm_level_name(rlv));
 }
 
 static int run_on_event(void *ctx, void *data, size_t size)
@@ -1270,8 +1347,12 @@ static void run_restore(void)
 			continue;
 		}
 		tsg_mark(&m->t, false);
-		run_event("restored", &m->t, "timeslice %llu us, interleave %s",
-			  (unsigned long long)ts, rm_level_name(lv));
+		if (m->t.info.want_interleave)
+			note_level(rs.w.tsgs, &m->t, m->orig_level);
+		run_event("restored", &m->t, "timeslice %llu us, interleave %s%s",
+			  (unsigned long long)ts, rm_level_name(m->orig_level),
+			  lv != LEVEL_UNKNOWN ? "" : m->level_known ? " (not readable back)" :
+			  " (assumed: RM cannot report the original)");
 	}
 }
 

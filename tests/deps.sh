@@ -23,4 +23,4 @@ apt-get install -y -q -t bookworm-backports \
 	linux-image-amd64 linux-headers-amd64 libbpf-dev bpftool libelf-dev
 apt-get install -y -q build-essential pkg-config clang llvm dwarves \
 	zlib1g-dev libzstd-dev libcap-dev libcap2-bin libreadline-dev \
-	python3 python3-docutils qemu-system-x86 busybox-static cpio kmod
+	python3 python3-docutils qemu-system-x86 busybox-static cpio kmod valgrind

@@ -50,6 +50,15 @@ struct rm_client {
 	u32 next;
 };
 
+/*
+ * RM of the 580 driver answers GET_INTERLEAVE_LEVEL on a TSG with
+ * NV_ERR_NOT_SUPPORTED (measured on the H200); so does the model unless
+ * rm_get_interleave=1 (tests use it to check what was applied).
+ */
+static bool rm_get_interleave;
+module_param(rm_get_interleave, bool, 0644);
+MODULE_PARM_DESC(rm_get_interleave, "answer GET_INTERLEAVE_LEVEL (the 580 driver does not)");
+
 static LIST_HEAD(rm_clients);
 static DEFINE_MUTEX(rm_lock);
 static u32 rm_next_client;
@@ -218,6 +227,9 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 	}
 	case NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL: {
 		struct a06c_interleave l = { .tsgInterleaveLevel = o->level };
+
+		if (!rm_get_interleave)
+			return NV_ERR_NOT_SUPPORTED;
 
 		return copy_to_user(up, &l, sizeof(l)) ? NV_ERR_INVALID_POINTER : NV_OK;
 	}

@@ -55,11 +55,11 @@ expect_exit 0 "$G" -j -V && expect_json "-j -V" &&
     expect_json_expr "-j -V fields" '"version" in j and "libbpf_version" in j'
 for h in help -h --help; do
     expect_exit 0 "$G" $h && expect_out "$h: Usage" '^Usage: gpuctl ' &&
-        expect_out "$h: OBJECT line" 'OBJECT := \{ prefetch \| probe \| batch \| shell \}' &&
+        expect_out "$h: OBJECT line" 'OBJECT := \{ prefetch \|.* probe \|.* batch \| shell \}' &&
         expect_out "$h: OPTIONS line" 'OPTIONS := \{ \{-j\|--json\} \[\{-p\|--pretty\}\] \| \{-d\|--debug\} \| \{-V\|--version\} \}'
 done
 expect_exit 0 "$G" -j help && expect_json "-j help"
-for o in probe batch shell prefetch; do
+for o in probe batch shell prefetch evict replay sched trace stat; do
     expect_exit 0 "$G" $o help
     OUT="$OUT$ERR" expect_out "$o help: Usage" "Usage: gpuctl $o"
     expect_exit 0 "$G" help $o

@@ -59,7 +59,7 @@ n=$(printf '%s\n' "$OUT" | grep -c ' live$')
 printf '%s\n' "$OUT" | grep -q " early " && fail "early" "TSG allocated before the watcher is listed" || ok "TSG allocated before the watcher is not listed"
 expect_out "NVOS21 form seen" " app21 "
 expect_out "XFER form seen" " appx "
-expect_out "default timeslice 1024us medium" "1024us +medium"
+expect_out "default timeslice 1024us, level not readable (as RM 580)" "1024us +n/a "
 expect_out "note about earlier TSGs" "before it started"
 ID=$(field " app64 " 1)
 CL=$(field " app64 " 5)
@@ -75,10 +75,18 @@ r=$("$RMC" -p "${CL#0x}:${TS#0x}")
 # --- set / read back ----------------------------------------------------------
 expect_exit 0 "$GPUCTL" sched set-timeslice --tsg "$ID" 500
 expect_out "set-timeslice reads back" "applied: 500 us"
-case $(client_view app64) in *"tsg $TS timeslice 500 interleave 1"*) ok "app sees 500 us" ;; *) fail "app view" "$(cat $W/app64.out)" ;; esac
+case $(client_view app64) in *"tsg $TS timeslice 500 "*) ok "app sees 500 us" ;; *) fail "app view" "$(cat $W/app64.out)" ;; esac
+expect_exit 0 "$GPUCTL" sched set-interleave --pid "$P64" high
+n=$(printf '%s\n' "$OUT" | grep -c 'cannot read the level back')
+[ "$n" = 2 ] && ok "set-interleave --pid: both accepted, not readable" || fail "set-interleave --pid" "$OUT"
+expect_exit 0 "$GPUCTL" sched list --pid "$P64"
+expect_out "list shows the level set, marked" " 500us +high\* "
+# From here the model answers GET_INTERLEAVE_LEVEL, to check what was applied.
+echo 1 >/sys/module/${MODEL_NAME:-uvm_model}/parameters/rm_get_interleave
+case $(client_view app64) in *"tsg $TS timeslice 500 interleave 2"*) ok "app sees high" ;; *) fail "app view" "$(cat $W/app64.out)" ;; esac
 expect_exit 0 "$GPUCTL" sched set-interleave --pid "$P64" high
 n=$(printf '%s\n' "$OUT" | grep -c 'reads back high')
-[ "$n" = 2 ] && ok "set-interleave --pid: both TSGs high" || fail "set-interleave --pid" "$OUT"
+[ "$n" = 2 ] && ok "set-interleave --pid: both TSGs read back high" || fail "set-interleave readback" "$OUT"
 expect_exit 0 "$GPUCTL" -j sched set-timeslice --pid "$P21" 3000
 case $OUT in *'"timeslice_us":3000'*) ok "JSON set-timeslice" ;; *) fail "JSON set" "$OUT" ;; esac
 expect_exit 0 "$GPUCTL" sched preempt --tsg "$ID" --wait --timeout 1000
