@@ -9,14 +9,14 @@ ITER=${ITER:-1000000}
 REPS=${REPS:-20}
 st() { printf '%s\n' "$S" | awk -v k="$1" '$1 == k { print $2 }'; }
 
-# pattern name -> "reset keys -- run args"
-patterns='seq:--:seq_blocks_32
-seq1:--:seq_blocks_32_warps_1
-stride32:--:stride_stride_32_warps_1_blocks_32
-stride64w4:--:stride_stride_64_warps_4_blocks_32
-random:--:random_blocks_32_count_4000
-moe:--:moe_blocks_32_count_128
-thrash:gpu_chunks_8:seq_blocks_16_passes_3_warps_1'
+# pattern name | reset keys | run args (commas for spaces)
+patterns='seq||seq,blocks,32
+seq1||seq,blocks,32,warps,1
+stride32||stride,stride,32,warps,1,blocks,32
+stride64w4||stride,stride,64,warps,4,blocks,32
+random||random,blocks,32,count,4000
+moe|gpu_chunks,24|moe,blocks,32,count,256
+thrash|gpu_chunks,8|seq,blocks,16,passes,3,warps,1'
 
 policies="default none always_max adaptive stride multilevel thrashing probabilistic"
 
@@ -36,11 +36,11 @@ use() {	# use POLICY: attach it (adaptive keeps its loop in the background)
 for pol in $policies; do
 	use $pol
 	for p in $patterns; do
-		name=${p%%:*}; rest=${p#*:}; reset=${rest%%:*}; run=${rest#*:}
+		name=${p%%|*}; rest=${p#*|}; reset=${rest%%|*}; run=${rest#*|}
 		# shellcheck disable=SC2046
-		uvmsim reset va_blocks 64 $(echo "$reset" | tr _ ' ' | sed 's/--//')
+		uvmsim reset va_blocks 64 $(echo "$reset" | tr , ' ')
 		# shellcheck disable=SC2046
-		uvmsim run $(echo "$run" | tr _ ' ')
+		uvmsim run $(echo "$run" | tr , ' ')
 		S=$(uvmsim stats)
 		printf '{"bench":"quality","pattern":"%s","policy":"%s","faults":%s,"pages_migrated":%s,"pages_prefetched":%s,"prefetch_hits":%s}\n' \
 			"$name" "$pol" "$(st faults)" "$(st pages_migrated)" "$(st pages_prefetched)" "$(st prefetch_hits)"

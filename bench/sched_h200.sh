@@ -42,6 +42,7 @@ fi
 echo "bpffs: ${GPUCTL_BPFFS:-/sys/fs/bpf}"
 G sched unload >/dev/null 2>&1
 log "watch"; G sched watch
+if [ "${FUNC:-1}" = 1 ]; then
 
 log "functional: one CUDA process"
 /tmp/lcbe_be be 30 20 >"$OUT/f_be.txt" 2>&1 &
@@ -77,34 +78,40 @@ G -j sched list --pid "$BEP"
 kill "$BEP"; wait "$BEP" 2>/dev/null; sleep 0.5
 G sched set-timeslice --pid "$BEP" 100; echo "process gone: rc=$?"
 G sched status
+fi
 
 bench() {	# bench LABEL NBE: NLC LC processes against NBE BE processes
-	local label=$1 nbe=$2 pids=""
+	local label=$1 nbe=$2 bepids="" lcpids=""
 	for i in $(seq "$nbe"); do
-		/tmp/lcbe_be be $((DUR + 6)) "$BE_MS" >"$OUT/${label}_be$i.txt" 2>&1 & pids="$pids $!"
+		/tmp/lcbe_be be $((DUR + 8)) "$BE_MS" >"$OUT/${label}_be$i.txt" 2>&1 & bepids="$bepids $!"
 	done
 	[ "$nbe" -gt 0 ] && sleep 4
 	for i in $(seq "$NLC"); do
-		/tmp/lcbe_lc lc "$DUR" "$LC_US" "$LC_GAP" >"$OUT/${label}_lc$i.txt" 2>&1 & pids="$pids $!"
+		/tmp/lcbe_lc lc "$DUR" "$LC_US" "$LC_GAP" >"$OUT/${label}_lc$i.txt" 2>&1 & lcpids="$lcpids $!"
 	done
 	[ "$nbe" -gt 0 ] && sleep 3 && G sched list >"$OUT/${label}_list.txt" 2>&1
-	wait $pids
+	wait $lcpids
+	if [ -n "${RUN:-}" ]; then	# stop the policy while the BE processes still run
+		kill -INT "$RUN"; wait "$RUN"; echo "run rc=$?"; RUN=
+		echo "after the policy stopped (BE still running):"; G sched list
+	fi
+	wait $bepids
 	echo "-- $label"; cat "$OUT/${label}"_*.txt | grep -v ready
 }
 [ "${SOLO:-1}" = 1 ] && { log "benchmark: LC alone"; bench solo 0; }
-log "benchmark: defaults"; bench base "$NBE"
-log "benchmark: gpuctl sched run lc-be lc comm:lcbe_lc be-timeslice $BE_TS"
-"$GPUCTL" sched run lc-be lc comm:lcbe_lc be-timeslice "$BE_TS" >"$OUT/run.log" 2>&1 &
-RUN=$!
-sleep 1
-bench lcbe "$NBE"
-cat "$OUT/lcbe_list.txt"
-kill -INT "$RUN"; wait "$RUN"; echo "run rc=$?"
-grep -c '^applied' "$OUT/run.log" | sed 's/^/applied: /'
-grep -c '^reapplied' "$OUT/run.log" | sed 's/^/reapplied: /'
-grep -c '^restored' "$OUT/run.log" | sed 's/^/restored: /'
-grep -v '^restored\|^applied' "$OUT/run.log" | head -5
-head -3 "$OUT/run.log"
+[ "${BASE:-1}" = 1 ] && { log "benchmark: defaults"; bench base "$NBE"; }
+for bts in $BE_TS; do
+	log "benchmark: gpuctl sched run lc-be lc comm:lcbe_lc be-timeslice $bts"
+	"$GPUCTL" sched run lc-be lc comm:lcbe_lc be-timeslice "$bts" >"$OUT/run$bts.log" 2>&1 &
+	RUN=$!
+	sleep 1
+	bench "lcbe$bts" "$NBE"
+	for w in applied reapplied restored failed; do
+		echo "$w: $(grep -c "^$w" "$OUT/run$bts.log")"
+	done
+	grep '^restored' "$OUT/run$bts.log" | head -3
+	tail -1 "$OUT/run$bts.log"
+done
 G sched status
 G sched unload
 [ -n "${GPUCTL_BPFFS:-}" ] && umount "$GPUCTL_BPFFS"

@@ -4,12 +4,14 @@
  * to the one before.  After `confidence` faults at the same distance,
  * prefetch the next `degree` strides (one region, at most max_pages),
  * bypassing the tree; otherwise, and for strides shorter than a big page,
- * leave the decision to the driver.
+ * leave the decision to the driver.  With `budget` (the default) the degree
+ * shrinks so that no more pages move per access than the driver's default
+ * would move (a 64 KiB big page).
  */
 #include "prefetch_common.bpf.h"
 #include "prefetch_block.bpf.h"
 
-enum { P_CONFIDENCE, P_DEGREE, P_MAX_PAGES };
+enum { P_CONFIDENCE, P_DEGREE, P_MAX_PAGES, P_BUDGET };
 enum { STAT_STRIDES = STAT_POLICY };	/* decisions on a confirmed stride */
 
 #define BIG_PAGE 16	/* 4 KiB pages in the driver's 64 KiB big page */
@@ -74,7 +76,17 @@ int BPF_PROG(stride_before_compute, uvm_page_index_t page_index,
 	if (h->repeats < param(P_CONFIDENCE, 2) || (delta < BIG_PAGE && delta > -BIG_PAGE))
 		return decide(UVM_BPF_ACTION_DEFAULT, 0);
 
-	/* The next degree strides, in the stride's direction. */
+	/*
+	 * The next degree strides, in the stride's direction.  Under the page
+	 * budget, no more strides than keep the pages migrated per access
+	 * within the default's 64 KiB big page: (d - 1) * S + 2 <= 16 (d + 1).
+	 */
+	if (param(P_BUDGET, 1)) {
+		__u32 s = delta > 0 ? delta : -delta;
+
+		if (s > BIG_PAGE && (s + BIG_PAGE - 2) / (s - BIG_PAGE) < degree)
+			degree = (s + BIG_PAGE - 2) / (s - BIG_PAGE);
+	}
 	span = (__s64)delta * degree;
 	if (delta > 0) {
 		first = page_index + delta;

@@ -39,6 +39,7 @@ static const struct policy_param stride_params[] = {
 	{ "confidence", 0, 2, 1, 16, "faults at the same stride before prefetching" },
 	{ "degree", 1, 4, 1, 64, "strides ahead to prefetch" },
 	{ "max_pages", 2, 512, 1, 512, "largest region to prefetch, in 4 KiB pages" },
+	{ "budget", 3, 1, 0, 1, "1: fewer strides when they would move more pages than the default" },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 

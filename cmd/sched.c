@@ -943,13 +943,15 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 			}
 			jsonw_end_object(json_wtr);
 		} else if (kind == SET_TS) {
-			printf("TSG %u (pid %u %s): timeslice %llu -> %llu us; RM reads back %s%s\n",
-			       v[i].info.id, v[i].info.pid, v[i].info.comm,
-			       (unsigned long long)old_ts[i], val,
-			       ok ? "" : "nothing: ", ok ? "" : err);
 			if (ok)
-				printf("  applied: %llu us%s\n", (unsigned long long)ts,
+				printf("TSG %u (pid %u %s): timeslice %llu -> %llu us; RM applied %llu us%s\n",
+				       v[i].info.id, v[i].info.pid, v[i].info.comm,
+				       (unsigned long long)old_ts[i], val, (unsigned long long)ts,
 				       ts == val ? "" : " (RM adjusted the request)");
+			else
+				printf("TSG %u (pid %u %s): timeslice %llu -> %llu us; reading back "
+				       "failed: %s\n", v[i].info.id, v[i].info.pid, v[i].info.comm,
+				       (unsigned long long)old_ts[i], val, err);
 		} else {
 			printf("TSG %u (pid %u %s): interleave %s -> %s; RM %s%s\n",
 			       v[i].info.id, v[i].info.pid, v[i].info.comm,

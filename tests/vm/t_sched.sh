@@ -74,7 +74,7 @@ r=$("$RMC" -p "${CL#0x}:${TS#0x}")
 
 # --- set / read back ----------------------------------------------------------
 expect_exit 0 "$GPUCTL" sched set-timeslice --tsg "$ID" 500
-expect_out "set-timeslice reads back" "applied: 500 us"
+expect_out "set-timeslice reads back" "RM applied 500 us"
 case $(client_view app64) in *"tsg $TS timeslice 500 "*) ok "app sees 500 us" ;; *) fail "app view" "$(cat $W/app64.out)" ;; esac
 expect_exit 0 "$GPUCTL" sched set-interleave --pid "$P64" high
 n=$(printf '%s\n' "$OUT" | grep -c 'cannot read the level back')
