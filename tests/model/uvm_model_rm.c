@@ -30,9 +30,16 @@
 #define NV20_SUBDEVICE_0	0x2080
 #define NV_ERR_INSERT_DUPLICATE_NAME 0x19
 
-/* What this model accepts as a timeslice (RM's rule: see gpuctl-sched(8)). */
+/*
+ * Timeslices: RM of the 580 driver on the H200 accepted (and read back) every
+ * value tried from 1 us to 10^12 us.  The model accepts any value >= 1 unless
+ * rm_timeslice_max is set: tests set it to provoke an RM refusal
+ * (NV_ERR_NOT_SUPPORTED, which RM uses for timeslices below its minimum).
+ */
 #define MODEL_TIMESLICE_MIN	1ULL
-#define MODEL_TIMESLICE_MAX	4294967295ULL
+static unsigned long long rm_timeslice_max;
+module_param(rm_timeslice_max, ullong, 0644);
+MODULE_PARM_DESC(rm_timeslice_max, "refuse longer timeslices (0: no limit, as measured)");
 
 struct rm_obj {
 	struct list_head node;
@@ -205,7 +212,8 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 
 		if (copy_from_user(&t, up, sizeof(t)))
 			return NV_ERR_INVALID_POINTER;
-		if (t.timesliceUs < MODEL_TIMESLICE_MIN || t.timesliceUs > MODEL_TIMESLICE_MAX)
+		if (t.timesliceUs < MODEL_TIMESLICE_MIN ||
+		    (rm_timeslice_max && t.timesliceUs > rm_timeslice_max))
 			return NV_ERR_NOT_SUPPORTED;
 		o->timeslice = t.timesliceUs;
 		return NV_OK;
