@@ -12,13 +12,7 @@
 #ifndef EVICT_COMMON_BPF_H
 #define EVICT_COMMON_BPF_H
 
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-
-#include "uvm_bpf_ext.h"
-
-char LICENSE[] SEC("license") = "GPL";
+#include "policy_common.bpf.h"
 
 /* Counter slots; gpuctl prints them under these names. */
 enum {
@@ -27,41 +21,9 @@ enum {
 	STAT_PREPARE = 2,	/* evict_prepare calls */
 	STAT_MOVED = 3,		/* chunks the policy moved (head or tail) */
 	STAT_POLICY = 4,	/* first policy-specific slot */
-	STAT_MAX = 8,
 };
 
-#define PARAM_MAX 8
 #define PIDS_MAX 1024
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PARAM_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} params SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_add(__u32 slot, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
-
-	if (v)
-		*v += n;
-}
-
-/* A parameter, or def when gpuctl has not set it. */
-static __always_inline __u64 param(__u32 idx, __u64 def)
-{
-	__u64 *v = bpf_map_lookup_elem(&params, &idx);
-
-	return v && *v ? *v : def;
-}
 
 /* Moves chunk to the head (next victim) or the tail; counts what moved. */
 static __always_inline void move_head(uvm_gpu_chunk_t *chunk, struct list_head *used)

@@ -1,19 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * prefetch_common.bpf.h - what every gpuctl prefetch policy shares:
- * the ABI types, a params array gpuctl fills and `prefetch set` updates,
- * and per-CPU counters of the decisions taken, which `prefetch show` sums.
+ * prefetch_common.bpf.h - what every gpuctl prefetch policy shares on top
+ * of policy_common.bpf.h: the names of its counter slots and decide().
  */
 #ifndef PREFETCH_COMMON_BPF_H
 #define PREFETCH_COMMON_BPF_H
 
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-
-#include "uvm_bpf_ext.h"
-
-char LICENSE[] SEC("license") = "GPL";
+#include "policy_common.bpf.h"
 
 /* Counter slots; gpuctl prints them under these names. */
 enum {
@@ -22,40 +15,7 @@ enum {
 	STAT_ENTER_LOOP = 2,	/* decisions taken walking the tree */
 	STAT_PAGES = 3,		/* pages the policy asked for */
 	STAT_POLICY = 4,	/* first policy-specific slot */
-	STAT_MAX = 8,
 };
-
-#define PARAM_MAX 8
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PARAM_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} params SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_add(__u32 slot, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
-
-	if (v)
-		*v += n;
-}
-
-/* A parameter; gpuctl writes every one at load.  def only if unreadable. */
-static __always_inline __u64 param(__u32 idx, __u64 def)
-{
-	__u64 *v = bpf_map_lookup_elem(&params, &idx);
-
-	return v ? *v : def;
-}
 
 /* The driver's tree walk, with the threshold as a parameter. */
 static __always_inline int occupied(unsigned int counter, const uvm_va_block_region_t *r,

@@ -10,13 +10,7 @@
 #ifndef REPLAY_COMMON_BPF_H
 #define REPLAY_COMMON_BPF_H
 
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-
-#include "uvm_bpf_ext.h"
-
-char LICENSE[] SEC("license") = "GPL";
+#include "policy_common.bpf.h"
 
 /* Counter slots; gpuctl prints them under these names. */
 enum {
@@ -25,40 +19,7 @@ enum {
 	STAT_BATCHES = 2,	/* decisions taken */
 	STAT_FAULTS = 3,	/* fault buffer entries of those batches */
 	STAT_POLICY = 4,	/* first policy-specific slot */
-	STAT_MAX = 8,
 };
-
-#define PARAM_MAX 8
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PARAM_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} params SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_add(__u32 slot, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
-
-	if (v)
-		*v += n;
-}
-
-/* A parameter, or def when gpuctl has not set it. */
-static __always_inline __u64 param(__u32 idx, __u64 def)
-{
-	__u64 *v = bpf_map_lookup_elem(&params, &idx);
-
-	return v && *v ? *v : def;
-}
 
 /* Counts the batch and the answer, returns it: `return decide(b, NOW);` */
 static __always_inline int decide(struct uvm_fault_batch_info *batch, int decision)

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * policy_common.bpf.h - what every gpuctl struct_ops policy shares: the
+ * ABI, a params array gpuctl fills at load and `set` updates, and per-CPU
+ * counters `show` sums.  Each object's header names the counter slots.
+ */
+#ifndef POLICY_COMMON_BPF_H
+#define POLICY_COMMON_BPF_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "uvm_bpf_ext.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define PARAM_MAX 8
+#define STAT_MAX 8
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PARAM_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} params SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_add(__u32 slot, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += n;
+}
+
+/* A parameter; gpuctl writes every one at load.  def only if unreadable. */
+static __always_inline __u64 param(__u32 idx, __u64 def)
+{
+	__u64 *v = bpf_map_lookup_elem(&params, &idx);
+
+	return v ? *v : def;
+}
+
+#endif
