@@ -401,8 +401,33 @@ static const char *const *joined_list(const char *const *list,
 	return buf;
 }
 
+/* Command words and policy names of the objects that have them. */
+struct object_words {
+	const char *object;
+	const char *const *words;
+	const char *const *policies;
+};
+
+static const struct object_words *object_completion(const char *obj)
+{
+	static const struct object_words table[] = {
+		{ "prefetch", prefetch_words, prefetch_policy_words },
+		{ "evict", evict_words, evict_policy_words },
+		{ "replay", replay_words, replay_policy_words },
+		{ "sched", sched_words, NULL },
+		{ "trace", trace_words, NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(obj, table[i].object))
+			return &table[i];
+	return NULL;
+}
+
 static char **shell_complete(const char *text, int start, int end)
 {
+	const struct object_words *ow;
 	static const char *const quit_words[] = { "quit", "exit", NULL };
 	static const char *const file_word[] = { "file", NULL };
 	const char *before[4] = { NULL };
@@ -434,17 +459,17 @@ static char **shell_complete(const char *text, int start, int end)
 	if (!strcmp(obj, "help")) {
 		if (n == 1)
 			completion_list = object_words;
-	} else if (!strcmp(obj, "prefetch")) {
+	} else if ((ow = object_completion(obj))) {
 		if (n == 1) {
-			completion_list = prefetch_words;
+			completion_list = ow->words;
 			goto done;
 		}
-		cmd = resolve(prefetch_words, before[1]);
+		cmd = resolve(ow->words, before[1]);
 		/* "load { POLICY ... | file PATH }"; the others take no policy. */
-		if (!cmd || strcmp(cmd, "load"))
+		if (!ow->policies || !cmd || strcmp(cmd, "load"))
 			goto done;
 		if (n == 2)
-			completion_list = joined_list(prefetch_policy_words, file_word);
+			completion_list = joined_list(ow->policies, file_word);
 		else if (n == 3 && !strcmp(before[2], "file"))
 			rl_attempted_completion_over = 0;
 	} else if (!strcmp(obj, "batch")) {
