@@ -50,7 +50,7 @@ opts_in() { grep -oE -- '(^|[^A-Za-z0-9_-])--?[A-Za-z][A-Za-z-]*' | sed 's/^[^-]
 usage_cmds()
 {
     local obj=$1
-    grep -oE "(^|[^-A-Za-z])gpuctl $obj (\{[^}]*\}|\[[a-z_]+\]|[a-z_]+)" |
+    grep -oE "(^|[^-A-Za-z])gpuctl $obj (\{[^}]*\}|\[[a-z_]+\]|[a-z][a-z_-]*)" |
         sed -E "s/.*gpuctl $obj //" | set_of
 }
 
