@@ -364,11 +364,6 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int do_list(int argc, char **argv)
-{
-	return policy_list(&evict_kind, argc, argv);
-}
-
 static int do_load(int argc, char **argv)
 {
 	const struct policy_def *d;
@@ -441,27 +436,9 @@ static int do_set(int argc, char **argv)
 	return ret;
 }
 
-static int do_show(int argc, char **argv)
-{
-	return policy_show(&evict_kind, argc, argv);
-}
-
-static int do_unload(int argc, char **argv)
-{
-	return policy_unload(&evict_kind, argc, argv);
-}
-
-static const struct cmd cmds[] = {
-	{ "help", do_help },
-	{ "list", do_list },
-	{ "load", do_load },
-	{ "set", do_set },
-	{ "show", do_show },
-	{ "unload", do_unload },
-	{ NULL, NULL },
-};
-
 int do_evict(int argc, char **argv)
 {
-	return cmd_select(cmds, argc, argv, "evict");
+	static const struct policy_cmds own = { do_help, do_load, do_set };
+
+	return policy_command(&evict_kind, &own, argc, argv);
 }

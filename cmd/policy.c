@@ -1070,3 +1070,57 @@ int policy_open_map(const struct policy_kind *k, const char *name, __u32 *map_id
 	*map_id = a.map_id;
 	return fd;
 }
+
+/* --- the object command ------------------------------------------------- */
+
+/* The object being run; one command at a time runs in a process. */
+static const struct policy_kind *cur_kind;
+static const struct policy_cmds *cur_own;
+
+static int cmd_help(int argc, char **argv)
+{
+	return cur_own->help(argc, argv);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	return policy_list(cur_kind, argc, argv);
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	return cur_own->load ? cur_own->load(argc, argv) : policy_load(cur_kind, argc, argv);
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	return cur_own->set ? cur_own->set(argc, argv) : policy_set(cur_kind, argc, argv);
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	return policy_show(cur_kind, argc, argv);
+}
+
+static int cmd_unload(int argc, char **argv)
+{
+	return policy_unload(cur_kind, argc, argv);
+}
+
+int policy_command(const struct policy_kind *k, const struct policy_cmds *own,
+		   int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "help", cmd_help },
+		{ "list", cmd_list },
+		{ "load", cmd_load },
+		{ "set", cmd_set },
+		{ "show", cmd_show },
+		{ "unload", cmd_unload },
+		{ NULL, NULL },
+	};
+
+	cur_kind = k;
+	cur_own = own;
+	return cmd_select(cmds, argc, argv, k->object);
+}

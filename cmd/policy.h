@@ -52,6 +52,20 @@ struct policy_kind {
 	void (*show)(const char *policy, const char *mapdir);
 };
 
+/*
+ * The object's own commands: help always; load and set when the object
+ * parses more than KEY VALUE parameters (NULL: the generic ones).
+ */
+struct policy_cmds {
+	int (*help)(int argc, char **argv);
+	int (*load)(int argc, char **argv);
+	int (*set)(int argc, char **argv);
+};
+
+/* `gpuctl OBJECT { help | list | load | set | show | unload }` */
+int policy_command(const struct policy_kind *k, const struct policy_cmds *own,
+		   int argc, char **argv);
+
 int policy_list(const struct policy_kind *k, int argc, char **argv);
 int policy_load(const struct policy_kind *k, int argc, char **argv);
 int policy_set(const struct policy_kind *k, int argc, char **argv);

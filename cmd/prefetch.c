@@ -258,11 +258,6 @@ static int daemonize(const char *pid_file)
 
 /* --- commands ------------------------------------------------------------ */
 
-static int do_list(int argc, char **argv)
-{
-	return policy_list(&prefetch_kind, argc, argv);
-}
-
 static int do_load(int argc, char **argv)
 {
 	const char *pid_file = "/run/gpuctl-prefetch-adaptive.pid";
@@ -312,32 +307,9 @@ static int do_load(int argc, char **argv)
 	return adaptive_loop();
 }
 
-static int do_set(int argc, char **argv)
-{
-	return policy_set(&prefetch_kind, argc, argv);
-}
-
-static int do_show(int argc, char **argv)
-{
-	return policy_show(&prefetch_kind, argc, argv);
-}
-
-static int do_unload(int argc, char **argv)
-{
-	return policy_unload(&prefetch_kind, argc, argv);
-}
-
-static const struct cmd cmds[] = {
-	{ "help", do_help },
-	{ "list", do_list },
-	{ "load", do_load },
-	{ "set", do_set },
-	{ "show", do_show },
-	{ "unload", do_unload },
-	{ NULL, NULL },
-};
-
 int do_prefetch(int argc, char **argv)
 {
-	return cmd_select(cmds, argc, argv, "prefetch");
+	static const struct policy_cmds own = { do_help, do_load, NULL };
+
+	return policy_command(&prefetch_kind, &own, argc, argv);
 }

@@ -128,42 +128,9 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int do_list(int argc, char **argv)
-{
-	return policy_list(&replay_kind, argc, argv);
-}
-
-static int do_load(int argc, char **argv)
-{
-	return policy_load(&replay_kind, argc, argv);
-}
-
-static int do_set(int argc, char **argv)
-{
-	return policy_set(&replay_kind, argc, argv);
-}
-
-static int do_show(int argc, char **argv)
-{
-	return policy_show(&replay_kind, argc, argv);
-}
-
-static int do_unload(int argc, char **argv)
-{
-	return policy_unload(&replay_kind, argc, argv);
-}
-
-static const struct cmd cmds[] = {
-	{ "help", do_help },
-	{ "list", do_list },
-	{ "load", do_load },
-	{ "set", do_set },
-	{ "show", do_show },
-	{ "unload", do_unload },
-	{ NULL, NULL },
-};
-
 int do_replay(int argc, char **argv)
 {
-	return cmd_select(cmds, argc, argv, "replay");
+	static const struct policy_cmds own = { do_help, NULL, NULL };
+
+	return policy_command(&replay_kind, &own, argc, argv);
 }
