@@ -24,6 +24,7 @@
 
 #include "gpuctl.h"
 #include "trace_backend.h"
+#include "trace_rm.h"
 
 #define SYS_BTF_DIR "/sys/kernel/btf"
 
@@ -327,6 +328,10 @@ struct probe {
 	const char *trace_backend;
 	bool tb_bpf;		/* the bpf trace program loads and attaches */
 	char tb_bpf_reason[256];
+	bool tb_rm;		/* the TSG watcher (raw tracepoints) loads and attaches */
+	char tb_rm_reason[256];
+	const char *rm_device;	/* the RM device trace tsg would use */
+	bool rm_device_ok;
 };
 
 static bool path_exists(const char *path)
@@ -553,6 +558,9 @@ static void run_probe(struct probe *p)
 	probe_fentry(p);
 
 	p->tb_bpf = tb_bpf_usable(p->tb_bpf_reason, sizeof(p->tb_bpf_reason));
+	p->tb_rm = rm_trace_usable(p->tb_rm_reason, sizeof(p->tb_rm_reason));
+	p->rm_device = rm_trace_device(NULL);
+	p->rm_device_ok = path_exists(p->rm_device);
 	if (p->tb_bpf)
 		p->trace_backend = "bpf";
 	else if (p->dev[2])
@@ -794,9 +802,11 @@ static void print_json(const struct probe *p)
 	jsonw_end_object(w);
 	jsonw_start_object(w);
 	jsonw_string_field(w, "name", "rm");
-	jsonw_string_field(w, "scope", "TSG events");
-	jsonw_bool_field(w, "available", false);
-	jsonw_string_field(w, "reason", "not implemented yet");
+	jsonw_string_field(w, "scope", "TSG events, system-wide or one process");
+	jsonw_bool_field(w, "available", p->tb_rm);
+	jsonw_string_field(w, "reason", p->tb_rm ? NULL : p->tb_rm_reason);
+	jsonw_string_field(w, "device", p->rm_device);
+	jsonw_bool_field(w, "device_present", p->rm_device_ok);
 	jsonw_end_object(w);
 	jsonw_end_array(w);
 	jsonw_string_field(w, "trace_backend_for_pid",
@@ -832,6 +842,21 @@ static void text_fentry(const char *label, const struct probe *p,
 			 name ? " (" : "", name ? name : "", name ? ")" : "");
 	}
 	line(label, value, hint_fentry(p, r));
+}
+
+static void text_rm(const struct probe *p)
+{
+	char value[320], hint[320];
+
+	if (!p->tb_rm) {
+		line("  rm (TSG events)", "no", p->tb_rm_reason);
+		return;
+	}
+	snprintf(value, sizeof(value), "yes (raw tracepoints; RM device %s%s)", p->rm_device,
+		 p->rm_device_ok ? "" : " missing");
+	snprintf(hint, sizeof(hint), "load the NVIDIA driver, or name the RM device with "
+		 "--device PATH or $GPUCTL_RM_DEVICE");
+	line("  rm (TSG events)", value, p->rm_device_ok ? NULL : hint);
 }
 
 static void print_text(const struct probe *p)
@@ -934,7 +959,7 @@ static void print_text(const struct probe *p)
 	line("  bpf (system-wide)", p->tb_bpf ? "yes" : "no", p->tb_bpf ? NULL : p->tb_bpf_reason);
 	line("  uvm-tools (one process)", p->dev[2] ? "yes" : "no",
 	     p->dev[2] ? NULL : "/dev/nvidia-uvm-tools missing (nvidia-modprobe -u)");
-	line("  rm (TSG events)", "no", "not implemented yet");
+	text_rm(p);
 	line("  chosen for -p PID", p->dev[2] ? "uvm-tools" : p->tb_bpf ? "bpf" : "none", NULL);
 }
 

@@ -30,8 +30,10 @@ static const char *const type_names[GT_EV_MAX] = {
 	[GT_EV_REPLAY] = "replay",
 	[GT_EV_BATCH] = "batch",
 	[GT_EV_THRASHING] = "thrashing",
-	[GT_EV_TSG] = "tsg",
+	[GT_EV_TSG] = "tsg-new",
 	[GT_EV_LOST] = "lost",
+	[GT_EV_TSG_FREE] = "tsg-free",
+	[GT_EV_TSG_SET] = "tsg-set",
 };
 
 static const char *const cause_names[GT_CAUSE_MAX] = {
@@ -51,6 +53,13 @@ static const char *const access_names[GT_ACC_MAX] = {
 	[GT_ACC_PREFETCH] = "prefetch",
 };
 
+static const char *const tsg_ctl_names[GT_TSG_CTL_MAX] = {
+	[GT_TSG_CTL_NONE] = "-",
+	[GT_TSG_CTL_TIMESLICE] = "timeslice",
+	[GT_TSG_CTL_INTERLEAVE] = "interleave",
+	[GT_TSG_CTL_PREEMPT] = "preempt",
+};
+
 const char *gt_type_name(unsigned int type)
 {
 	return type < GT_EV_MAX && type_names[type] ? type_names[type] : "unknown";
@@ -64,6 +73,11 @@ const char *gt_cause_name(unsigned int cause)
 const char *gt_access_name(unsigned int access)
 {
 	return access < GT_ACC_MAX && access_names[access] ? access_names[access] : "other";
+}
+
+const char *gt_tsg_ctl_name(unsigned int ctl)
+{
+	return ctl < GT_TSG_CTL_MAX && tsg_ctl_names[ctl] ? tsg_ctl_names[ctl] : "other";
 }
 
 static void copy_str(char *dst, size_t len, const char *src)

@@ -30,10 +30,37 @@ enum gt_type {
 	GT_EV_REPLAY = 5,	/* fault replay issued */
 	GT_EV_BATCH = 6,	/* a fault batch serviced: count, latency */
 	GT_EV_THRASHING = 7,
-	GT_EV_TSG = 8,		/* TSG created (addr = hTsg, batch = hClient) */
+	GT_EV_TSG = 8,		/* TSG created (rm backend; fields below) */
 	GT_EV_LOST = 9,		/* count events dropped by the backend */
+	/* Added after version 1's first release: a reader without them refuses
+	 * a record that has them (as a corrupt event type), nothing else. */
+	GT_EV_TSG_FREE = 10,	/* TSG freed, itself or with its client */
+	GT_EV_TSG_SET = 11,	/* its process set a scheduling control itself */
 	GT_EV_MAX
 };
+
+/*
+ * TSG events (rm backend: the RM escapes a process issues on NVIDIA's device):
+ *   pid     the process (tgid) that allocated the TSG
+ *   ts_ns   CLOCK_BOOTTIME: TSG: when RM allocated it; TSG_FREE, TSG_SET:
+ *           when gpuctl read the event (microseconds after the ioctl)
+ *   addr    hTsg, the TSG's RM handle
+ *   batch   hClient, the RM client it belongs to
+ *   count   the TSG's number in this trace (1, 2, ...; not sched's ID)
+ *   cause   TSG_SET: the control (enum gt_tsg_ctl)
+ *   bytes   TSG_SET: the value (timeslice in us, interleave level 0..2)
+ *   flags   TSG_FREE: GT_F_WITH_CLIENT when its whole client was freed
+ *   gpu     GT_GPU_NONE
+ */
+enum gt_tsg_ctl {
+	GT_TSG_CTL_NONE = 0,
+	GT_TSG_CTL_TIMESLICE = 1,	/* NVA06C_CTRL_CMD_SET_TIMESLICE */
+	GT_TSG_CTL_INTERLEAVE = 2,	/* NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL */
+	GT_TSG_CTL_PREEMPT = 3,		/* NVA06C_CTRL_CMD_PREEMPT (value 0) */
+	GT_TSG_CTL_MAX
+};
+
+#define GT_TSG_TYPES ((1u << GT_EV_TSG) | (1u << GT_EV_TSG_FREE) | (1u << GT_EV_TSG_SET))
 
 /* Migration causes: the tools API's UvmEventMigrationCause values. */
 enum gt_cause {
@@ -58,6 +85,7 @@ enum gt_access {
 #define GT_F_DUPLICATE 0x01	/* fault already in the batch */
 #define GT_F_TO_GPU 0x02	/* migration host -> device */
 #define GT_F_TO_CPU 0x04	/* migration device -> host */
+#define GT_F_WITH_CLIENT 0x08	/* TSG_FREE: freed with its whole client */
 
 #define GT_GPU_NONE 0xffff
 #define GT_PROC_CPU 0xffff
@@ -69,7 +97,7 @@ struct gt_event {
 	uint64_t latency_ns;	/* 0: unknown */
 	uint32_t pid;		/* 0: unknown */
 	uint32_t batch;		/* batch id */
-	uint32_t count;		/* BATCH: faults; LOST: events dropped */
+	uint32_t count;		/* BATCH: faults; LOST: events dropped; TSG: number */
 	uint16_t gpu;		/* GPU index; GT_GPU_NONE */
 	uint8_t type;		/* enum gt_type */
 	uint8_t access;		/* enum gt_access */
@@ -130,5 +158,6 @@ int gt_reader_next(struct gt_reader *r, struct gt_event *e);
 const char *gt_type_name(unsigned int type);
 const char *gt_cause_name(unsigned int cause);
 const char *gt_access_name(unsigned int access);
+const char *gt_tsg_ctl_name(unsigned int ctl);	/* "timeslice", ... */
 
 #endif

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trace.c - gpuctl trace: UVM driver events on the stock driver, live
- * (faults, migrations, evictions, replays, prefetch), recorded to a file,
- * and reported back (summary, event list, SVG heatmap, model trace).
+ * (faults, migrations, evictions, replays, prefetch) and TSG events (the rm
+ * backend), recorded to a file, and reported back (summary, event list, SVG
+ * heatmap, model trace).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,7 +15,9 @@
 
 #include "gpuctl.h"
 #include "record.h"
+#include "rm.h"
 #include "trace_backend.h"
+#include "trace_rm.h"
 #include "trace_summary.h"
 
 #define DEFAULT_FILE "gpuctl.trace"
@@ -59,6 +62,7 @@ void trace_json_on(void)
 struct topts {
 	struct tb_opts tb;
 	unsigned long long duration_s, max_events, top;
+	const char *events;	/* record: "all" or "tsg" */
 	const char *file;	/* record -o / report -i */
 	const char *svg;
 	const char *format;	/* report: summary | events | model */
@@ -98,6 +102,9 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 			TAKES('m');
 			if (parse_u64("max-events", argv[1], 1, ~0ull >> 1, &o->max_events))
 				return EXIT_USAGE;
+		} else if (!strcmp(a, "--device")) {
+			TAKES('D');
+			o->tb.device = argv[1];
 		} else if (!strcmp(a, "--backend")) {
 			TAKES('b');
 			if (tb_parse_kind(argv[1], &o->tb.kind))
@@ -132,6 +139,13 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 			argc--;
 			argv++;
 			continue;
+		} else if (a[0] != '-' && strchr(allowed, 'e') && !o->events) {
+			if (strcmp(a, "all") && strcmp(a, "tsg"))
+				return usage_err("unknown event kind '%s' (all, tsg)", a);
+			o->events = a;
+			argc--;
+			argv++;
+			continue;
 		} else {
 			return usage_err("unknown option '%s'; try '%s trace help'", a, bin_name);
 		}
@@ -148,18 +162,94 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 
 static uint64_t t0;
 
-static void print_header(void)
+static bool is_tsg(unsigned int type)
+{
+	return type < 32 && ((1u << type) & GT_TSG_TYPES);
+}
+
+static void print_header(bool tsg)
 {
 	if (json_output)
 		return;
+	if (tsg) {
+		printf("%-12s %7s %-16s %-9s %-10s %-10s %5s %s\n", "TIME(s)", "PID", "COMM",
+		       "EVENT", "CLIENT", "TSG", "SEQ", "VALUE");
+		return;
+	}
 	printf("%-12s %7s %4s %-10s %-18s %-8s %-9s %10s %10s\n", "TIME(s)", "PID", "GPU",
 	       "EVENT", "ADDRESS", "ACCESS", "CAUSE", "BYTES", "LAT(us)");
 }
 
-static void print_event(const struct gt_event *e)
+/* "timeslice 500us", "interleave high", "preempt", "with its client", "-" */
+static void tsg_value(const struct gt_event *e, char *buf, size_t len)
+{
+	if (e->type == GT_EV_TSG_FREE)
+		snprintf(buf, len, "%s", e->flags & GT_F_WITH_CLIENT ? "with its client" : "-");
+	else if (e->type != GT_EV_TSG_SET)
+		snprintf(buf, len, "-");
+	else if (e->cause == GT_TSG_CTL_TIMESLICE)
+		snprintf(buf, len, "timeslice %lluus", (unsigned long long)e->bytes);
+	else if (e->cause == GT_TSG_CTL_INTERLEAVE)
+		snprintf(buf, len, "interleave %s", e->bytes <= 2 ?
+			 rm_level_name((__u32)e->bytes) : "?");
+	else
+		snprintf(buf, len, "%s", gt_tsg_ctl_name(e->cause));
+}
+
+/* A process name may hold any byte: quote it as JSON (bytes past ASCII as \u00XX). */
+static void put_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* A TSG event; comm is NULL when not known (a record has none). */
+static void print_tsg_event(const struct gt_event *e, const char *comm, double t)
+{
+	char name[17], value[48];
+
+	snprintf(name, sizeof(name), "%.16s", comm ? comm : "");
+	if (json_output) {
+		printf("{\"time_s\":%.9f,\"event\":\"%s\",\"pid\":%u,\"comm\":", t,
+		       gt_type_name(e->type), e->pid);
+		if (comm)
+			put_json_string(name);
+		else
+			printf("null");
+		printf(",\"client\":\"0x%x\",\"tsg\":\"0x%llx\",\"seq\":%u", e->batch,
+		       (unsigned long long)e->addr, e->count);
+		if (e->type == GT_EV_TSG_SET)
+			printf(",\"control\":\"%s\",\"value\":%llu", gt_tsg_ctl_name(e->cause),
+			       (unsigned long long)e->bytes);
+		else if (e->type == GT_EV_TSG_FREE)
+			printf(",\"with_client\":%s", e->flags & GT_F_WITH_CLIENT ? "true" : "false");
+		printf("}\n");
+		return;
+	}
+	tsg_value(e, value, sizeof(value));
+	printf("%-12.6f %7u %-16s %-9s 0x%-8x 0x%-8llx %5u %s\n", t, e->pid,
+	       name[0] ? name : "-", gt_type_name(e->type), e->batch,
+	       (unsigned long long)e->addr, e->count, value);
+}
+
+static void print_event(const struct gt_event *e, const char *comm)
 {
 	double t = e->ts_ns >= t0 ? (e->ts_ns - t0) / 1e9 : 0;
 
+	if (is_tsg(e->type)) {
+		print_tsg_event(e, comm, t);
+		return;
+	}
 	if (json_output) {
 		printf("{\"time_s\":%.9f,\"event\":\"%s\",\"pid\":%u,", t, gt_type_name(e->type),
 		       e->pid);
@@ -204,6 +294,7 @@ struct live {
 	unsigned long long shown, max;
 	FILE *out;
 	int write_err;
+	struct tb *t;		/* for the process names the backend knows */
 };
 
 static void live_event(const struct gt_event *e, void *arg)
@@ -217,6 +308,8 @@ static void live_event(const struct gt_event *e, void *arg)
 	if (l->max && l->shown >= l->max && e->type != GT_EV_LOST)
 		return;
 	ts_add(&l->sum, e);
+	if (is_tsg(e->type) && l->t)
+		ts_comm(&l->sum, e->pid, tb_event_comm(l->t));
 	if (l->mode == LIVE_RECORD) {
 		if (!l->write_err && gt_write_event(l->out, e))
 			l->write_err = errno ? errno : EIO;
@@ -225,7 +318,7 @@ static void live_event(const struct gt_event *e, void *arg)
 		return;
 	}
 	if (l->show & (1u << e->type)) {
-		print_event(e);
+		print_event(e, l->t ? tb_event_comm(l->t) : NULL);
 		l->shown++;
 	}
 }
@@ -238,6 +331,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	int rc, status;
 
 	ts_init(&l->sum);
+	l->sum.tsg_only = (o->tb.types & GT_TSG_TYPES) != 0;
 	l->max = o->max_events;
 	o->tb.fn = live_event;
 	o->tb.arg = l;
@@ -268,13 +362,14 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		}
 		return rc;
 	}
+	l->t = t;
 	t0 = tb_now_ns(t);
 	if (l->mode == LIVE_RECORD) {
 		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), t0);
 		if (gt_write_header(l->out, &h))
 			l->write_err = errno ? errno : EIO;
 	} else {
-		print_header();
+		print_header(l->sum.tsg_only);
 	}
 	if (!json_output)
 		fprintf(stderr, "Tracing %s with the %s backend%s... Ctrl-C to end.\n", what,
@@ -292,7 +387,8 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 			break;
 		if (o->duration_s) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if ((uint64_t)(now.tv_sec - start.tv_sec) >= o->duration_s)
+			if ((now.tv_sec - start.tv_sec) * 1000000000LL +
+			    (now.tv_nsec - start.tv_nsec) >= (long long)o->duration_s * 1000000000LL)
 				break;
 		}
 		if (l->mode == LIVE_PRINT)
@@ -300,6 +396,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	}
 	tb_stop(t, interrupted || (l->max && l->shown >= l->max) || o->duration_s || tb_failed(t));
 	status = tb_cmd_status(t);
+	l->t = NULL;
 	if (tb_failed(t)) {
 		tb_free(t);
 		ts_free(&l->sum);
@@ -337,11 +434,11 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 }
 
 static int do_events(int argc, char **argv, const char *what, uint32_t types, uint32_t show,
-		     int cause)
+		     int cause, const char *allowed)
 {
 	struct topts o = { 0 };
 	struct live l = { .mode = LIVE_PRINT, .show = show, .cause = cause };
-	int rc = parse_opts(argc, argv, &o, "pdmbc");
+	int rc = parse_opts(argc, argv, &o, allowed);
 
 	if (rc)
 		return rc;
@@ -355,50 +452,53 @@ static int do_faults(int argc, char **argv)
 {
 	return do_events(argc, argv, "faults",
 			 B(GT_EV_GPU_FAULT) | B(GT_EV_BATCH) | B(GT_EV_REPLAY),
-			 B(GT_EV_GPU_FAULT), -1);
+			 B(GT_EV_GPU_FAULT), -1, "pdmbc");
 }
 
 static int do_migrations(int argc, char **argv)
 {
-	return do_events(argc, argv, "migrations", B(GT_EV_MIGRATION), B(GT_EV_MIGRATION), -1);
+	return do_events(argc, argv, "migrations", B(GT_EV_MIGRATION), B(GT_EV_MIGRATION), -1,
+			 "pdmbc");
 }
 
 static int do_evictions(int argc, char **argv)
 {
-	return do_events(argc, argv, "evictions", B(GT_EV_EVICTION), B(GT_EV_EVICTION), -1);
+	return do_events(argc, argv, "evictions", B(GT_EV_EVICTION), B(GT_EV_EVICTION), -1,
+			 "pdmbc");
 }
 
 static int do_replays(int argc, char **argv)
 {
-	return do_events(argc, argv, "replays", B(GT_EV_REPLAY), B(GT_EV_REPLAY), -1);
+	return do_events(argc, argv, "replays", B(GT_EV_REPLAY), B(GT_EV_REPLAY), -1, "pdmbc");
 }
 
 static int do_prefetch_ev(int argc, char **argv)
 {
 	return do_events(argc, argv, "prefetch", B(GT_EV_MIGRATION), B(GT_EV_MIGRATION),
-			 GT_CAUSE_PREFETCH);
+			 GT_CAUSE_PREFETCH, "pdmbc");
 }
 
+/* TSGs created and freed, and the controls processes set on them: the rm backend. */
 static int do_tsg(int argc, char **argv)
 {
-	struct topts o = { 0 };
-	int rc = parse_opts(argc, argv, &o, "pdmbc");
-
-	if (rc)
-		return rc;
-	p_err("trace tsg needs the rm backend (raw-tracepoint ioctl decoding), which this "
-	      "gpuctl does not have yet; '%s sched list' shows TSGs", bin_name);
-	return EXIT_FAIL;
+	return do_events(argc, argv, "tsg", GT_TSG_TYPES, GT_TSG_TYPES, -1, "pdmbcD");
 }
 
 static int do_record(int argc, char **argv)
 {
 	struct topts o = { 0 };
 	struct live l = { .mode = LIVE_RECORD, .cause = -1 };
-	int rc = parse_opts(argc, argv, &o, "pdmbco");
+	int rc = parse_opts(argc, argv, &o, "pdmbcoeD");
 
 	if (rc)
 		return rc;
+	o.tb.stdout_is_data = o.file && !strcmp(o.file, "-");
+	if (o.events && !strcmp(o.events, "tsg")) {
+		o.tb.types = GT_TSG_TYPES;
+		return run_live(&o, &l, "tsg");
+	}
+	if (o.tb.device)
+		return usage_err("--device applies to TSG events only ('record tsg')");
 	o.tb.types = B(GT_EV_GPU_FAULT) | B(GT_EV_CPU_FAULT) | B(GT_EV_MIGRATION) |
 		     B(GT_EV_EVICTION) | B(GT_EV_REPLAY) | B(GT_EV_BATCH) | B(GT_EV_THRASHING);
 	return run_live(&o, &l, "all");
@@ -531,13 +631,14 @@ static int do_report(int argc, char **argv)
 	}
 	keep = o.svg || !strcmp(o.format, "model");
 	ts_init(&sum);
+	sum.tsg_only = !strcmp(r.hdr.what, "tsg");
 	t0 = r.hdr.start_ts_ns;
 	if (!strcmp(o.format, "events"))
-		print_header();
+		print_header(sum.tsg_only);
 	while ((n = gt_reader_next(&r, &e)) > 0) {
 		ts_add(&sum, &e);
 		if (!strcmp(o.format, "events"))
-			print_event(&e);
+			print_event(&e, NULL);
 		if (keep && e.type == GT_EV_GPU_FAULT) {
 			if (nf == capf) {
 				size_t nc = capf ? capf * 2 : 4096;
@@ -597,20 +698,26 @@ static int do_help(int argc, char **argv)
 		return EXIT_OK;
 	}
 	fprintf(stdout,
-		"Usage: %1$s trace { faults | migrations | evictions | replays | prefetch | tsg } [TARGET] [LIMITS]\n"
-		"       %1$s trace record [-o FILE|-] [TARGET] [LIMITS]\n"
+		"Usage: %1$s trace { faults | migrations | evictions | replays | prefetch } [TARGET] [LIMITS]\n"
+		"       %1$s trace tsg [TARGET] [LIMITS] [--device PATH]\n"
+		"       %1$s trace record [-o FILE|-] [EVENTS] [TARGET] [LIMITS] [--device PATH]\n"
 		"       %1$s trace report [-i FILE|-] [--sort KEY] [--top N] [--format FORMAT] [--svg FILE]\n"
 		"       %1$s trace COMMAND [-p PID | -- CMD...] [--duration S] [--max-events N] [--backend B]\n"
 		"       %1$s trace help\n"
 		"\n"
 		"       COMMAND := { faults | migrations | evictions | replays | prefetch | tsg |\n"
 		"                    record | report | help }\n"
+		"       EVENTS := { all | tsg }\n"
 		"       B := { auto | bpf | uvm-tools | rm }\n"
 		"\n"
 		"One line per event (-j: one JSON object per line); at the end (Ctrl-C, the\n"
 		"duration, the event limit, or the end of CMD) a summary: counts, a log2\n"
 		"histogram, the hottest 2 MiB ranges.  FILE defaults to " DEFAULT_FILE ".\n"
-		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F'.\n",
+		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F'.\n"
+		"tsg: TSGs created and freed and the scheduling controls processes set on\n"
+		"them themselves, counted per process at the end; only the rm backend has\n"
+		"them.  The RM device is " RM_TRACE_DEFAULT_DEVICE " unless --device or\n"
+		"$GPUCTL_RM_DEVICE names another.\n",
 		bin_name);
 	return EXIT_OK;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* trace_backend.c - bpf and uvm-tools backends behind gpuctl trace and stat. */
+/* trace_backend.c - bpf, uvm-tools and rm backends behind gpuctl trace and stat. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 
 #include "gpuctl.h"
 #include "trace_backend.h"
+#include "trace_rm.h"
 #include "trace_uvm.skel.h"
 
 #ifndef SYS_pidfd_open
@@ -46,15 +47,19 @@ struct tb {
 	int child_status;	/* -1 running */
 	bool target_gone;
 	bool failed;
-	bool entry_size_told;
 	/* bpf */
 	struct trace_uvm *skel;
 	struct ring_buffer *rb;
 	uint64_t lost_seen;
+	/* rm */
+	struct rm_trace *rm;
+	const char *comm;	/* of the event being delivered */
 	/* uvm-tools */
 	struct ut_session ut;
 	bool ut_attached;
 	uint32_t ut_events;	/* UT_EV_* mask */
+	uint64_t ut_last_ts, ut_last_page;	/* the last GPU fault, to flag duplicates */
+	uint32_t ut_last_batch;
 	uint64_t ev_count[GT_EV_MAX];
 	uint64_t evict_bytes, lost;
 };
@@ -84,6 +89,8 @@ uint64_t tb_now_ns(const struct tb *t)
 {
 	struct timespec ts;
 
+	if (t->kind == TB_RM)
+		return rm_trace_now_ns();
 	clock_gettime(t->kind == TB_UVM_TOOLS ? CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
@@ -236,6 +243,48 @@ static void bpf_lost(struct tb *t)
 	}
 }
 
+/* ------------------------------------------------------------------- rm */
+
+static void rm_event(const struct gt_event *e, const char *comm, void *arg)
+{
+	struct tb *t = arg;
+
+	t->comm = comm;
+	deliver(t, e);
+	t->comm = NULL;
+}
+
+const char *tb_event_comm(const struct tb *t)
+{
+	return t->comm;
+}
+
+static void rm_lost(struct tb *t)
+{
+	uint64_t n = rm_trace_new_drops(t->rm);
+
+	if (n)
+		deliver_lost(t, n);
+}
+
+/* TSG events come from the rm backend alone, and it has no others; 0 or EXIT_USAGE. */
+static int rm_choose(const struct tb_opts *o, enum tb_kind *kind)
+{
+	if (!(o->types & GT_TSG_TYPES))
+		return 0;
+	if (o->types & ~GT_TSG_TYPES) {
+		p_err("TSG events are traced alone (rm backend), not with UVM events");
+		return EXIT_USAGE;
+	}
+	if (*kind != TB_AUTO && *kind != TB_RM) {
+		p_err("only the rm backend traces TSG events, not %s: leave --backend out "
+		      "or give --backend rm", tb_kind_names[*kind]);
+		return EXIT_USAGE;
+	}
+	*kind = TB_RM;
+	return 0;
+}
+
 /* ----------------------------------------------------------- uvm-tools */
 
 static uint32_t ut_mask(uint32_t types)
@@ -262,8 +311,21 @@ static void ut_entry(const uint8_t *entry, void *arg)
 	struct tb *t = arg;
 	struct gt_event e;
 
-	if (!ut_decode(entry, &e))
+	if (!ut_decode(entry, t->ut.q.abi, &e))
 		return;
+	/*
+	 * The driver reports a fault and then each instance merged into it
+	 * (same page, other uTLB or access type) with the same batch and the
+	 * same timestamp: those are the batch's duplicates.
+	 */
+	if (e.type == GT_EV_GPU_FAULT) {
+		if (e.ts_ns == t->ut_last_ts && e.batch == t->ut_last_batch &&
+		    e.addr >> 12 == t->ut_last_page)
+			e.flags |= GT_F_DUPLICATE;
+		t->ut_last_ts = e.ts_ns;
+		t->ut_last_batch = e.batch;
+		t->ut_last_page = e.addr >> 12;
+	}
 	if (!e.pid)
 		e.pid = t->target;
 	deliver(t, &e);
@@ -295,38 +357,26 @@ static int ut_try_attach(struct tb *t, bool quiet_if_absent)
 			ut_close(&t->ut);
 			return ret;
 		}
+		if (debug_output)
+			fprintf(stderr, "uvm-tools: %u-entry V2 event queue through the %s interface\n",
+				entries, t->ut.q.abi == UT_ABI_550 ? "550 (versioned ioctl 56)" :
+				"565+ (ioctl 76)");
 	}
 	t->ut_attached = true;
 	return 1;
 }
 
-static void ut_drain_final(struct tb *t, bool final)
+static void ut_drain(struct tb *t)
 {
 	uint64_t drops;
 
 	if (!t->ut_attached || t->ut.queue_fd < 0)
 		return;
-	/* Learn the driver's entry size from the first 8 entries (at the end:
-	 * from whatever is there, else assume the 550 layout). */
-	if (!t->ut.q.entry_size && !ut_queue_calibrate(&t->ut.q, final ? 1 : 8)) {
-		if (!final)
-			return;
-		t->ut.q.entry_size = UT_ENTRY_SIZE;
-	}
-	if (debug_output && !t->entry_size_told) {
-		t->entry_size_told = true;
-		fprintf(stderr, "uvm-tools: event entries of %u bytes\n", t->ut.q.entry_size);
-	}
 	while (ut_queue_consume(&t->ut.q, 0, ut_entry, t))
 		;
 	drops = ut_queue_new_drops(&t->ut.q);
 	if (drops)
 		deliver_lost(t, drops);
-}
-
-static void ut_drain(struct tb *t)
-{
-	ut_drain_final(t, false);
 }
 
 /* ------------------------------------------------------------- targets */
@@ -352,6 +402,9 @@ static int fork_held(struct tb *t, int go[2], int report[2])
 			_exit(127);	/* gpuctl gave up: do not run */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* gpuctl's stdout carries JSON or a record: the command's goes to stderr. */
+		if (json_output || t->o.stdout_is_data)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(t->o.cmd[0], t->o.cmd);
 		e = errno;
 		if (write(report[1], &e, sizeof(e)) < 0)
@@ -404,6 +457,12 @@ struct tb *tb_start(const struct tb_opts *o, int *rc)
 	t->child_status = -1;
 	t->ut.uvm_fd = t->ut.queue_fd = t->ut.counter_fd = -1;
 
+	*rc = rm_choose(o, &kind);
+	if (*rc) {
+		free(t);
+		return NULL;
+	}
+	*rc = EXIT_FAIL;
 	if (o->pid) {
 		if (kill(o->pid, 0) && errno == ESRCH) {
 			p_err("no process with pid %d", o->pid);
@@ -413,7 +472,7 @@ struct tb *tb_start(const struct tb_opts *o, int *rc)
 		t->target = o->pid;
 		t->pidfd = syscall(SYS_pidfd_open, o->pid, 0);
 	}
-	if (kind == TB_RM) {
+	if (kind == TB_RM && !(o->types & GT_TSG_TYPES)) {
 		p_err("the rm backend only traces TSG events ('%s trace tsg')", bin_name);
 		*rc = EXIT_USAGE;
 		free(t);
@@ -427,6 +486,12 @@ struct tb *tb_start(const struct tb_opts *o, int *rc)
 	}
 	if (o->cmd && fork_held(t, go, report))
 		goto fail;
+	if (kind == TB_RM) {
+		t->rm = rm_trace_start(rm_trace_device(o->device), (uint32_t)t->target,
+				       rm_event, t);
+		if (!t->rm)
+			goto fail;
+	}
 
 	if (kind == TB_AUTO || kind == TB_BPF) {
 		/* bpf sees va_space creation, so it is exact for -- CMD and system-wide;
@@ -478,6 +543,7 @@ fail:
 		ring_buffer__free(t->rb);
 	if (t->skel)
 		trace_uvm__destroy(t->skel);
+	rm_trace_free(t->rm);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	free(t);
@@ -506,6 +572,9 @@ bool tb_poll(struct tb *t, int timeout_ms)
 	if (t->kind == TB_BPF) {
 		ring_buffer__poll(t->rb, timeout_ms);
 		bpf_lost(t);
+	} else if (t->kind == TB_RM) {
+		rm_trace_poll(t->rm, timeout_ms);
+		rm_lost(t);
 	} else {
 		if (!t->ut_attached) {
 			/* -- CMD: wait for the command's GPU context, then attach. */
@@ -638,7 +707,15 @@ void tb_stop(struct tb *t, bool kill_cmd)
 		bpf_lost(t);
 	} else if (t->ut_attached) {
 		ut_flush(&t->ut);
-		ut_drain_final(t, true);
+		ut_drain(t);
+		/* The driver's own counts over the same span, to check the events by. */
+		if (debug_output && t->ut.counters)
+			fprintf(stderr, "uvm-tools: driver counters since attach: gpu_faults %llu "
+				"bytes_htod %llu bytes_dtoh %llu cpu_faults %llu\n",
+				(unsigned long long)t->ut.counters[UT_CTR_GPU_FAULTS],
+				(unsigned long long)t->ut.counters[UT_CTR_BYTES_HTOD],
+				(unsigned long long)t->ut.counters[UT_CTR_BYTES_DTOH],
+				(unsigned long long)t->ut.counters[UT_CTR_CPU_FAULTS]);
 	}
 	if (t->child > 0 && t->child_status < 0) {
 		int st;
@@ -647,6 +724,11 @@ void tb_stop(struct tb *t, bool kill_cmd)
 			kill(t->child, SIGTERM);
 		if (waitpid(t->child, &st, 0) == t->child)
 			t->child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	/* After the command: what it freed on its way out is seen, too. */
+	if (t->kind == TB_RM) {
+		rm_trace_drain(t->rm);
+		rm_lost(t);
 	}
 }
 
@@ -668,6 +750,7 @@ void tb_free(struct tb *t)
 		ring_buffer__free(t->rb);
 	if (t->skel)
 		trace_uvm__destroy(t->skel);
+	rm_trace_free(t->rm);
 	if (t->ut_attached || t->ut.uvm_fd >= 0)
 		ut_close(&t->ut);
 	if (t->pidfd >= 0)

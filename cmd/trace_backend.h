@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * trace_backend.h - how `gpuctl trace` and `gpuctl stat` get at the UVM
- * driver: choosing a backend (bpf, uvm-tools), starting a command or
- * attaching to a pid, and delivering events and counters.
+ * driver: choosing a backend (bpf, uvm-tools; rm for TSG events), starting a
+ * command or attaching to a pid, and delivering events and counters.
  */
 #ifndef GPUCTL_TRACE_BACKEND_H
 #define GPUCTL_TRACE_BACKEND_H
@@ -42,7 +42,9 @@ struct tb_opts {
 	enum tb_kind kind;	/* TB_AUTO: cheapest that can answer */
 	pid_t pid;		/* -p, or 0 */
 	char **cmd;		/* -- CMD ARGS, or NULL */
+	bool stdout_is_data;	/* a record goes to stdout (-j implies it): CMD's stdout -> stderr */
 	uint32_t types;		/* 1 << GT_EV_* wanted as events (0: counters only) */
+	const char *device;	/* rm: the RM device, or NULL (trace_rm.h) */
 	tb_event_fn fn;
 	void *arg;
 };
@@ -71,6 +73,8 @@ void tb_free(struct tb *t);
 const char *tb_name(const struct tb *t);
 pid_t tb_target(const struct tb *t);
 uint64_t tb_now_ns(const struct tb *t);	/* the backend's clock */
+/* While an event is delivered: its process's name when the backend knows it (rm), else NULL. */
+const char *tb_event_comm(const struct tb *t);
 
 /*
  * Which backends work here, for gpuctl probe: reason gets why bpf does

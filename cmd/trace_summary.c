@@ -15,6 +15,8 @@ void ts_free(struct trace_summary *s)
 {
 	free(s->ranges);
 	s->ranges = NULL;
+	free(s->procs);
+	s->procs = NULL;
 }
 
 static unsigned int log2_slot(uint64_t v)
@@ -67,6 +69,47 @@ static struct ts_range *range_get(struct trace_summary *s, uint64_t addr)
 	s->ranges[i].block = key;
 	s->nranges++;
 	return &s->ranges[i];
+}
+
+static struct ts_proc *proc_get(struct trace_summary *s, uint32_t pid)
+{
+	for (size_t i = s->nprocs; i-- > 0;)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	if (s->nprocs == s->procs_cap) {
+		size_t ncap = s->procs_cap ? s->procs_cap * 2 : 16;
+		struct ts_proc *n = realloc(s->procs, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->procs = n;
+		s->procs_cap = ncap;
+	}
+	memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
+	s->procs[s->nprocs].pid = pid;
+	return &s->procs[s->nprocs++];
+}
+
+void ts_comm(struct trace_summary *s, uint32_t pid, const char *comm)
+{
+	struct ts_proc *p = comm ? proc_get(s, pid) : NULL;
+
+	if (p)
+		snprintf(p->comm, sizeof(p->comm), "%.*s", (int)sizeof(p->comm) - 1, comm);
+}
+
+static void tsg_add(struct trace_summary *s, const struct gt_event *e)
+{
+	struct ts_proc *p = proc_get(s, e->pid);
+
+	if (!p)
+		return;
+	if (e->type == GT_EV_TSG)
+		p->created++;
+	else if (e->type == GT_EV_TSG_FREE)
+		p->freed++;
+	else
+		p->settings++;
 }
 
 void ts_add(struct trace_summary *s, const struct gt_event *e)
@@ -122,6 +165,11 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 	case GT_EV_EVICTION:
 		if (!(e->flags & GT_F_TO_CPU))	/* not counted by a migration */
 			s->evict_bytes += e->bytes;
+		break;
+	case GT_EV_TSG:
+	case GT_EV_TSG_FREE:
+	case GT_EV_TSG_SET:
+		tsg_add(s, e);
 		break;
 	case GT_EV_BATCH:
 		s->batch_faults += e->count;
@@ -216,6 +264,59 @@ static void hist_json(const char *name, const char *unit, const uint64_t *h, uin
 	jsonw_end_object(json_wtr);
 }
 
+static bool has_tsgs(const struct trace_summary *s)
+{
+	return s->tsg_only || s->count[GT_EV_TSG] || s->count[GT_EV_TSG_FREE] ||
+	       s->count[GT_EV_TSG_SET];
+}
+
+static void tsg_json(const struct trace_summary *s)
+{
+	jsonw_name(json_wtr, "tsgs");
+	jsonw_start_object(json_wtr);
+	jsonw_uint_field(json_wtr, "created", s->count[GT_EV_TSG]);
+	jsonw_uint_field(json_wtr, "freed", s->count[GT_EV_TSG_FREE]);
+	jsonw_uint_field(json_wtr, "settings", s->count[GT_EV_TSG_SET]);
+	jsonw_name(json_wtr, "processes");
+	jsonw_start_array(json_wtr);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct ts_proc *p = &s->procs[i];
+
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "pid", p->pid);
+		jsonw_string_field(json_wtr, "comm", p->comm[0] ? p->comm : NULL);
+		jsonw_uint_field(json_wtr, "created", p->created);
+		jsonw_uint_field(json_wtr, "freed", p->freed);
+		jsonw_uint_field(json_wtr, "settings", p->settings);
+		jsonw_end_object(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
+	jsonw_end_object(json_wtr);
+}
+
+static void tsg_text(const struct trace_summary *s, FILE *out)
+{
+	fprintf(out, "  %-22s %14llu\n", "tsgs created", (unsigned long long)s->count[GT_EV_TSG]);
+	fprintf(out, "  %-22s %14llu\n", "tsgs freed", (unsigned long long)s->count[GT_EV_TSG_FREE]);
+	fprintf(out, "  %-22s %14llu\n", "tsg settings", (unsigned long long)s->count[GT_EV_TSG_SET]);
+}
+
+static void tsg_procs_text(const struct trace_summary *s, FILE *out)
+{
+	if (!s->nprocs)
+		return;
+	fprintf(out, "\nTSGs per process\n");
+	fprintf(out, "  %-8s %-16s %10s %10s %10s\n", "PID", "COMM", "CREATED", "FREED",
+		"SETTINGS");
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct ts_proc *p = &s->procs[i];
+
+		fprintf(out, "  %-8u %-16s %10llu %10llu %10llu\n", p->pid,
+			p->comm[0] ? p->comm : "-", (unsigned long long)p->created,
+			(unsigned long long)p->freed, (unsigned long long)p->settings);
+	}
+}
+
 void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out)
 {
 	struct ts_range *sorted = NULL;
@@ -256,6 +357,8 @@ void ts_print(const struct trace_summary *s, const char *sort, unsigned int top,
 			jsonw_uint_field(json_wtr, gt_cause_name(c), s->mig_bytes[c]);
 		jsonw_uint_field(json_wtr, "evicted", s->evict_bytes);
 		jsonw_end_object(json_wtr);
+		if (has_tsgs(s))
+			tsg_json(s);
 		if (s->lat_n)
 			hist_json("batch_latency", "ns", s->lat_hist, s->lat_n, s->lat_sum,
 				  s->lat_max);
@@ -282,6 +385,13 @@ void ts_print(const struct trace_summary *s, const char *sort, unsigned int top,
 
 	fprintf(out, "\nsummary: %.3f s of events\n",
 	       s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
+	if (s->tsg_only) {
+		tsg_text(s, out);
+		fprintf(out, "  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
+		tsg_procs_text(s, out);
+		free(sorted);
+		return;
+	}
 	fprintf(out, "  %-22s %14llu  (%llu duplicates)\n", "gpu faults",
 	       (unsigned long long)s->count[GT_EV_GPU_FAULT], (unsigned long long)s->duplicates);
 	fprintf(out, "  %-22s %14llu\n", "cpu faults", (unsigned long long)s->count[GT_EV_CPU_FAULT]);
@@ -299,9 +409,11 @@ void ts_print(const struct trace_summary *s, const char *sort, unsigned int top,
 	       (unsigned long long)s->count[GT_EV_EVICTION], (unsigned long long)s->evict_bytes);
 	if (s->count[GT_EV_THRASHING])
 		fprintf(out, "  %-22s %14llu\n", "thrashing", (unsigned long long)s->count[GT_EV_THRASHING]);
-	if (s->count[GT_EV_TSG])
-		fprintf(out, "  %-22s %14llu\n", "tsg", (unsigned long long)s->count[GT_EV_TSG]);
 	fprintf(out, "  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
+	if (has_tsgs(s)) {
+		tsg_text(s, out);
+		tsg_procs_text(s, out);
+	}
 	if (s->lat_n)
 		hist_text(out, "batch service latency", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
 	else if (s->gap_n)

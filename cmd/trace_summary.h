@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * trace_summary.h - what `gpuctl trace` prints at the end and `trace report`
- * reproduces from a record: counts, a log2 histogram, the hottest ranges.
+ * reproduces from a record: counts, a log2 histogram, the hottest ranges;
+ * for TSG events, what each process created, freed and set.
  */
 #ifndef GPUCTL_TRACE_SUMMARY_H
 #define GPUCTL_TRACE_SUMMARY_H
@@ -20,6 +21,12 @@ struct ts_range {
 	uint64_t bytes;		/* migrated into it */
 };
 
+struct ts_proc {		/* TSG events of one process */
+	uint32_t pid;
+	char comm[16];		/* "" when not known (a record has none) */
+	uint64_t created, freed, settings;
+};
+
 struct trace_summary {
 	uint64_t count[GT_EV_MAX];
 	uint64_t duplicates;
@@ -36,10 +43,16 @@ struct trace_summary {
 	/* hot 2 MiB ranges: open addressing */
 	struct ts_range *ranges;
 	size_t nranges, cap;
+	/* TSG events per process, in order of appearance */
+	bool tsg_only;		/* a TSG trace: its summary is only that */
+	struct ts_proc *procs;
+	size_t nprocs, procs_cap;
 };
 
 void ts_init(struct trace_summary *s);
 void ts_add(struct trace_summary *s, const struct gt_event *e);
+/* Names the process pid in the per-process TSG table (comm need not end in NUL). */
+void ts_comm(struct trace_summary *s, uint32_t pid, const char *comm);
 void ts_free(struct trace_summary *s);
 /* sort: "faults" (default) or "bytes" or "address"; top: how many ranges. */
 void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out);

@@ -33,7 +33,7 @@
 #define NV_ERR_INVALID_ARGUMENT 0x1f
 
 _Static_assert(sizeof(struct ut_init_params) == 64, "UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS");
-_Static_assert(sizeof(struct ut_ctrl) == 536, "UvmToolsEventControlData_V2");
+_Static_assert(sizeof(struct ut_ctrl) == 16, "UvmToolsEventControlData indexes");
 
 /* ------------------------------------------------------------ the queue */
 
@@ -46,34 +46,16 @@ uint32_t ut_queue_pending(const struct ut_queue *q)
 	return (put - get) & mask;
 }
 
-uint32_t ut_queue_calibrate(struct ut_queue *q, uint32_t min_entries)
+void ut_queue_init(struct ut_queue *q, void *ctrl, const void *entries,
+		   uint32_t count, enum ut_abi abi)
 {
-	uint32_t mask = q->count - 1;
-	uint32_t put = __atomic_load_n(&q->ctrl->put_behind, __ATOMIC_ACQUIRE) & mask;
-	uint32_t get = __atomic_load_n(&q->ctrl->get_ahead, __ATOMIC_RELAXED) & mask;
-	uint32_t n = put - get, check;
-
-	if (q->entry_size)
-		return q->entry_size;
-	/* Only before the first consume and before the producer wrapped. */
-	if (get != 0 || put < get || n < (min_entries ? min_entries : 1))
-		return 0;
-	check = n < 256 ? n : 256;
-	for (uint32_t s = UT_ENTRY_SIZE; s <= UT_ENTRY_MAX; s += 8) {
-		uint32_t k;
-
-		for (k = 0; k < check; k++) {
-			uint8_t type = q->entries[(size_t)k * s];
-
-			if (type >= UT_EV_NUM_ALL || !(q->enabled & (1ull << type)))
-				break;
-		}
-		if (k == check) {
-			q->entry_size = s;
-			return s;
-		}
-	}
-	return 0;
+	memset(q, 0, sizeof(*q));
+	q->ctrl = ctrl;
+	q->dropped = (const volatile uint64_t *)((uint8_t *)ctrl +
+		(abi == UT_ABI_550 ? UT_CTRL_DROPPED_550 : UT_CTRL_DROPPED_565));
+	q->entries = entries;
+	q->count = count;
+	q->abi = abi;
 }
 
 uint32_t ut_queue_consume(struct ut_queue *q, uint32_t max, ut_entry_fn fn, void *arg)
@@ -82,12 +64,11 @@ uint32_t ut_queue_consume(struct ut_queue *q, uint32_t max, ut_entry_fn fn, void
 	/* put_behind moves only after the entry is written (release on the driver side). */
 	uint32_t put = __atomic_load_n(&q->ctrl->put_behind, __ATOMIC_ACQUIRE) & mask;
 	uint32_t get = __atomic_load_n(&q->ctrl->get_ahead, __ATOMIC_RELAXED) & mask;
-	uint8_t entry[UT_ENTRY_MAX];
-	uint32_t size = q->entry_size ? q->entry_size : UT_ENTRY_SIZE;
+	uint8_t entry[UT_ENTRY_SIZE];
 
 	while (get != put && (!max || done < max)) {
 		/* Copy first: the page is shared, decode a stable snapshot. */
-		memcpy(entry, q->entries + (size_t)get * size, size);
+		memcpy(entry, q->entries + (size_t)get * UT_ENTRY_SIZE, UT_ENTRY_SIZE);
 		if (fn)
 			fn(entry, arg);
 		get = (get + 1) & mask;
@@ -106,7 +87,7 @@ uint64_t ut_queue_new_drops(struct ut_queue *q)
 	uint64_t total = 0;
 
 	for (int i = 0; i < UT_EV_NUM_ALL; i++) {
-		uint64_t d = __atomic_load_n(&q->ctrl->dropped[i], __ATOMIC_RELAXED);
+		uint64_t d = __atomic_load_n(&q->dropped[i], __ATOMIC_RELAXED);
 
 		if (d > q->dropped_seen[i]) {
 			total += d - q->dropped_seen[i];
@@ -140,22 +121,37 @@ static uint16_t rd16(const uint8_t *p, size_t off)
 	return v;
 }
 
-/* Offsets: the _V2 event structs of uvm_types.h. */
-bool ut_decode(const uint8_t *p, struct gt_event *e)
+/*
+ * V2 entries name processors by UVM id value: 0 the CPU, then 8 per GPU
+ * (UVM_PARENT_ID_MAX_SUB_PROCESSORS, MIG sub-processors); gpuctl reports
+ * the GPU, i.e. UVM's parent GPU index.
+ */
+#define UT_SUB_PROCESSORS 8
+
+static uint16_t proc_gpu(uint16_t v)
 {
+	return v ? (v - 1) / UT_SUB_PROCESSORS : GT_PROC_CPU;
+}
+
+/* Offsets: the _V2 event structs of uvm_types.h (see uvm_tools.h for the abis). */
+bool ut_decode(const uint8_t *p, enum ut_abi abi, struct gt_event *e)
+{
+	uint8_t acc;
+
 	memset(e, 0, sizeof(*e));
 	e->gpu = GT_GPU_NONE;
 	e->src = e->dst = GT_PROC_CPU;
 	switch (p[0]) {
 	case UT_EV_GPU_FAULT:	/* UvmEventGpuFaultInfo_V2 */
 		e->type = GT_EV_GPU_FAULT;
-		e->access = p[2] < GT_ACC_MAX ? p[2] : GT_ACC_NONE;
+		acc = abi == UT_ABI_550 ? p[2] : p[37];
+		e->access = acc < GT_ACC_MAX ? acc : GT_ACC_NONE;
 		e->addr = rd64(p, 8);
 		e->ts_ns = rd64(p, 16);
 		e->batch = rd32(p, 32);
-		e->gpu = rd16(p, 38);
+		e->gpu = proc_gpu(abi == UT_ABI_550 ? rd16(p, 38) : rd16(p, 2));
 		return true;
-	case UT_EV_CPU_FAULT:	/* UvmEventCpuFaultInfo_V2 */
+	case UT_EV_CPU_FAULT:	/* UvmEventCpuFaultInfo */
 		e->type = GT_EV_CPU_FAULT;
 		e->access = p[1] < GT_ACC_MAX ? p[1] : GT_ACC_NONE;
 		e->addr = rd64(p, 8);
@@ -167,35 +163,30 @@ bool ut_decode(const uint8_t *p, struct gt_event *e)
 
 		e->type = GT_EV_MIGRATION;
 		e->cause = p[1] < GT_CAUSE_MAX ? p[1] : GT_CAUSE_NONE;
-		e->src = rd16(p, 4);
-		e->dst = rd16(p, 6);
+		e->src = proc_gpu(rd16(p, 4));
+		e->dst = proc_gpu(rd16(p, 6));
 		e->addr = rd64(p, 16);
 		e->bytes = rd64(p, 24);
 		e->ts_ns = begin;
 		e->latency_ns = end > begin ? end - begin : 0;
-		/* Processor index 0 is the CPU, GPUs count from 1. */
-		e->flags = e->dst ? GT_F_TO_GPU : GT_F_TO_CPU;
-		e->gpu = e->dst ? e->dst - 1 : (e->src ? e->src - 1 : GT_GPU_NONE);
-		if (!e->dst)
-			e->dst = GT_PROC_CPU;
-		if (!e->src)
-			e->src = GT_PROC_CPU;
+		e->flags = e->dst != GT_PROC_CPU ? GT_F_TO_GPU : GT_F_TO_CPU;
+		e->gpu = e->dst != GT_PROC_CPU ? e->dst : e->src;
 		return true;
 	}
 	case UT_EV_GPU_FAULT_REPLAY:	/* UvmEventGpuFaultReplayInfo_V2 */
 		e->type = GT_EV_REPLAY;
-		e->gpu = rd16(p, 2);
+		e->gpu = proc_gpu(rd16(p, 2));
 		e->batch = rd32(p, 4);
 		e->ts_ns = rd64(p, 8);
 		return true;
 	case UT_EV_EVICTION:	/* UvmEventEvictionInfo_V2 */
 		e->type = GT_EV_EVICTION;
-		e->src = rd16(p, 4);
-		e->dst = rd16(p, 6);
+		e->src = proc_gpu(rd16(p, 4));
+		e->dst = proc_gpu(rd16(p, 6));
 		e->addr = rd64(p, 8);
 		e->bytes = rd64(p, 24);
 		e->ts_ns = rd64(p, 32);
-		e->gpu = e->src ? e->src - 1 : GT_GPU_NONE;
+		e->gpu = e->src;
 		return true;
 	case UT_EV_THRASHING:	/* UvmEventThrashingDetectedInfo_V2 */
 		e->type = GT_EV_THRASHING;
@@ -397,6 +388,7 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	struct ut_init_params p = { 0 };
 	struct { uint64_t flags; uint32_t status; uint32_t pad; } en = { 0 };
 	struct { uint32_t threshold; uint32_t status; } th = { 0 };
+	enum ut_abi abi;
 	int fd, ret;
 
 	if (!entries || (entries & (entries - 1)) || entries < 2) {
@@ -406,8 +398,7 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	fd = tools_open(err, len);
 	if (fd < 0)
 		return fd;
-	/* Room for the largest entry the driver might use (see UT_ENTRY_MAX). */
-	s->queue_bytes = (size_t)entries * UT_ENTRY_MAX;
+	s->queue_bytes = (size_t)entries * UT_ENTRY_SIZE;
 	s->queue_mem = page_alloc(s->queue_bytes);
 	s->ctrl_mem = page_alloc(4096);
 	if (!s->queue_mem || !s->ctrl_mem) {
@@ -420,17 +411,27 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	p.control_buffer = (uintptr_t)s->ctrl_mem;
 	p.all_processors = 1;
 	p.uvm_fd = s->uvm_fd;
-	p.requested_version = UT_QUEUE_VERSION;
-	ret = tools_ioctl(fd, UT_IOC_INIT_EVENT_TRACKER, &p, &p.rm_status);
-	/* 580.x leaves grantedVersion 0 although it accepts version 2 (a driver
-	 * that does not know version 2 fails with NV_ERR_INVALID_ARGUMENT). */
-	if (ret || (p.granted_version && p.granted_version != UT_QUEUE_VERSION)) {
+	abi = UT_ABI_565;
+	ret = tools_ioctl(fd, UT_IOC_INIT_EVENT_TRACKER_V2, &p, &p.rm_status);
+	if (ret == -EINVAL || ret == -ENOTTY) {
+		/* No V2 tracker ioctl: a 550-era driver, which versions ioctl 56. */
+		abi = UT_ABI_550;
+		p.rm_status = 0;
+		p.requested_version = UT_QUEUE_VERSION;
+		ret = tools_ioctl(fd, UT_IOC_INIT_EVENT_TRACKER, &p, &p.rm_status);
+		if (!ret && p.granted_version != UT_QUEUE_VERSION) {
+			snprintf(err, len, "this driver's UVM tools interface is not supported "
+				 "(no version 2 event queue; gpuctl reads 550-555 and 565+)");
+			close(fd);
+			return -EOPNOTSUPP;
+		}
+	}
+	if (ret) {
 		snprintf(err, len, "UVM tools event queue on pid %d refused: %s (status 0x%x)",
-			 s->pid, ret == -EIO ? nv_status_text(p.rm_status) :
-			 ret ? strerror(-ret) : "driver lacks version 2 events",
+			 s->pid, ret == -EIO ? nv_status_text(p.rm_status) : strerror(-ret),
 			 p.rm_status);
 		close(fd);
-		return ret ? ret : -EOPNOTSUPP;
+		return ret;
 	}
 	th.threshold = threshold ? threshold : entries / 2;
 	ret = tools_ioctl(fd, UT_IOC_SET_NOTIFICATION_THRESHOLD, &th, &th.status);
@@ -445,12 +446,7 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 		return ret;
 	}
 	s->queue_fd = fd;
-	s->q.ctrl = s->ctrl_mem;
-	s->q.entries = s->queue_mem;
-	s->q.count = entries;
-	s->q.enabled = events;
-	if (getenv("GPUCTL_UVM_ENTRY_SIZE"))
-		s->q.entry_size = (uint32_t)strtoul(getenv("GPUCTL_UVM_ENTRY_SIZE"), NULL, 0);
+	ut_queue_init(&s->q, s->ctrl_mem, s->queue_mem, entries, abi);
 	return 0;
 }
 

@@ -17,13 +17,24 @@
 
 #include "record.h"
 
-/* ioctl request numbers on Linux are the bare UVM_IOCTL_BASE(i) values. */
+/*
+ * ioctl request numbers on Linux are the bare UVM_IOCTL_BASE(i) values.
+ * Two generations of the event-queue interface exist:
+ *   550..555: INIT_EVENT_TRACKER (56) takes requestedVersion and answers
+ *             grantedVersion; the V2 control page has a version word.
+ *   565 and later: INIT_EVENT_TRACKER makes a V1 queue (64-byte entries);
+ *             INIT_EVENT_TRACKER_V2 (76) makes a V2 queue.  No version words.
+ * The V2 entry is 72 bytes in both; the GPU fault entry moved its gpuIndex
+ * and accessType fields in 555.  (560 changed the 56 parameters once more
+ * and is not supported.)
+ */
 #define UT_IOC_INIT_EVENT_TRACKER	56
 #define UT_IOC_SET_NOTIFICATION_THRESHOLD 57
 #define UT_IOC_ENABLE_EVENTS		58
 #define UT_IOC_DISABLE_EVENTS		59
 #define UT_IOC_ENABLE_COUNTERS		60
 #define UT_IOC_FLUSH_EVENTS		67
+#define UT_IOC_INIT_EVENT_TRACKER_V2	76
 
 /* UvmEventType */
 enum {
@@ -50,17 +61,16 @@ enum {
 	UT_CTR_TOTAL = 10,
 };
 
-#define UT_ENTRY_SIZE 72	/* sizeof(UvmEventEntry_V2) in the 550 sources */
-/*
- * The entry size grows with the driver's processor mask (UVM_MAX_PROCESSORS_V2),
- * so it is not fixed across driver versions: the queue buffer is sized for the
- * largest plausible entry and the consumer learns the stride from the first
- * entries (ut_queue_calibrate), unless GPUCTL_UVM_ENTRY_SIZE says it.
- */
-#define UT_ENTRY_MAX 256
+/* Which V2 layout a queue carries. */
+enum ut_abi {
+	UT_ABI_550 = 1,		/* ioctl 56 + requestedVersion 2 */
+	UT_ABI_565 = 2,		/* ioctl 76 */
+};
+
+#define UT_ENTRY_SIZE 72	/* sizeof(UvmEventEntry_V2), 550 through 595 */
 #define UT_QUEUE_VERSION 2
 
-struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS */
+struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER(_V2)_PARAMS */
 	uint64_t queue_buffer;
 	uint64_t queue_buffer_size;	/* entries, a power of 2; 0: counters */
 	uint64_t control_buffer;
@@ -68,20 +78,23 @@ struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS */
 	uint32_t all_processors;
 	uint32_t uvm_fd;
 	uint32_t rm_status;
-	uint32_t requested_version;
+	uint32_t requested_version;	/* 550..555 only; later drivers ignore both */
 	uint32_t granted_version;
 	uint32_t pad;
 };
 
-struct ut_ctrl {		/* UvmToolsEventControlData_V2 */
+struct ut_ctrl {		/* UvmToolsEventControlData: the indexes */
 	volatile uint32_t get_ahead;
 	volatile uint32_t get_behind;
 	volatile uint32_t put_ahead;
 	volatile uint32_t put_behind;
-	uint32_t version;
-	uint32_t pad;
-	volatile uint64_t dropped[UT_EV_NUM_ALL];
+	/* 550: uint32_t version, pad; then (both) uint64_t dropped[UT_EV_NUM_ALL] */
 };
+
+/* Where dropped[] starts in the control page. */
+#define UT_CTRL_DROPPED_550 24
+#define UT_CTRL_DROPPED_565 16
+#define UT_CTRL_BYTES (UT_CTRL_DROPPED_550 + 8 * UT_EV_NUM_ALL)
 
 /*
  * The consumer side of one event queue.  The producer (the driver, or a
@@ -93,19 +106,15 @@ struct ut_ctrl {		/* UvmToolsEventControlData_V2 */
 struct ut_queue {
 	struct ut_ctrl *ctrl;
 	const uint8_t *entries;
+	const volatile uint64_t *dropped;	/* [UT_EV_NUM_ALL] in the control page */
 	uint32_t count;		/* power of 2 */
-	uint32_t entry_size;	/* bytes; 0: not known yet (calibrate) */
-	uint64_t enabled;	/* 1 << UT_EV_* the queue may hold */
+	enum ut_abi abi;
 	uint64_t dropped_seen[UT_EV_NUM_ALL];
 };
 
-/*
- * Learns entry_size from the entries waiting at index 0..: the smallest
- * multiple of 8 in [UT_ENTRY_SIZE, UT_ENTRY_MAX] at which every waiting
- * entry starts with an enabled event type.  Needs min_entries waiting (and
- * no wrap yet); returns the size, or 0 when it cannot tell yet.
- */
-uint32_t ut_queue_calibrate(struct ut_queue *q, uint32_t min_entries);
+/* Points q at a control page and entries laid out as abi says. */
+void ut_queue_init(struct ut_queue *q, void *ctrl, const void *entries,
+		   uint32_t count, enum ut_abi abi);
 
 /* Called per entry (UT_ENTRY_SIZE bytes, already copied out). */
 typedef void (*ut_entry_fn)(const uint8_t *entry, void *arg);
@@ -117,8 +126,8 @@ uint32_t ut_queue_consume(struct ut_queue *q, uint32_t max, ut_entry_fn fn, void
 /* Drops since the last call, summed over types. */
 uint64_t ut_queue_new_drops(struct ut_queue *q);
 
-/* Decodes one entry into e.  Returns false for types gpuctl ignores. */
-bool ut_decode(const uint8_t *entry, struct gt_event *e);
+/* Decodes one entry of the abi's layout.  False for types gpuctl ignores. */
+bool ut_decode(const uint8_t *entry, enum ut_abi abi, struct gt_event *e);
 
 /* --- the backend ------------------------------------------------------ */
 
@@ -139,7 +148,10 @@ struct ut_session {
  * err gets a one-line explanation.
  */
 int ut_attach(struct ut_session *s, pid_t pid, char *err, size_t len);
-/* Event queue: entries (power of 2), events = mask of 1 << UT_EV_*. */
+/*
+ * Event queue: entries (power of 2), events = mask of 1 << UT_EV_*.  Tries
+ * the 565+ V2 tracker, then the 550 versioned one; s->q.abi says which.
+ */
 int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 		  uint32_t threshold, char *err, size_t len);
 /* Process counters (all GPUs); read them from s->counters. */

@@ -128,6 +128,16 @@ expect_out()
     return 1
 }
 
+expect_err()
+{
+    if printf '%s\n' "$ERR" | grep -Eq -- "$2"; then
+        ok "$1"
+        return 0
+    fi
+    fail "$1" "stderr lacks /$2/: $(printf '%s' "$ERR" | head -c 300)"
+    return 1
+}
+
 # A python3 expression on the parsed JSON of $OUT (as j) must be true.
 expect_json_expr()
 {

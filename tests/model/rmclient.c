@@ -4,7 +4,7 @@
  * allocates a client, a device and N TSGs the way CUDA does (NV_ESC_RM_ALLOC,
  * class KEPLER_CHANNEL_GROUP_A), then waits.
  *
- * Usage: rmclient [-d DEV] [-n N] [-f 21|64|x21|x64] [-r US] [-i LEVEL]
+ * Usage: rmclient [-d DEV] [-n N] [-f 21|64|x21|x64] [-r US] [-i LEVEL] [-w] [-e]
  *   -d DEV    device (default /dev/uvm_model_rm)
  *   -n N      TSGs to allocate (default 2)
  *   -f FORM   ALLOC form: NVOS21, NVOS64 (default), or either through
@@ -12,6 +12,9 @@
  *   -r US     every 200 ms, set its own timeslice to US on every TSG (an
  *             application that changes its scheduling back)
  *   -i LEVEL  with -r, also set its own interleave level (0..2)
+ *   -w        print "waiting pid=P" and wait for SIGHUP before allocating
+ *   -e        one round, then exit: set -r / -i once on every TSG, free the
+ *             first TSG alone, then the client (and with it the others)
  * Prints "ready pid=P client=0x.. tsgs=0x..,0x.." once allocated.
  * SIGUSR2: prints "tsg 0x.. timeslice N interleave L" per TSG, read through
  * its own file.  SIGUSR1: frees its first TSG ("freed 0x..").
@@ -35,11 +38,13 @@
 
 static int fd = -1;
 static const char *form = "64";
-static volatile sig_atomic_t got_usr1, got_usr2, got_term;
+static volatile sig_atomic_t got_usr1, got_usr2, got_term, got_hup;
 
 static void on_sig(int sig)
 {
-	if (sig == SIGUSR1)
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGUSR1)
 		got_usr1 = 1;
 	else if (sig == SIGUSR2)
 		got_usr2 = 1;
@@ -113,12 +118,14 @@ int main(int argc, char **argv)
 	const char *dev = "/dev/uvm_model_rm";
 	long reset_us = 0, level = -1;
 	__u32 hClient, hDevice, tsg[64];
-	int n = 2, opt, live;
+	int n = 2, opt, live, wait_hup = 0, once = 0;
 
 	const char *probe = NULL;
 
-	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:h")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:weh")) != -1) {
 		switch (opt) {
+		case 'w': wait_hup = 1; break;
+		case 'e': once = 1; break;
 		case 'p': probe = optarg; break;
 		case 'd': dev = optarg; break;
 		case 'n': n = atoi(optarg); break;
@@ -126,7 +133,7 @@ int main(int argc, char **argv)
 		case 'r': reset_us = atol(optarg); break;
 		case 'i': level = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: rmclient [-d DEV] [-n N] [-f 21|64|x21|x64] [-r US] [-i LEVEL]\n");
+			fprintf(stderr, "usage: rmclient [-d DEV] [-n N] [-f 21|64|x21|x64] [-r US] [-i LEVEL] [-w] [-e]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -152,6 +159,16 @@ int main(int argc, char **argv)
 	signal(SIGUSR2, on_sig);
 	signal(SIGTERM, on_sig);
 	signal(SIGINT, on_sig);
+	signal(SIGHUP, on_sig);
+	if (wait_hup) {
+		printf("waiting pid=%d\n", (int)getpid());
+		fflush(stdout);
+		while (!got_hup && !got_term) {
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
 
 	hClient = alloc(0, 0, NV01_ROOT_CLIENT);
 	hDevice = alloc(hClient, hClient, NV01_DEVICE_0);
@@ -163,6 +180,22 @@ int main(int argc, char **argv)
 		printf("%s0x%x", i ? "," : "", tsg[i]);
 	printf("\n");
 	fflush(stdout);
+
+	if (once) {
+		for (int i = 0; i < n; i++) {
+			struct a06c_timeslice t = { (__u64)reset_us };
+			struct a06c_interleave l = { (__u32)level };
+
+			if (reset_us > 0)
+				control(hClient, tsg[i], NVA06C_CTRL_CMD_SET_TIMESLICE, &t, sizeof(t));
+			if (level >= 0)
+				control(hClient, tsg[i], NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL,
+					&l, sizeof(l));
+		}
+		printf("freed 0x%x status 0x%x\n", tsg[0], rm_free_obj(hClient, tsg[0]));
+		printf("client freed status 0x%x\n", rm_free_obj(hClient, hClient));
+		return 0;
+	}
 
 	while (!got_term) {
 		struct timespec ts = { 0, 200 * 1000 * 1000 };

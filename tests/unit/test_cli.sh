@@ -147,5 +147,28 @@ expect_exit 0 "$G" -j probe && expect_json "probe -j" &&
     expect_json_expr "probe -j struct_ops entries" \
         '[s["type"] for s in j["struct_ops"]] == ["uvm_gpu_ext", "uvm_fault_policy_ops", "uvm_evict_ops"]'
 expect_exit 0 "$G" -p probe && expect_json "probe -p"
+expect_exit 0 "$G" -j probe &&
+    expect_json_expr "probe -j: the rm backend is listed with its device" \
+        '[b for b in j["trace_backends"] if b["name"] == "rm" and "device" in b]'
+
+# --- trace tsg: the rm backend's command line (nothing is loaded) -------------
+expect_exit 2 "$G" trace tsg --backend bpf && expect_stderr_line "tsg with bpf"
+case $ERR in *"only the rm backend traces TSG events"*) ok "tsg: bpf refusal names rm" ;;
+*) fail "tsg: bpf refusal names rm" "$ERR" ;; esac
+expect_exit 2 "$G" trace tsg --backend uvm-tools -- true && expect_stderr_line "tsg with uvm-tools"
+expect_exit 2 "$G" -j trace tsg --backend bpf && expect_json "tsg backend error under -j"
+expect_exit 2 "$G" trace faults --backend rm && expect_stderr_line "rm for faults"
+expect_exit 2 "$G" trace faults --device /dev/null && expect_stderr_line "--device for faults"
+expect_exit 2 "$G" trace tsg --device && expect_stderr_line "--device without PATH"
+expect_exit 2 "$G" trace record bogus && expect_stderr_line "record: unknown event kind"
+expect_exit 2 "$G" trace record --device /dev/null && expect_stderr_line "record all with --device"
+expect_exit 2 "$G" trace record tsg all && expect_stderr_line "record: two event kinds"
+expect_exit 1 "$G" trace tsg --device "$T_DIR/no-such-device" &&
+    expect_stderr_line "tsg: RM device missing"
+case $ERR in *"no-such-device"*"GPUCTL_RM_DEVICE"*) ok "tsg: missing device named, with the way out" ;;
+*) fail "tsg: missing device named, with the way out" "$ERR" ;; esac
+expect_exit 1 env GPUCTL_RM_DEVICE="$T_DIR/no-such-device" "$G" -j trace tsg &&
+    expect_json "tsg: RM device error under -j (GPUCTL_RM_DEVICE)"
+expect_exit 1 "$G" trace tsg --device "$T_DIR" && expect_stderr_line "tsg: not a character device"
 
 summary

@@ -45,6 +45,10 @@ if command -v capsh >/dev/null && [ "$(id -u)" = 0 ]; then
     case $ERR in *"CAP_SYS_ADMIN"*) ok "CAP_SYS_ADMIN named" ;; *) fail "CAP_SYS_ADMIN named" "$ERR" ;; esac
     expect_exit 1 capsh --drop=cap_sys_admin,cap_sys_ptrace -- -c "$G -j sched preempt --tsg 1"
     expect_json "caps error under -j"
+    expect_exit 1 capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon -- -c "$G trace tsg --device /dev/null"
+    expect_stderr_line "trace tsg without BPF caps"
+    case $ERR in *"CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"*"missing: CAP_BPF, CAP_PERFMON"*) ok "trace tsg: caps named" ;;
+    *) fail "trace tsg: caps named" "$ERR" ;; esac
 else
     echo "# capsh missing or not root: capability checks skipped"
 fi

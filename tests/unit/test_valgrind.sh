@@ -41,5 +41,7 @@ done <<LIST
 0|batch file $T_DIR/ok.batch
 2|batch file $T_DIR/bad.batch
 2|-j batch file $T_DIR/bad.batch
+1|trace tsg --device $T_DIR/no-such-device
+2|-j trace tsg --backend bpf
 LIST
 summary

@@ -19,12 +19,15 @@ static int passed, failed;
 #define CHECK(name, cond) do { if (cond) { passed++; printf("ok   %s\n", name); } \
 	else { failed++; printf("FAIL %s (line %d)\n", name, __LINE__); } } while (0)
 
-/* ---- the synthetic producer: what enqueue_event_v2() does ---- */
+/* ---- the synthetic producer: what the driver's enqueue does ---- */
 struct producer {
-	struct ut_ctrl ctrl;
+	union {
+		struct ut_ctrl ctrl;
+		uint8_t page[UT_CTRL_BYTES];
+	};
+	uint64_t *dropped;	/* where the abi puts dropped[] */
 	uint8_t *entries;
 	uint32_t count;
-	uint32_t stride;	/* the driver's sizeof(UvmEventEntry_V2) */
 };
 
 static void produce(struct producer *p, uint8_t type, uint64_t seq)
@@ -35,11 +38,11 @@ static void produce(struct producer *p, uint8_t type, uint64_t seq)
 	uint8_t *e;
 
 	if (((p->count + get_behind - put) & mask) == 1) {
-		p->ctrl.dropped[type]++;
+		p->dropped[type]++;
 		return;
 	}
-	e = p->entries + (size_t)put * (p->stride ? p->stride : UT_ENTRY_SIZE);
-	memset(e, 0, p->stride ? p->stride : UT_ENTRY_SIZE);
+	e = p->entries + (size_t)put * UT_ENTRY_SIZE;
+	memset(e, 0, UT_ENTRY_SIZE);
 	e[0] = type;
 	memcpy(e + 8, &seq, 8);	/* GpuFault: address at 8 */
 	put = (put + 1) & mask;
@@ -63,15 +66,19 @@ static void collect(const uint8_t *entry, void *arg)
 	s->n++;
 }
 
-static void setup(struct producer *p, struct ut_queue *q, uint32_t count)
+static void setup_abi(struct producer *p, struct ut_queue *q, uint32_t count,
+		      enum ut_abi abi)
 {
 	memset(p, 0, sizeof(*p));
 	p->count = count;
-	p->entries = calloc(count, UT_ENTRY_MAX);
-	memset(q, 0, sizeof(*q));
-	q->ctrl = &p->ctrl;
-	q->entries = p->entries;
-	q->count = count;
+	p->entries = calloc(count, UT_ENTRY_SIZE);
+	p->dropped = (uint64_t *)(p->page + (abi == UT_ABI_550 ? 24 : 16));
+	ut_queue_init(q, p->page, p->entries, count, abi);
+}
+
+static void setup(struct producer *p, struct ut_queue *q, uint32_t count)
+{
+	setup_abi(p, q, count, UT_ABI_565);
 }
 
 static int in_order(const struct sink *s, uint64_t first, int n)
@@ -157,74 +164,109 @@ static void test_queue(void)
 	free(p.entries);
 }
 
-static void test_calibrate(void)
+/* dropped[] sits 8 bytes further in the 550 control page (version word). */
+static void test_drops_by_abi(void)
 {
-	struct producer p;
-	struct ut_queue q;
-	struct sink s = { 0 };
+	enum ut_abi abis[] = { UT_ABI_550, UT_ABI_565 };
 
-	for (uint32_t stride = 72; stride <= 120; stride += 16) {
+	for (int i = 0; i < 2; i++) {
+		struct producer p;
+		struct ut_queue q;
 		char name[64];
 
-		setup(&p, &q, 64);
-		p.stride = stride;
-		q.enabled = (1ull << UT_EV_GPU_FAULT) | (1ull << UT_EV_MIGRATION);
-		memset(&s, 0, sizeof(s));
-		produce(&p, UT_EV_GPU_FAULT, 0);
-		snprintf(name, sizeof(name), "calibrate %u: waits for enough entries", stride);
-		CHECK(name, ut_queue_calibrate(&q, 8) == 0);
-		for (int i = 1; i < 10; i++)
-			produce(&p, i % 3 ? UT_EV_GPU_FAULT : UT_EV_MIGRATION, i);
-		snprintf(name, sizeof(name), "calibrate %u: learns the stride", stride);
-		CHECK(name, ut_queue_calibrate(&q, 8) == stride);
-		snprintf(name, sizeof(name), "calibrate %u: then consumes in order", stride);
-		CHECK(name, ut_queue_consume(&q, 0, collect, &s) == 10 && in_order(&s, 0, 10));
+		setup_abi(&p, &q, 4, abis[i]);
+		for (int k = 0; k < 5; k++)
+			produce(&p, UT_EV_MIGRATION, k);
+		produce(&p, UT_EV_GPU_FAULT, 9);
+		snprintf(name, sizeof(name), "drops (%s layout): 3 counted at the right offset",
+			 abis[i] == UT_ABI_550 ? "550" : "565");
+		CHECK(name, ut_queue_new_drops(&q) == 3 && q.dropped_seen[UT_EV_MIGRATION] == 2 &&
+		      q.dropped_seen[UT_EV_GPU_FAULT] == 1);
 		free(p.entries);
 	}
 }
 
+static void put16(uint8_t *e, size_t off, uint16_t v) { memcpy(e + off, &v, 2); }
+static void put32(uint8_t *e, size_t off, uint32_t v) { memcpy(e + off, &v, 4); }
+static void put64(uint8_t *e, size_t off, uint64_t v) { memcpy(e + off, &v, 8); }
+
+/* Entries laid out as uvm_types.h's _V2 structs of each driver generation. */
 static void test_decode(void)
 {
-	uint8_t e[UT_ENTRY_SIZE] = { 0 };
-	uint64_t v;
-	uint32_t b;
-	uint16_t g;
+	uint8_t e[UT_ENTRY_SIZE];
 	struct gt_event ev;
 
+	/* GpuFaultInfo_V2, 550: accessType at 2, gpuIndex at 38 */
+	memset(e, 0, sizeof(e));
 	e[0] = UT_EV_GPU_FAULT;
 	e[2] = 2;	/* write */
-	v = 0x7f0000123000;
-	memcpy(e + 8, &v, 8);
-	v = 12345;
-	memcpy(e + 16, &v, 8);
-	b = 77;
-	memcpy(e + 32, &b, 4);
-	g = 1;
-	memcpy(e + 38, &g, 2);
-	CHECK("decode gpu fault", ut_decode(e, &ev) && ev.type == GT_EV_GPU_FAULT &&
-	      ev.addr == 0x7f0000123000 && ev.ts_ns == 12345 && ev.batch == 77 &&
-	      ev.gpu == 1 && ev.access == GT_ACC_WRITE);
+	put64(e, 8, 0x7f0000123000);
+	put64(e, 16, 12345);
+	put32(e, 32, 77);
+	put16(e, 38, 9);	/* UVM id 9: the second GPU */
+	CHECK("decode gpu fault (550)", ut_decode(e, UT_ABI_550, &ev) &&
+	      ev.type == GT_EV_GPU_FAULT && ev.addr == 0x7f0000123000 && ev.ts_ns == 12345 &&
+	      ev.batch == 77 && ev.gpu == 1 && ev.access == GT_ACC_WRITE);
 
+	/* GpuFaultInfo_V2, 565+: gpuIndex at 2, accessType at 37 */
+	memset(e, 0, sizeof(e));
+	e[0] = UT_EV_GPU_FAULT;
+	put16(e, 2, 1);		/* UVM id 1: the first GPU */
+	put64(e, 8, 0x7f0000456000);
+	put64(e, 16, 999);
+	put32(e, 32, 5);
+	e[36] = 1;		/* clientType */
+	e[37] = 3;		/* atomic */
+	CHECK("decode gpu fault (565+)", ut_decode(e, UT_ABI_565, &ev) &&
+	      ev.addr == 0x7f0000456000 && ev.batch == 5 && ev.gpu == 0 &&
+	      ev.access == GT_ACC_ATOMIC);
+	CHECK("the 550 reading of a 565 fault differs", ut_decode(e, UT_ABI_550, &ev) &&
+	      ev.access != GT_ACC_ATOMIC);
+
+	/* MigrationInfo_V2 (both): src 4, dst 6, address 16, bytes 24, times 32/40 */
 	memset(e, 0, sizeof(e));
 	e[0] = UT_EV_MIGRATION;
 	e[1] = 3;	/* prefetch */
-	g = 0;
-	memcpy(e + 4, &g, 2);	/* src CPU */
-	g = 1;
-	memcpy(e + 6, &g, 2);	/* dst GPU 0 */
-	v = 0x200000;
-	memcpy(e + 16, &v, 8);
-	v = 65536;
-	memcpy(e + 24, &v, 8);
-	v = 1000;
-	memcpy(e + 32, &v, 8);
-	v = 1500;
-	memcpy(e + 40, &v, 8);
-	CHECK("decode migration", ut_decode(e, &ev) && ev.type == GT_EV_MIGRATION &&
-	      ev.cause == GT_CAUSE_PREFETCH && ev.bytes == 65536 && ev.latency_ns == 500 &&
-	      (ev.flags & GT_F_TO_GPU) && ev.gpu == 0 && ev.src == GT_PROC_CPU);
+	put16(e, 4, 0);	/* CPU */
+	put16(e, 6, 1);	/* GPU 0 */
+	put32(e, 8, 0);	/* srcNid */
+	put32(e, 12, 0xffffffff);	/* dstNid -1 */
+	put64(e, 16, 0x200000);
+	put64(e, 24, 65536);
+	put64(e, 32, 1000);
+	put64(e, 40, 1500);
+	CHECK("decode migration to the GPU", ut_decode(e, UT_ABI_565, &ev) &&
+	      ev.type == GT_EV_MIGRATION && ev.cause == GT_CAUSE_PREFETCH &&
+	      ev.addr == 0x200000 && ev.bytes == 65536 && ev.latency_ns == 500 &&
+	      (ev.flags & GT_F_TO_GPU) && ev.gpu == 0 && ev.src == GT_PROC_CPU && ev.dst == 0);
+	put16(e, 4, 9);	/* second GPU */
+	put16(e, 6, 0);	/* CPU */
+	e[1] = 4;	/* eviction */
+	CHECK("decode migration to the CPU", ut_decode(e, UT_ABI_550, &ev) &&
+	      (ev.flags & GT_F_TO_CPU) && ev.gpu == 1 && ev.src == 1 &&
+	      ev.dst == GT_PROC_CPU && ev.cause == GT_CAUSE_EVICTION);
+
+	/* GpuFaultReplayInfo_V2: gpuIndex 2, batchId 4, timeStamp 8 */
+	memset(e, 0, sizeof(e));
+	e[0] = UT_EV_GPU_FAULT_REPLAY;
+	put16(e, 2, 1);
+	put32(e, 4, 41);
+	put64(e, 8, 777);
+	CHECK("decode replay", ut_decode(e, UT_ABI_565, &ev) && ev.type == GT_EV_REPLAY &&
+	      ev.gpu == 0 && ev.batch == 41 && ev.ts_ns == 777);
+
+	/* EvictionInfo_V2: src 4, dst 6, addressOut 8, size 24, timeStamp 32 */
+	memset(e, 0, sizeof(e));
+	e[0] = UT_EV_EVICTION;
+	put16(e, 4, 1);
+	put64(e, 8, 0x400000);
+	put64(e, 24, 2 << 20);
+	put64(e, 32, 55);
+	CHECK("decode eviction", ut_decode(e, UT_ABI_565, &ev) && ev.type == GT_EV_EVICTION &&
+	      ev.gpu == 0 && ev.addr == 0x400000 && ev.bytes == 2 << 20 && ev.ts_ns == 55);
+
 	e[0] = 63;
-	CHECK("unknown type ignored", !ut_decode(e, &ev));
+	CHECK("unknown type ignored", !ut_decode(e, UT_ABI_565, &ev));
 }
 
 static void test_record(const char *seed_out)
@@ -277,7 +319,7 @@ static void test_record(const char *seed_out)
 int main(int argc, char **argv)
 {
 	test_queue();
-	test_calibrate();
+	test_drops_by_abi();
 	test_decode();
 	test_record(argc > 1 ? argv[1] : NULL);
 	printf("%d passed, %d failed\n", passed, failed);

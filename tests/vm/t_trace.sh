@@ -66,6 +66,15 @@ uvmsim run trace file $T/model.trace >/dev/null && ok "the model replays the rec
 uvmsim reset va_blocks 64 >/dev/null
 $G trace record -o - -- uvmsim run seq blocks 1 2>/dev/null | $G trace report -i - >$T/pipe.out
 grep -q "gpu faults" $T/pipe.out && ok "record -o - | report -i -" || fail "pipe mode" "$(cat $T/pipe.out)"
+# a command that writes to stdout: its output goes to stderr, the stream stays clean
+$G trace record -o - -- sh -c 'echo chatter; uvmsim run seq blocks 1' 2>$T/pipe.err | $G trace report -i - >$T/pipe.out
+grep -q "gpu faults" $T/pipe.out && ok "record -o -: a chatty command does not corrupt the record" ||
+	fail "record -o - with a chatty command" "$(cat $T/pipe.out)"
+grep -q "^chatter$" $T/pipe.err && ok "record -o -: the command's stdout went to stderr" ||
+	fail "record -o - chatter" "$(cat $T/pipe.err)"
+expect_exit 0 $G -j stat -- sh -c 'echo chatter; uvmsim run seq blocks 1'
+expect_json "-j stat -- a chatty command: stdout is only JSON"
+expect_err "-j stat: the command's stdout went to stderr" "^chatter$"
 
 # bad input
 expect_exit 1 $G trace faults -p 999999
@@ -86,5 +95,170 @@ expect_exit 1 $G -j trace report -i $T/bad
 expect_json "error under -j"
 expect_exit 1 $G trace record -o /nonexistent/dir/f -- true
 expect_stderr_line "unwritable output"
+
+# --- trace tsg: the rm backend on the model's RM device ------------------------
+# rmclient plays a CUDA process: -n TSGs, -r its own timeslice, -e one round
+# (set, free the first TSG, free the client with the rest), -w wait for SIGHUP.
+export GPUCTL_RM_DEVICE=/dev/uvm_model_rm
+RMC=${RMCLIENT:-tests/model/rmclient}
+[ -x "$RMC" ] || RMC=$(command -v rmclient)
+cp "$RMC" $T/tsgapp && cp "$RMC" $T/other && cp "$RMC" $T/schedapp && cp "$RMC" $T/later
+# wait_for FILE REGEX: up to 10 s
+wait_for() {
+	i=0
+	while ! grep -Eq "$2" "$1" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 200 ] && return 1; sleep 0.05
+	done
+}
+# tsg_line EVENT TSG: the live line of that event on that TSG handle
+tsg_line() { printf '%s\n' "$OUT" | grep -E " $1 +0x[0-9a-f]+ +$2 "; }
+
+if [ ! -c /dev/uvm_model_rm ]; then
+	fail "model RM device" "/dev/uvm_model_rm missing"
+	summary
+fi
+expect_exit 0 $G probe
+expect_out "probe: rm backend works" "rm \(TSG events\) +yes"
+
+# -- CMD: the command's TSGs, its own timeslice, a free and a client free
+expect_exit 0 $G trace tsg -- sh -c "exec $T/tsgapp -n 2 -r 500 -e >$T/c.out"
+printf '%s\n' "$OUT" | sed 's/^/# /'
+ready=$(grep '^ready ' $T/c.out)
+P=$(printf '%s' "$ready" | sed 's/.*pid=\([0-9]*\).*/\1/')
+C=$(printf '%s' "$ready" | sed 's/.*client=\(0x[0-9a-f]*\).*/\1/')
+T1=$(printf '%s' "$ready" | sed 's/.*tsgs=\(0x[0-9a-f]*\),.*/\1/')
+T2=$(printf '%s' "$ready" | sed 's/.*tsgs=0x[0-9a-f]*,\(0x[0-9a-f]*\).*/\1/')
+[ -n "$P" ] && [ -n "$T2" ] && ok "the client says its handles" || fail "client" "$ready"
+n=$(printf '%s\n' "$OUT" | grep -c " $P tsgapp  *tsg-new  *$C ")
+[ "$n" = 2 ] && ok "tsg-new: 2 lines with pid, comm and client" || fail "tsg-new" "$n lines"
+tsg_line tsg-new "$T1" >/dev/null && tsg_line tsg-new "$T2" >/dev/null &&
+	ok "tsg-new names both TSG handles" || fail "tsg-new handles" "$T1 $T2"
+tsg_line tsg-set "$T1" | grep -q " $P tsgapp .* timeslice 500us$" &&
+	tsg_line tsg-set "$T2" | grep -q "timeslice 500us$" &&
+	ok "tsg-set: the app's own timeslice on both" || fail "tsg-set" "no timeslice 500us lines"
+tsg_line tsg-free "$T1" | grep -q " -$" && ok "tsg-free: the TSG freed alone" ||
+	fail "tsg-free alone" "$(tsg_line tsg-free "$T1")"
+tsg_line tsg-free "$T2" | grep -q " with its client$" && ok "tsg-free: with its client" ||
+	fail "tsg-free client" "$(tsg_line tsg-free "$T2")"
+expect_out "summary: created" "^  tsgs created +2$"
+expect_out "summary: freed" "^  tsgs freed +2$"
+expect_out "summary: settings" "^  tsg settings +2$"
+expect_out "summary: per process" "^  $P +tsgapp +2 +2 +2$"
+
+# -j: one object per line, the summary last
+expect_exit 0 $G -j trace tsg -- sh -c "exec $T/tsgapp -n 2 -r 300 -i 2 -e >/dev/null"
+bad=0
+printf '%s\n' "$OUT" | while read -r line; do
+	printf '%s' "$line" | "$JSONCHECK" || exit 1
+done || bad=1
+[ $bad = 0 ] && ok "trace tsg -j: every line is JSON" || fail "tsg -j" "$OUT"
+all=$OUT
+OUT=$(printf '%s\n' "$all" | grep '"event":"tsg-set"' | grep '"control":"interleave"' | head -n 1)
+expect_json_eq "-j tsg-set: interleave" .value 2
+expect_json_eq "-j tsg-set: comm" .comm tsgapp
+OUT=$(printf '%s\n' "$all" | grep '"event":"tsg-new"' | head -n 1)
+expect_json_eq "-j tsg-new: seq" .seq 1
+case $(json_get .tsg) in 0x*) ok "-j tsg-new: tsg handle" ;; *) fail "-j tsg handle" "$OUT" ;; esac
+n=$(printf '%s\n' "$all" | grep -c '"event":"tsg-set"')
+[ "$n" = 4 ] && ok "-j: 4 settings (timeslice and interleave on 2 TSGs)" || fail "-j settings" "$n"
+OUT=$(printf '%s\n' "$all" | tail -n 1)
+expect_json_eq "-j summary: created" .summary.tsgs.created 2
+expect_json_eq "-j summary: freed" .summary.tsgs.freed 2
+expect_json_eq "-j summary: process comm" ".summary.tsgs.processes[0].comm" tsgapp
+expect_json_eq "-j summary: process settings" ".summary.tsgs.processes[0].settings" 4
+
+# --max-events
+expect_exit 0 $G -j trace tsg --max-events 3 -- sh -c "exec $T/tsgapp -n 4 -r 100 -e >/dev/null"
+n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg-')
+[ "$n" = 3 ] && ok "tsg --max-events 3 gives 3 lines" || fail "tsg --max-events" "$n lines"
+
+# record / report
+expect_exit 0 $G trace record tsg -o $T/tsg.rec -- sh -c "exec $T/tsgapp -n 2 -r 400 -e >/dev/null"
+expect_exit 0 $G trace report -i $T/tsg.rec
+expect_out "report: rm header" "^record: version 1, .*backend rm, events tsg"
+expect_out "report: created" "^  tsgs created +2$"
+expect_out "report: settings" "^  tsg settings +2$"
+expect_exit 0 $G trace report -i $T/tsg.rec --format events
+expect_out "report events: tsg-set" " tsg-set .* timeslice 400us$"
+expect_out "report events: tsg-free with client" " tsg-free .* with its client$"
+expect_exit 0 $G -j trace report -i $T/tsg.rec
+expect_json_eq "report -j: freed" .summary.tsgs.freed 2
+$G trace record tsg -o - -- sh -c "exec $T/tsgapp -n 1 -e >/dev/null" 2>/dev/null |
+	$G trace report -i - >$T/tsgpipe.out
+grep -Eq "tsgs created +1$" $T/tsgpipe.out && ok "record tsg -o - | report -i -" ||
+	fail "tsg pipe" "$(cat $T/tsgpipe.out)"
+
+# -p PID: that process only, from when the trace starts; ends when it exits
+$T/tsgapp -n 1 -r 700 -w -e >$T/w.out 2>&1 &
+WP=$!
+wait_for $T/w.out '^waiting' || fail "-p client" "not waiting"
+$G trace tsg -p $WP >$T/p.out 2>$T/p.err &
+TRP=$!
+wait_for $T/p.err '^Tracing' || fail "trace -p" "did not start: $(cat $T/p.err)"
+$T/other -n 1 -r 900 -e >/dev/null
+kill -HUP $WP
+wait $TRP
+rc=$?
+OUT=$(cat $T/p.out)
+printf '%s\n' "$OUT" | sed 's/^/# /'
+[ $rc = 0 ] && ok "trace tsg -p ends 0 when the process exits" || fail "-p exit" "$rc: $(cat $T/p.err)"
+expect_out "-p: tsg-new of the process" " $WP tsgapp +tsg-new "
+expect_out "-p: its timeslice" " $WP tsgapp +tsg-set .* timeslice 700us$"
+expect_out "-p: its free" " $WP tsgapp +tsg-free "
+printf '%s\n' "$OUT" | grep -q " other " && fail "-p" "another process's TSG traced" ||
+	ok "-p: another process's TSGs are not traced"
+wait $WP 2>/dev/null
+
+# errors: one line each
+expect_exit 1 env GPUCTL_RM_DEVICE=/nonexistent $G trace tsg
+expect_stderr_line "RM device missing"
+case $ERR in *"/nonexistent"*"GPUCTL_RM_DEVICE"*) ok "missing device named, with the way out" ;;
+*) fail "device message" "$ERR" ;; esac
+expect_exit 1 $G trace tsg --device /nonexistent -- true
+expect_stderr_line "--device missing"
+expect_exit 1 env GPUCTL_RM_DEVICE=/nonexistent $G -j trace tsg
+expect_json "RM device error under -j"
+expect_exit 2 $G trace tsg --backend uvm-tools -- true
+expect_stderr_line "tsg with uvm-tools"
+case $ERR in *"only the rm backend"*) ok "uvm-tools refusal names rm" ;; *) fail "uvm-tools msg" "$ERR" ;; esac
+expect_exit 2 $G trace tsg --backend bpf
+expect_stderr_line "tsg with bpf"
+expect_exit 2 $G trace faults --backend rm -- true
+expect_stderr_line "rm for faults"
+expect_exit 2 $G trace tsg -p 1 -- true
+expect_exit 1 $G trace tsg -p 999999
+expect_stderr_line "tsg: no such pid"
+
+# a pinned sched watcher is left alone, while trace tsg runs and after
+expect_exit 0 $G sched watch
+$G trace tsg >$T/sw.out 2>$T/sw.err &
+TRS=$!
+wait_for $T/sw.err '^Tracing' || fail "system-wide trace" "did not start: $(cat $T/sw.err)"
+$T/schedapp -n 1 >$T/schedapp.out 2>&1 &
+SP=$!
+wait_for $T/schedapp.out '^ready' || fail "schedapp" "not ready"
+expect_exit 0 $G sched list
+expect_out "sched list sees a TSG made while trace tsg runs" " schedapp "
+expect_exit 0 $G sched set-timeslice --pid $SP 600
+expect_out "sched set-timeslice works while trace tsg runs" "RM applied 600 us"
+kill -INT $TRS
+wait $TRS
+rc=$?
+[ $rc = 0 ] && ok "system-wide trace tsg ends 0 on SIGINT" || fail "SIGINT" "$rc"
+grep -q " $SP schedapp  *tsg-new " $T/sw.out && ok "system-wide trace saw the TSG" ||
+	fail "system-wide" "$(cat $T/sw.out)"
+grep -q " tsg-set " $T/sw.out && fail "gpuctl's own control" "traced as the app's" ||
+	ok "gpuctl sched's control is not traced as the app's"
+[ -e /sys/fs/bpf/gpuctl/sched/link_sys_enter ] && ok "the sched watcher's pins stay" ||
+	fail "pins" "gone after trace tsg"
+$T/later -n 1 >$T/later.out 2>&1 &
+LP=$!
+wait_for $T/later.out '^ready' || fail "later" "not ready"
+expect_exit 0 $G sched list
+expect_out "after trace tsg: the sched watcher still records new TSGs" " later "
+expect_out "after trace tsg: the timeslice gpuctl set" " schedapp .* 600us "
+kill $SP $LP 2>/dev/null
+wait $SP $LP 2>/dev/null
+$G sched unload >/dev/null 2>&1
 
 summary
