@@ -49,7 +49,8 @@ enum gt_type {
  *   count   the TSG's number in this trace (1, 2, ...; not sched's ID)
  *   cause   TSG_SET: the control (enum gt_tsg_ctl)
  *   bytes   TSG_SET: the value (timeslice in us, interleave level 0..2)
- *   flags   TSG_FREE: GT_F_WITH_CLIENT when its whole client was freed
+ *   flags   TSG_FREE: GT_F_WITH_CLIENT when its whole client was freed,
+ *           GT_F_AT_EXIT when its process exited holding it
  *   gpu     GT_GPU_NONE
  */
 enum gt_tsg_ctl {
@@ -86,6 +87,7 @@ enum gt_access {
 #define GT_F_TO_GPU 0x02	/* migration host -> device */
 #define GT_F_TO_CPU 0x04	/* migration device -> host */
 #define GT_F_WITH_CLIENT 0x08	/* TSG_FREE: freed with its whole client */
+#define GT_F_AT_EXIT 0x10	/* TSG_FREE: its process exited without freeing it */
 
 #define GT_GPU_NONE 0xffff
 #define GT_PROC_CPU 0xffff

@@ -180,11 +180,12 @@ static void print_header(bool tsg)
 	       "EVENT", "ADDRESS", "ACCESS", "CAUSE", "BYTES", "LAT(us)");
 }
 
-/* "timeslice 500us", "interleave high", "preempt", "with its client", "-" */
+/* "timeslice 500us", "interleave high", "preempt", "with its client", "at exit", "-" */
 static void tsg_value(const struct gt_event *e, char *buf, size_t len)
 {
 	if (e->type == GT_EV_TSG_FREE)
-		snprintf(buf, len, "%s", e->flags & GT_F_WITH_CLIENT ? "with its client" : "-");
+		snprintf(buf, len, "%s", e->flags & GT_F_WITH_CLIENT ? "with its client" :
+			 e->flags & GT_F_AT_EXIT ? "at exit" : "-");
 	else if (e->type != GT_EV_TSG_SET)
 		snprintf(buf, len, "-");
 	else if (e->cause == GT_TSG_CTL_TIMESLICE)
@@ -232,7 +233,9 @@ static void print_tsg_event(const struct gt_event *e, const char *comm, double t
 			printf(",\"control\":\"%s\",\"value\":%llu", gt_tsg_ctl_name(e->cause),
 			       (unsigned long long)e->bytes);
 		else if (e->type == GT_EV_TSG_FREE)
-			printf(",\"with_client\":%s", e->flags & GT_F_WITH_CLIENT ? "true" : "false");
+			printf(",\"with_client\":%s,\"at_exit\":%s",
+			       e->flags & GT_F_WITH_CLIENT ? "true" : "false",
+			       e->flags & GT_F_AT_EXIT ? "true" : "false");
 		printf("}\n");
 		return;
 	}

@@ -350,6 +350,15 @@ static int ut_try_attach(struct tb *t, bool quiet_if_absent)
 		ut_close(&t->ut);
 		return ret;
 	}
+	/* Counters for stat; for a trace only to check the events by (-d). */
+	if (!t->o.types || debug_output) {
+		ret = ut_enable_counters(&t->ut, UT_CTR_STAT_MASK, err, sizeof(err));
+		if (ret) {
+			p_err("%s", err);
+			ut_close(&t->ut);
+			return ret;
+		}
+	}
 	if (t->ut_events) {
 		ret = ut_open_queue(&t->ut, entries, t->ut_events, entries / 2, err, sizeof(err));
 		if (ret) {
@@ -709,7 +718,7 @@ void tb_stop(struct tb *t, bool kill_cmd)
 		ut_flush(&t->ut);
 		ut_drain(t);
 		/* The driver's own counts over the same span, to check the events by. */
-		if (debug_output && t->ut.counters)
+		if (debug_output)
 			fprintf(stderr, "uvm-tools: driver counters since attach: gpu_faults %llu "
 				"bytes_htod %llu bytes_dtoh %llu cpu_faults %llu\n",
 				(unsigned long long)t->ut.counters[UT_CTR_GPU_FAULTS],

@@ -134,23 +134,35 @@ static void client_free(struct rm_trace *r, uint32_t pid, uint32_t hClient)
 	free(keys);
 }
 
-/* Drops the table entries of processes that are gone (RM freed their TSGs). */
-static void table_gc(struct rm_trace *r)
+/*
+ * A process that exits without freeing its TSGs has them freed by RM when
+ * its files close, which no ioctl shows: its remaining table entries become
+ * tsg-free events "at exit".  Every RM_GC_NS, or now when force.
+ */
+static void table_gc(struct rm_trace *r, bool force)
 {
 	int fd = bpf_map__fd(r->skel->maps.tsgs), n;
 	struct tsg_key *keys;
 	uint64_t now = rm_trace_now_ns();
 
-	if (now < r->next_gc)
+	if (!force && now < r->next_gc)
 		return;
 	r->next_gc = now + RM_GC_NS;
 	keys = table_keys(fd, &n);
 	for (int i = 0; keys && i < n; i++) {
+		struct tsg_info info;
+		struct gt_event e;
 		char proc[32];
 
 		snprintf(proc, sizeof(proc), "/proc/%u", keys[i].pid);
-		if (access(proc, F_OK) && errno == ENOENT)
-			bpf_map_delete_elem(fd, &keys[i]);
+		if (!access(proc, F_OK) || errno != ENOENT)
+			continue;
+		if (!bpf_map_lookup_elem(fd, &keys[i], &info) && info.id <= r->max_id) {
+			event_init(&e, GT_EV_TSG_FREE, &info);
+			e.flags = GT_F_AT_EXIT;
+			emit(r, &e, now, info.comm);
+		}
+		bpf_map_delete_elem(fd, &keys[i]);
 	}
 	free(keys);
 }
@@ -297,12 +309,13 @@ struct rm_trace *rm_trace_start(const char *dev, uint32_t tgid, rm_event_fn fn, 
 void rm_trace_poll(struct rm_trace *r, int timeout_ms)
 {
 	ring_buffer__poll(r->rb, timeout_ms);
-	table_gc(r);
+	table_gc(r, false);
 }
 
 void rm_trace_drain(struct rm_trace *r)
 {
 	ring_buffer__consume(r->rb);
+	table_gc(r, true);
 }
 
 uint64_t rm_trace_new_drops(struct rm_trace *r)

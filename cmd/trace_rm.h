@@ -30,7 +30,7 @@ const char *rm_trace_device(const char *dev);
 struct rm_trace *rm_trace_start(const char *dev, uint32_t tgid, rm_event_fn fn, void *arg);
 /* Delivers events for up to timeout_ms. */
 void rm_trace_poll(struct rm_trace *r, int timeout_ms);
-/* Delivers what is left. */
+/* Reads what is left; TSGs of processes gone since are reported freed at exit. */
 void rm_trace_drain(struct rm_trace *r);
 /* Events the watcher dropped (ring buffer or TSG table full) since the last call. */
 uint64_t rm_trace_new_drops(struct rm_trace *r);

@@ -338,7 +338,6 @@ static int tools_ioctl(int fd, unsigned long req, void *arg, uint32_t *status)
 int ut_open_counters(struct ut_session *s, char *err, size_t len)
 {
 	struct ut_init_params p = { 0 };
-	struct { uint64_t flags; uint32_t status; uint32_t pad; } en = { 0 };
 	int fd, ret;
 
 	if (s->counter_fd >= 0)
@@ -367,19 +366,20 @@ int ut_open_counters(struct ut_session *s, char *err, size_t len)
 		close(fd);
 		return ret;
 	}
-	en.flags = (1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) |
-		   (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_PREFETCH_HTOD) |
-		   (1u << UT_CTR_PREFETCH_DTOH) | (1u << UT_CTR_GPU_FAULTS);
-	ret = tools_ioctl(fd, UT_IOC_ENABLE_COUNTERS, &en, &en.status);
-	if (ret) {
-		snprintf(err, len, "enabling UVM tools counters failed (status 0x%x, %s)",
-			 en.status, strerror(-ret));
-		close(fd);
-		return ret;
-	}
 	s->counter_fd = fd;
 	s->counters = s->counter_mem;
 	return 0;
+}
+
+int ut_enable_counters(struct ut_session *s, uint64_t mask, char *err, size_t len)
+{
+	struct { uint64_t flags; uint32_t status; uint32_t pad; } en = { .flags = mask };
+	int ret = tools_ioctl(s->counter_fd, UT_IOC_ENABLE_COUNTERS, &en, &en.status);
+
+	if (ret)
+		snprintf(err, len, "enabling UVM tools counters failed (status 0x%x, %s)",
+			 en.status, strerror(-ret));
+	return ret;
 }
 
 int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,

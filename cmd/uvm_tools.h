@@ -154,8 +154,16 @@ int ut_attach(struct ut_session *s, pid_t pid, char *err, size_t len);
  */
 int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 		  uint32_t threshold, char *err, size_t len);
-/* Process counters (all GPUs); read them from s->counters. */
+/*
+ * The process counter tracker (all GPUs), opened by ut_attach as its probe;
+ * counters count once enabled (mask of 1 << UT_CTR_*), read s->counters.
+ * Each enabled counter hooks the driver's fault or migration path.
+ */
 int ut_open_counters(struct ut_session *s, char *err, size_t len);
+int ut_enable_counters(struct ut_session *s, uint64_t mask, char *err, size_t len);
+#define UT_CTR_STAT_MASK ((1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) | \
+			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_PREFETCH_HTOD) | \
+			  (1u << UT_CTR_PREFETCH_DTOH) | (1u << UT_CTR_GPU_FAULTS))
 /* Waits up to timeout_ms for the notification threshold; 1 ready, 0 timeout. */
 int ut_wait(struct ut_session *s, int timeout_ms);
 /* Asks the driver to push the events it buffers per CPU (FLUSH_EVENTS). */

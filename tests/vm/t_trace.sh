@@ -209,6 +209,22 @@ printf '%s\n' "$OUT" | grep -q " other " && fail "-p" "another process's TSG tra
 	ok "-p: another process's TSGs are not traced"
 wait $WP 2>/dev/null
 
+# a process killed holding its TSGs: RM frees them as its file closes, which
+# no ioctl shows; the trace reports them freed at exit
+$T/tsgapp -n 2 -w >$T/k.out 2>&1 &
+KP=$!
+wait_for $T/k.out '^waiting' || fail "kill client" "not waiting"
+$G trace tsg -p $KP >$T/k.out2 2>$T/k.err &
+TRK=$!
+wait_for $T/k.err '^Tracing' || fail "trace -p" "did not start: $(cat $T/k.err)"
+kill -HUP $KP
+wait_for $T/k.out '^ready' || fail "kill client" "not ready"
+kill -9 $KP
+wait $TRK
+n=$(grep -c " tsg-free .* at exit$" $T/k.out2)
+[ "$n" = 2 ] && ok "killed process: its 2 TSGs reported freed at exit" ||
+	fail "freed at exit" "$n: $(cat $T/k.out2 $T/k.err)"
+
 # errors: one line each
 expect_exit 1 env GPUCTL_RM_DEVICE=/nonexistent $G trace tsg
 expect_stderr_line "RM device missing"
