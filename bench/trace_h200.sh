@@ -38,7 +38,7 @@ run $G -j trace tsg -- $W 128 1
 $W 2048 2 >/dev/null 2>&1 &
 wp=$!
 sleep 2
-run $G sched list -p $wp
+run $G sched list --pid $wp
 run $G trace tsg -p $wp --duration 30
 wait $wp
 log "-d trace faults: the tools interface in use"

@@ -683,8 +683,12 @@ void tb_read_counters(struct tb *t, struct tb_counters *c)
 	}
 	/* uvm-tools: the driver's counters, and events for the rest. */
 	ut_drain(t);
+	/*
+	 * The driver defines prefetch byte counters but never counts them
+	 * (565-595 sources, 580.159.04 measured): not supported rather than 0.
+	 */
 	c->have[TC_GPU_FAULTS] = c->have[TC_CPU_FAULTS] = true;
-	c->have[TC_BYTES_HTOD] = c->have[TC_BYTES_DTOH] = c->have[TC_PREFETCH_BYTES] = true;
+	c->have[TC_BYTES_HTOD] = c->have[TC_BYTES_DTOH] = true;
 	c->have[TC_REPLAYS] = c->have[TC_EVICTIONS] = c->have[TC_EVICTION_BYTES] = true;
 	c->have[TC_THRASHING] = true;
 	if (t->ut_attached && t->ut.counters) {
@@ -694,7 +698,6 @@ void tb_read_counters(struct tb *t, struct tb_counters *c)
 		c->total[TC_CPU_FAULTS] = v[UT_CTR_CPU_FAULTS];
 		c->total[TC_BYTES_HTOD] = v[UT_CTR_BYTES_HTOD];
 		c->total[TC_BYTES_DTOH] = v[UT_CTR_BYTES_DTOH];
-		c->total[TC_PREFETCH_BYTES] = v[UT_CTR_PREFETCH_HTOD] + v[UT_CTR_PREFETCH_DTOH];
 	}
 	c->total[TC_REPLAYS] = t->ev_count[GT_EV_REPLAY];
 	c->total[TC_EVICTIONS] = t->ev_count[GT_EV_EVICTION];

@@ -162,8 +162,7 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 int ut_open_counters(struct ut_session *s, char *err, size_t len);
 int ut_enable_counters(struct ut_session *s, uint64_t mask, char *err, size_t len);
 #define UT_CTR_STAT_MASK ((1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) | \
-			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_PREFETCH_HTOD) | \
-			  (1u << UT_CTR_PREFETCH_DTOH) | (1u << UT_CTR_GPU_FAULTS))
+			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_GPU_FAULTS))
 /* Waits up to timeout_ms for the notification threshold; 1 ready, 0 timeout. */
 int ut_wait(struct ut_session *s, int timeout_ms);
 /* Asks the driver to push the events it buffers per CPU (FLUSH_EVENTS). */
