@@ -12,4 +12,20 @@ if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-format-truncation -f
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-"$T/tq"
+# the H200 cost tool is built from the same consumer: it must keep compiling
+if ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -o "$T/cost" bench/uvm_tools_cost.c \
+	cmd/uvm_tools.c 2>"$T/cc2.err" && "$T/cost" 2>/dev/null; [ $? = 2 ]; then
+	COST_OK=1
+else
+	COST_OK=0
+fi
+"$T/tq" | sed '$d'
+res=$("$T/tq" | tail -1)
+p=${res%% passed*}; f=${res#*, }; f=${f%% failed*}
+if [ $COST_OK = 1 ]; then
+	echo "ok   bench/uvm_tools_cost builds and prints usage"; p=$((p + 1))
+else
+	echo "FAIL bench/uvm_tools_cost: $(head -c 300 "$T/cc2.err")"; f=$((f + 1))
+fi
+echo "$p passed, $f failed"
+[ "$f" = 0 ]
