@@ -115,7 +115,7 @@ static int do_help(int argc, char **argv)
 		jsonw_null(json_wtr);
 		return EXIT_OK;
 	}
-	fprintf(stderr,
+	fprintf(stdout,
 		"Usage: %1$s %2$s { list | show | unload }\n"
 		"       %1$s %2$s load POLICY [KEY VALUE]...\n"
 		"       %1$s %2$s load adaptive [--detach [--pid-file PATH]] [KEY VALUE]...\n"

@@ -566,7 +566,7 @@ static int do_help(int argc, char **argv)
 		jsonw_null(json_wtr);
 		return EXIT_OK;
 	}
-	fprintf(stderr,
+	fprintf(stdout,
 		"Usage: %1$s %2$s watch [--device PATH]\n"
 		"       %1$s %2$s { list | status } [--pid PID]\n"
 		"       %1$s %2$s set-timeslice TARGET US\n"

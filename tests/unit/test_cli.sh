@@ -171,4 +171,13 @@ expect_exit 1 env GPUCTL_RM_DEVICE="$T_DIR/no-such-device" "$G" -j trace tsg &&
     expect_json "tsg: RM device error under -j (GPUCTL_RM_DEVICE)"
 expect_exit 1 "$G" trace tsg --device "$T_DIR" && expect_stderr_line "tsg: not a character device"
 
+# asked-for help is output: every object's goes to stdout, nothing to stderr
+for o in prefetch evict replay sched trace stat probe batch shell; do
+    expect_exit 0 "$G" $o help
+    case $OUT in
+    Usage:*) [ -z "$ERR" ] && ok "$o help: on stdout" || fail "$o help: on stdout" "stderr: $ERR" ;;
+    *) fail "$o help: on stdout" "stdout: $(printf '%s' "$OUT" | head -c 100)" ;;
+    esac
+done
+
 summary
