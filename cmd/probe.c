@@ -24,6 +24,7 @@
 
 #include "gpuctl.h"
 #include "trace_backend.h"
+#include "rm.h"
 #include "trace_rm.h"
 
 #define SYS_BTF_DIR "/sys/kernel/btf"
@@ -559,7 +560,7 @@ static void run_probe(struct probe *p)
 
 	p->tb_bpf = tb_bpf_usable(p->tb_bpf_reason, sizeof(p->tb_bpf_reason));
 	p->tb_rm = rm_trace_usable(p->tb_rm_reason, sizeof(p->tb_rm_reason));
-	p->rm_device = rm_trace_device(NULL);
+	p->rm_device = rm_device_path(NULL);
 	p->rm_device_ok = path_exists(p->rm_device);
 	if (p->tb_bpf)
 		p->trace_backend = "bpf";

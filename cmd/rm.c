@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -20,6 +21,15 @@
 #include <unistd.h>
 
 #include "rm.h"
+
+const char *rm_device_path(const char *opt)
+{
+	const char *env = getenv("GPUCTL_RM_DEVICE");
+
+	if (opt)
+		return opt;
+	return env && *env ? env : RM_DEFAULT_DEVICE;
+}
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -12,6 +12,12 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
+#define RM_DEFAULT_DEVICE	"/dev/nvidiactl"
+#define RM_NVIDIA_MAJOR		195	/* nvidiactl and nvidiaN: any minor counts */
+
+/* The RM device: opt, else $GPUCTL_RM_DEVICE, else RM_DEFAULT_DEVICE. */
+const char *rm_device_path(const char *opt);
+
 #define NV_IOCTL_MAGIC		'F'
 #define NV_ESC_RM_FREE		0x29
 #define NV_ESC_RM_CONTROL	0x2A

@@ -58,8 +58,6 @@ static const char *pin_path(const char *name)
 #define SCHED_PIN_DIR	pin_path(NULL)
 #define RUN_DIR		"/run/gpuctl"
 #define RUN_PIDFILE	RUN_DIR "/sched-run.pid"
-#define DEFAULT_DEVICE	"/dev/nvidiactl"
-#define NVIDIA_MAJOR	195
 
 /* What gpuctl accepts as a timeslice; RM may refuse more (its status is shown). */
 #define TS_MIN_US	1ULL
@@ -125,15 +123,6 @@ static int need_caps(const char *what, bool ptrace, bool bpf)
 		return -1;
 	}
 	return 0;
-}
-
-static const char *device_path(const char *opt)
-{
-	const char *env = getenv("GPUCTL_RM_DEVICE");
-
-	if (opt)
-		return opt;
-	return env && *env ? env : DEFAULT_DEVICE;
 }
 
 /* ------------------------------------------------------------------ watcher */
@@ -245,7 +234,7 @@ static int watcher_start(const char *dev, bool *started)
 	}
 	skel->rodata->dev_major = major(st.st_rdev);
 	skel->rodata->dev_minor = minor(st.st_rdev);
-	skel->rodata->any_minor = major(st.st_rdev) == NVIDIA_MAJOR;
+	skel->rodata->any_minor = major(st.st_rdev) == RM_NVIDIA_MAJOR;
 	maps[0] = skel->maps.tsgs;
 	maps[1] = skel->maps.policy;
 	maps[2] = skel->maps.meta;
@@ -585,7 +574,7 @@ static int do_help(int argc, char **argv)
 		"watch pins a watcher under " GPUCTL_PIN_DIR "/sched that records the TSGs\n"
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
-		"root with CAP_SYS_PTRACE; the device is " DEFAULT_DEVICE " unless\n"
+		"root with CAP_SYS_PTRACE; the device is " RM_DEFAULT_DEVICE " unless\n"
 		"--device or $GPUCTL_RM_DEVICE names another.\n",
 		bin_name, "sched");
 	return EXIT_OK;
@@ -610,7 +599,7 @@ static int do_watch(int argc, char **argv)
 	}
 	if (need_caps("watch", false, true))
 		return EXIT_FAIL;
-	dev = device_path(dev);
+	dev = rm_device_path(dev);
 	if (watcher_start(dev, &started))
 		return EXIT_FAIL;
 	if (watcher_open(&w)) {
@@ -1509,7 +1498,7 @@ static int do_run(int argc, char **argv)
 		      (int)other, bin_name);
 		return EXIT_FAIL;
 	}
-	if (watcher_start(device_path(dev), &started))
+	if (watcher_start(rm_device_path(dev), &started))
 		return EXIT_FAIL;
 	if (need_watcher(&rs.w))
 		return EXIT_FAIL;

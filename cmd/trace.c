@@ -719,7 +719,7 @@ static int do_help(int argc, char **argv)
 		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F'.\n"
 		"tsg: TSGs created and freed and the scheduling controls processes set on\n"
 		"them themselves, counted per process at the end; only the rm backend has\n"
-		"them.  The RM device is " RM_TRACE_DEFAULT_DEVICE " unless --device or\n"
+		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"
 		"$GPUCTL_RM_DEVICE names another.\n",
 		bin_name);
 	return EXIT_OK;

@@ -18,6 +18,7 @@
 
 #include "gpuctl.h"
 #include "trace_backend.h"
+#include "rm.h"
 #include "trace_rm.h"
 #include "trace_uvm.skel.h"
 
@@ -496,7 +497,7 @@ struct tb *tb_start(const struct tb_opts *o, int *rc)
 	if (o->cmd && fork_held(t, go, report))
 		goto fail;
 	if (kind == TB_RM) {
-		t->rm = rm_trace_start(rm_trace_device(o->device), (uint32_t)t->target,
+		t->rm = rm_trace_start(rm_device_path(o->device), (uint32_t)t->target,
 				       rm_event, t);
 		if (!t->rm)
 			goto fail;

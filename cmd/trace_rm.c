@@ -27,7 +27,6 @@
 #include "../bpf/tsg_watch.bpf.h"
 #include "tsg_watch.skel.h"
 
-#define RM_NVIDIA_MAJOR		195
 #define RM_GC_NS		2000000000ull	/* table clean-up period */
 
 struct rm_trace {
@@ -48,15 +47,6 @@ uint64_t rm_trace_now_ns(void)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-const char *rm_trace_device(const char *dev)
-{
-	const char *env = getenv("GPUCTL_RM_DEVICE");
-
-	if (dev)
-		return dev;
-	return env && *env ? env : RM_TRACE_DEFAULT_DEVICE;
 }
 
 /* ------------------------------------------------------------- events */

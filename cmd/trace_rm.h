@@ -14,15 +14,11 @@
 
 #include "record.h"
 
-#define RM_TRACE_DEFAULT_DEVICE "/dev/nvidiactl"	/* as gpuctl sched */
-
 struct rm_trace;
 
 /* One event (struct gt_event, TSG types); comm: the process name the watcher saw. */
 typedef void (*rm_event_fn)(const struct gt_event *e, const char *comm, void *arg);
 
-/* The RM device: dev, else $GPUCTL_RM_DEVICE, else /dev/nvidiactl. */
-const char *rm_trace_device(const char *dev);
 /*
  * Checks the device and the capabilities, loads and attaches the watcher.
  * tgid: only that process's events (0: every process).  NULL after p_err.
