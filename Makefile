@@ -12,7 +12,7 @@ BPFTOOL     ?= bpftool
 ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine)
 
 CFLAGS      ?= -O2 -g
-CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
 LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm \
                -Wall -Wextra -Werror -Wno-unused-parameter
@@ -20,8 +20,8 @@ BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-pat
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 BPF_OBJS    := $(patsubst bpf/%.bpf.c,build/%.bpf.o,$(BPF_SRCS))
 SKELS       := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
-CMD_SRCS    := $(wildcard cmd/*.c)
-CMD_HDRS    := $(wildcard cmd/*.h)
+CMD_SRCS    := $(wildcard cmd/*.c cmd/*/*.c)
+CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h)
 MAN_SRCS    := $(wildcard man/*.rst)
 MANS        := $(patsubst man/%.rst,build/man/%,$(MAN_SRCS))
 

@@ -329,12 +329,8 @@ static const struct policy_kind evict_kind = {
 	.show = evict_show,
 };
 
-const char *const evict_words[] = {
-	"help", "list", "load", "set", "show", "unload", NULL,
-};
-
-const char *const evict_policy_words[] = {
-	"fifo", "mru", "lfu", "priority", "quota", "file", NULL,
+static const char *const evict_policy_words[] = {
+	"fifo", "mru", "lfu", "priority", "quota", NULL,
 };
 
 static int do_help(int argc, char **argv)
@@ -436,9 +432,13 @@ static int do_set(int argc, char **argv)
 	return ret;
 }
 
-int do_evict(int argc, char **argv)
+static int do_evict(int argc, char **argv)
 {
 	static const struct policy_cmds own = { do_help, do_load, do_set };
 
 	return policy_command(&evict_kind, &own, argc, argv);
 }
+
+const struct object evict_object = {
+	"evict", do_evict, policy_cmds, evict_policy_words,
+};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* main.c - gpuctl: global options, errors, argument helpers, object dispatch. */
+/* main.c - gpuctl: global options and object dispatch. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -15,200 +15,7 @@
 #define GPUCTL_VERSION "0.0.0-dev"
 #endif
 
-/* Always "gpuctl": the name the help, man pages and completion use. */
-const char *bin_name = "gpuctl";
-bool json_output;
-bool pretty_output;
-bool debug_output;
-json_writer_t *json_wtr;
-
-const char *err_context;
-unsigned long p_err_count;
-
-/*
- * jsonw_count() when the running command started: a top-level error after
- * the command already wrote a whole top-level value cannot go to stdout
- * without making it two documents, so it goes to stderr instead.
- */
-static unsigned long json_mark;
-
-static bool json_error_fits(void)
-{
-	if (!json_wtr)
-		return false;
-	return jsonw_depth(json_wtr) > 0 || jsonw_count(json_wtr) == json_mark;
-}
-
-void p_err(const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-
-	p_err_count++;
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-
-	const char *text = msg ? msg : "(out of memory formatting the error)";
-
-	if (json_output && json_error_fits()) {
-		if (jsonw_in_object(json_wtr) && !jsonw_name_pending(json_wtr)) {
-			/* An open object of the command: add an "error" member. */
-			jsonw_name(json_wtr, "error");
-			if (err_context)
-				jsonw_stringf(json_wtr, "%s: %s", err_context, text);
-			else
-				jsonw_string(json_wtr, text);
-		} else {
-			/* Top level, array element, or a name waiting for its value. */
-			jsonw_start_object(json_wtr);
-			jsonw_name(json_wtr, "error");
-			if (err_context)
-				jsonw_stringf(json_wtr, "%s: %s", err_context, text);
-			else
-				jsonw_string(json_wtr, text);
-			jsonw_end_object(json_wtr);
-		}
-	} else {
-		fflush(stdout);
-		if (err_context)
-			fprintf(stderr, "Error: %s: %s\n", err_context, text);
-		else
-			fprintf(stderr, "Error: %s\n", text);
-	}
-	free(msg);
-}
-
-void p_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (json_output)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int usage_err(const char *fmt, ...)
-{
-	char *msg = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	p_err("%s", msg ? msg : "bad command line");
-	free(msg);
-	return EXIT_USAGE;
-}
-
-bool is_prefix(const char *arg, const char *full)
-{
-	size_t n;
-
-	if (!arg || !full)
-		return false;
-	n = strlen(arg);
-	return n > 0 && n <= strlen(full) && !strncmp(arg, full, n);
-}
-
-int cmd_select(const struct cmd *cmds, int argc, char **argv,
-	       const char *object)
-{
-	const struct cmd *match = NULL;
-	char names[512] = "";
-	int nmatch = 0;
-
-	if (argc < 1) {
-		if (cmds[0].name && !strcmp(cmds[0].name, "help"))
-			return cmds[0].func(argc, argv);
-		if (object)
-			return usage_err("missing command for '%s'; try '%s %s help'",
-					 object, bin_name, object);
-		return usage_err("missing object; try '%s help'", bin_name);
-	}
-
-	for (const struct cmd *c = cmds; c->name; c++)
-		if (!strcmp(argv[0], c->name))
-			return c->func(argc - 1, argv + 1);
-
-	for (const struct cmd *c = cmds; c->name; c++) {
-		if (!is_prefix(argv[0], c->name))
-			continue;
-		size_t used = strlen(names);
-
-		snprintf(names + used, sizeof(names) - used, "%s%s",
-			 nmatch ? ", " : "", c->name);
-		match = c;
-		nmatch++;
-	}
-	if (nmatch == 1)
-		return match->func(argc - 1, argv + 1);
-	if (nmatch > 1) {
-		if (object)
-			return usage_err("ambiguous %s command '%s': %s",
-					 object, argv[0], names);
-		return usage_err("ambiguous object '%s': %s", argv[0], names);
-	}
-	if (object)
-		return usage_err("unknown %s command '%s'; try '%s %s help'",
-				 object, argv[0], bin_name, object);
-	return usage_err("unknown object '%s'; try '%s help'", argv[0], bin_name);
-}
-
-static bool is_digit_in(char c, int base)
-{
-	if (c >= '0' && c <= '9')
-		return true;
-	return base == 16 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
-}
-
-int parse_u64(const char *what, const char *arg, unsigned long long min,
-	      unsigned long long max, unsigned long long *out)
-{
-	unsigned long long val;
-	const char *digits;
-	char *end;
-	int base = 10;
-
-	if (!arg || !*arg) {
-		p_err("invalid %s: empty value", what);
-		return -EINVAL;
-	}
-	digits = arg;
-	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
-		base = 16;
-		digits = arg + 2;
-	}
-	/* strtoull would take spaces, signs and a bare "0x"; we do not. */
-	if (!is_digit_in(*digits, base)) {
-		p_err("invalid %s '%s': not a %s number", what, arg,
-		      base == 16 ? "hexadecimal" : "decimal");
-		return -EINVAL;
-	}
-	errno = 0;
-	val = strtoull(digits, &end, base);
-	if (*end) {
-		p_err("invalid %s '%s': unexpected '%s' after the number",
-		      what, arg, end);
-		return -EINVAL;
-	}
-	if (errno == ERANGE) {
-		p_err("invalid %s '%s': too large", what, arg);
-		return -ERANGE;
-	}
-	if (val < min || val > max) {
-		p_err("invalid %s '%s': must be between %llu and %llu",
-		      what, arg, min, max);
-		return -ERANGE;
-	}
-	*out = val;
-	return 0;
-}
+static int run_command(int argc, char **argv);
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -270,46 +77,42 @@ static int do_version(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const struct cmd objects[] = {
-	{ "help",	do_help },
-	{ "prefetch",	do_prefetch },
-	{ "evict",	do_evict },
-	{ "replay",	do_replay },
-	{ "probe",	do_probe },
-	{ "sched",	do_sched },
-	{ "trace",	do_trace },
-	{ "stat",	do_stat },
-	{ "batch",	do_batch },
-	{ "shell",	do_shell },
-	{ "version",	do_version },
-	{ NULL, NULL },
+static const struct object *const object_list[] = {
+	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
+	&trace_object, &stat_object, NULL,
 };
 
-const char *const object_words[] = {
-	"prefetch", "evict", "replay", "probe", "sched", "trace", "stat", "batch", "shell", "help", "version", NULL,
-};
+static const struct dispatch dispatch = { run_command, object_list };
 
-int run_command(int argc, char **argv)
+static int do_batch(int argc, char **argv)
 {
-	unsigned long saved_mark = json_mark, before = 0;
-	unsigned int depth = 0;
-	int ret;
+	return batch_main(&dispatch, argc, argv);
+}
 
-	if (json_wtr) {
-		depth = jsonw_depth(json_wtr);
-		before = jsonw_count(json_wtr);
-		json_mark = before;
-	}
-	ret = cmd_select(objects, argc, argv, NULL);
-	if (json_wtr) {
-		/* Whatever the command left open gets closed; silence is null. */
-		jsonw_close_to(json_wtr, depth);
-		if (jsonw_count(json_wtr) == before)
-			jsonw_null(json_wtr);
-		json_mark = saved_mark;
-	}
-	fflush(stdout);
-	return ret;
+static int do_shell(int argc, char **argv)
+{
+	return shell_main(&dispatch, argc, argv);
+}
+
+/* help, every object of object_list, batch, shell, version: filled by main(). */
+static struct cmd objects[sizeof(object_list) / sizeof(object_list[0]) + 4];
+
+static void objects_fill(void)
+{
+	size_t n = 0;
+
+	objects[n++] = (struct cmd){ "help", do_help };
+	for (const struct object *const *o = object_list; *o; o++)
+		objects[n++] = (struct cmd){ (*o)->name, (*o)->func };
+	objects[n++] = (struct cmd){ "batch", do_batch };
+	objects[n++] = (struct cmd){ "shell", do_shell };
+	objects[n++] = (struct cmd){ "version", do_version };
+	objects[n] = (struct cmd){ NULL, NULL };
+}
+
+static int run_command(int argc, char **argv)
+{
+	return cmd_run_json(objects, argc, argv);
 }
 
 int main(int argc, char **argv)
@@ -366,6 +169,7 @@ int main(int argc, char **argv)
 		jsonw_pretty(json_wtr, pretty_output);
 	}
 	libbpf_set_print(libbpf_print);
+	objects_fill();
 
 	argc -= optind;
 	argv += optind;

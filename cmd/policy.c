@@ -1107,20 +1107,20 @@ static int cmd_unload(int argc, char **argv)
 	return policy_unload(cur_kind, argc, argv);
 }
 
+const struct cmd policy_cmds[] = {
+	{ "help", cmd_help },
+	{ "list", cmd_list },
+	{ "load", cmd_load },
+	{ "set", cmd_set },
+	{ "show", cmd_show },
+	{ "unload", cmd_unload },
+	{ NULL, NULL },
+};
+
 int policy_command(const struct policy_kind *k, const struct policy_cmds *own,
 		   int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "help", cmd_help },
-		{ "list", cmd_list },
-		{ "load", cmd_load },
-		{ "set", cmd_set },
-		{ "show", cmd_show },
-		{ "unload", cmd_unload },
-		{ NULL, NULL },
-	};
-
 	cur_kind = k;
 	cur_own = own;
-	return cmd_select(cmds, argc, argv, k->object);
+	return cmd_select(policy_cmds, argc, argv, k->object);
 }

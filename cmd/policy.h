@@ -63,6 +63,8 @@ struct policy_cmds {
 };
 
 /* `gpuctl OBJECT { help | list | load | set | show | unload }` */
+/* The commands every policy object has (help list load set show unload). */
+extern const struct cmd policy_cmds[];
 int policy_command(const struct policy_kind *k, const struct policy_cmds *own,
 		   int argc, char **argv);
 

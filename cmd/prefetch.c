@@ -98,11 +98,7 @@ static const struct policy_kind prefetch_kind = {
 	.defs = prefetch_defs,
 };
 
-const char *const prefetch_words[] = {
-	"help", "list", "load", "set", "show", "unload", NULL,
-};
-
-const char *const prefetch_policy_words[] = {
+static const char *const prefetch_policy_words[] = {
 	"none", "always_max", "adaptive", "stride", "multilevel", "thrashing",
 	"probabilistic", NULL,
 };
@@ -307,9 +303,13 @@ static int do_load(int argc, char **argv)
 	return adaptive_loop();
 }
 
-int do_prefetch(int argc, char **argv)
+static int do_prefetch(int argc, char **argv)
 {
 	static const struct policy_cmds own = { do_help, do_load, NULL };
 
 	return policy_command(&prefetch_kind, &own, argc, argv);
 }
+
+const struct object prefetch_object = {
+	"prefetch", do_prefetch, policy_cmds, prefetch_policy_words,
+};

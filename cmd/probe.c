@@ -27,8 +27,6 @@
 #include "rm.h"
 #include "trace_rm.h"
 
-#define SYS_BTF_DIR "/sys/kernel/btf"
-
 #ifndef ENOTSUPP
 #define ENOTSUPP 524	/* kernel-internal "operation not supported" */
 #endif
@@ -36,216 +34,6 @@
 #define HINT_PATCHED_DRIVER \
 	"load a driver built with gpuctl's kernel-patch/ series (or, in the VM, the uvm_model module)"
 #define HINT_ROOT "run as root or grant CAP_BPF and CAP_PERFMON"
-
-/* ------------------------------------------------------------ BTF cache */
-
-struct mod_btf {
-	char name[64];
-	struct btf *btf;
-};
-
-static struct btf *vmlinux_btf;
-static struct mod_btf *mods;
-static int nr_mods;
-static bool btf_loaded;
-
-/* Copies src into dst[len], cut short when it does not fit. */
-static void copy_name(char *dst, size_t len, const char *src)
-{
-	size_t n;
-
-	if (!dst || !len)
-		return;
-	n = strnlen(src, len - 1);
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static int mod_cmp(const void *a, const void *b)
-{
-	const struct mod_btf *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
-/* Loads vmlinux BTF and every module's split BTF, once per process. */
-static void load_kernel_btf(void)
-{
-	struct dirent *de;
-	DIR *dir;
-
-	if (btf_loaded)
-		return;
-	btf_loaded = true;
-
-	vmlinux_btf = btf__load_vmlinux_btf();
-	if (!vmlinux_btf) {
-		vmlinux_btf = NULL;
-		return;
-	}
-	dir = opendir(SYS_BTF_DIR);
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		char path[PATH_MAX];
-		struct mod_btf *m;
-		struct btf *btf;
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
-			continue;
-		snprintf(path, sizeof(path), SYS_BTF_DIR "/%s", de->d_name);
-		btf = btf__parse_split(path, vmlinux_btf);
-		if (!btf)
-			continue;
-		m = realloc(mods, (nr_mods + 1) * sizeof(*mods));
-		if (!m) {
-			btf__free(btf);
-			break;
-		}
-		mods = m;
-		copy_name(mods[nr_mods].name, sizeof(mods[nr_mods].name), de->d_name);
-		mods[nr_mods].btf = btf;
-		nr_mods++;
-	}
-	closedir(dir);
-	/* A stable order; find_type() looks at the NVIDIA modules first. */
-	if (nr_mods)
-		qsort(mods, nr_mods, sizeof(*mods), mod_cmp);
-}
-
-/*
- * Finds name of kind; *where gets the BTF that holds it (vmlinux or a
- * module's).  Returns the type id, or -ENOENT.
- */
-static int find_type(const char *name, int kind, const struct btf **where,
-		     const char **mod_name)
-{
-	static const char *const first[] = { "nvidia_uvm", "uvm_model", "nvidia" };
-	int id;
-
-	load_kernel_btf();
-	if (!vmlinux_btf)
-		return -ENOENT;
-	id = btf__find_by_name_kind(vmlinux_btf, name, kind);
-	if (id > 0) {
-		*where = vmlinux_btf;
-		*mod_name = "vmlinux";
-		return id;
-	}
-	/* A split BTF also finds the base's types; vmlinux had none of them. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < nr_mods; i++) {
-			bool preferred = false;
-
-			for (size_t j = 0; j < sizeof(first) / sizeof(first[0]); j++)
-				if (!strcmp(mods[i].name, first[j]))
-					preferred = true;
-			if (preferred != (pass == 0))
-				continue;
-			id = btf__find_by_name_kind(mods[i].btf, name, kind);
-			if (id > 0) {
-				*where = mods[i].btf;
-				*mod_name = mods[i].name;
-				return id;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
-int probe_btf_type(const char *name, int kind, char *module, size_t len)
-{
-	const struct btf *btf;
-	const char *mod;
-
-	if (find_type(name, kind, &btf, &mod) < 0)
-		return -ENOENT;
-	copy_name(module, len, mod);
-	return 0;
-}
-
-int probe_struct_ops(const char *type, char *module, size_t len)
-{
-	const struct btf *btf;
-	const char *mod;
-	char value[256];
-
-	if (find_type(type, BTF_KIND_STRUCT, &btf, &mod) < 0)
-		return -ENOENT;
-	copy_name(module, len, mod);
-	/* Registering a struct_ops type adds "struct bpf_struct_ops_<type>". */
-	snprintf(value, sizeof(value), "bpf_struct_ops_%s", type);
-	if (btf__find_by_name_kind(btf, value, BTF_KIND_STRUCT) <= 0)
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-/* --------------------------------------------------------- capabilities */
-
-static const struct {
-	int cap;
-	const char *name;
-	const char *needed_for;
-} cap_table[] = {
-	{ CAP_BPF, "CAP_BPF", "loading BPF programs and maps (struct_ops policies, tracers)" },
-	{ CAP_PERFMON, "CAP_PERFMON", "attaching tracing programs (fentry/fexit, raw tracepoints)" },
-	{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "reading BPF objects by id and module BTF; stands in for CAP_BPF/CAP_PERFMON on kernels before 5.8" },
-	{ CAP_SYS_PTRACE, "CAP_SYS_PTRACE", "borrowing a process's NVIDIA file descriptor (pidfd_getfd) for uvm-tools tracing and sched" },
-	{ CAP_SYS_RESOURCE, "CAP_SYS_RESOURCE", "raising RLIMIT_MEMLOCK for BPF maps on kernels before 5.11" },
-};
-
-static const char *cap_name(int cap)
-{
-	for (size_t i = 0; i < sizeof(cap_table) / sizeof(cap_table[0]); i++)
-		if (cap_table[i].cap == cap)
-			return cap_table[i].name;
-	return NULL;
-}
-
-/* 1 held, 0 not held, -errno when it cannot be told. */
-static int cap_held(cap_t caps, int cap)
-{
-	cap_flag_value_t v = CAP_CLEAR;
-
-	/* Kernels before 5.8 know no CAP_BPF/CAP_PERFMON: CAP_SYS_ADMIN does it. */
-	if ((cap == CAP_BPF || cap == CAP_PERFMON) && cap > (int)cap_max_bits() - 1)
-		cap = CAP_SYS_ADMIN;
-	if (cap_get_flag(caps, cap, CAP_EFFECTIVE, &v))
-		return -errno;
-	return v == CAP_SET;
-}
-
-int probe_caps_missing(const int *caps, int n, char *buf, size_t len)
-{
-	cap_t cur = cap_get_proc();
-	int missing = 0;
-
-	if (buf && len)
-		buf[0] = '\0';
-	if (!cur)
-		return -errno;
-	for (int i = 0; i < n; i++) {
-		int held = cap_held(cur, caps[i]);
-		const char *name = cap_name(caps[i]);
-		char *lib_name = NULL;
-
-		if (held > 0)
-			continue;
-		missing++;
-		if (!buf || !len)
-			continue;
-		if (!name)
-			name = lib_name = cap_to_name(caps[i]);
-		size_t used = strlen(buf);
-
-		snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-			 name ? name : "?");
-		if (lib_name)
-			cap_free(lib_name);
-	}
-	cap_free(cur);
-	return missing;
-}
 
 /* ------------------------------------------------------------ the probe */
 
@@ -463,7 +251,7 @@ static void probe_fentry(struct probe *p)
 	int id = -ENOENT;
 
 	for (size_t i = 0; i < N(fentry_targets) && id < 0; i++) {
-		id = find_type(fentry_targets[i], BTF_KIND_FUNC, &btf, &mod);
+		id = kbtf_find(fentry_targets[i], BTF_KIND_FUNC, &btf, &mod);
 		if (id > 0)
 			snprintf(p->fentry.target, sizeof(p->fentry.target), "%s",
 				 fentry_targets[i]);
@@ -477,7 +265,7 @@ static void probe_fentry(struct probe *p)
 
 		if (!p->trace_mod[i][0] || !strcmp(p->trace_mod[i], "vmlinux"))
 			continue;
-		id = find_type(trace_table[i].func, BTF_KIND_FUNC, &btf, &mod);
+		id = kbtf_find(trace_table[i].func, BTF_KIND_FUNC, &btf, &mod);
 		if (id < 0)
 			continue;
 		snprintf(p->fentry_mod.target, sizeof(p->fentry_mod.target), "%s:%s",
@@ -497,9 +285,7 @@ static void probe_fentry(struct probe *p)
 
 static void run_probe(struct probe *p)
 {
-	struct statfs sfs;
 	char line[64];
-	cap_t caps;
 
 	memset(p, 0, sizeof(*p));
 	uname(&p->uts);
@@ -508,9 +294,10 @@ static void run_probe(struct probe *p)
 	if (read_line("/proc/sys/kernel/unprivileged_bpf_disabled", line, sizeof(line)))
 		p->unpriv_bpf = atoi(line);
 
-	load_kernel_btf();
+	const struct btf *vmlinux_btf = kbtf_vmlinux();
+
 	p->vmlinux_btf = vmlinux_btf != NULL;
-	p->bpffs = !statfs(BPFFS_ROOT, &sfs) && sfs.f_type == BPF_FS_MAGIC;
+	p->bpffs = bpffs_mounted();
 	if (vmlinux_btf) {
 		/* 5.6 added struct_ops; 6.9 let modules register their own types. */
 		p->struct_ops_modules =
@@ -523,12 +310,9 @@ static void run_probe(struct probe *p)
 					       BTF_KIND_STRUCT) > 0;
 	}
 
-	caps = cap_get_proc();
-	p->caps_known = caps != NULL;
-	for (size_t i = 0; i < N(cap_table) && caps; i++)
-		p->cap_held[i] = cap_held(caps, cap_table[i].cap);
-	if (caps)
-		cap_free(caps);
+	p->caps_known = cap_held(CAP_SYS_ADMIN) >= 0;
+	for (size_t i = 0; i < N(cap_table) && p->caps_known; i++)
+		p->cap_held[i] = cap_held(cap_table[i].cap);
 
 	probe_driver_version(p);
 	for (size_t i = 0; i < N(module_table); i++) {
@@ -539,7 +323,7 @@ static void run_probe(struct probe *p)
 		snprintf(path, sizeof(path), "/sys/module/%s/version", module_table[i]);
 		if (!read_line(path, p->mod[i].version, sizeof(p->mod[i].version)))
 			p->mod[i].version[0] = '\0';
-		snprintf(path, sizeof(path), SYS_BTF_DIR "/%s", module_table[i]);
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module_table[i]);
 		p->mod[i].btf = path_exists(path);
 	}
 	for (size_t i = 0; i < N(device_table); i++)
@@ -983,16 +767,17 @@ static int probe_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int do_probe(int argc, char **argv)
+static const struct cmd probe_cmds[] = {
+	{ "help", probe_help },
+	{ NULL, NULL },
+};
+
+static int do_probe(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "help", probe_help },
-		{ NULL, NULL },
-	};
 	struct probe *p;
 
 	if (argc > 0)
-		return cmd_select(cmds, argc, argv, "probe");
+		return cmd_select(probe_cmds, argc, argv, "probe");
 
 	p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -1007,3 +792,5 @@ int do_probe(int argc, char **argv)
 	free(p);
 	return EXIT_OK;
 }
+
+const struct object probe_object = { "probe", do_probe, probe_cmds, NULL };

@@ -96,12 +96,8 @@ static const struct policy_kind replay_kind = {
 	.inert = replay_inert,
 };
 
-const char *const replay_words[] = {
-	"help", "list", "load", "set", "show", "unload", NULL,
-};
-
-const char *const replay_policy_words[] = {
-	"batch", "once", "adaptive", "file", NULL,
+static const char *const replay_policy_words[] = {
+	"batch", "once", "adaptive", NULL,
 };
 
 static int do_help(int argc, char **argv)
@@ -128,9 +124,13 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int do_replay(int argc, char **argv)
+static int do_replay(int argc, char **argv)
 {
 	static const struct policy_cmds own = { do_help, NULL, NULL };
 
 	return policy_command(&replay_kind, &own, argc, argv);
 }
+
+const struct object replay_object = {
+	"replay", do_replay, policy_cmds, replay_policy_words,
+};

@@ -33,17 +33,6 @@
 #include "../bpf/tsg_watch.bpf.h"
 #include "tsg_watch.skel.h"
 
-/*
- * Pins live under GPUCTL_PIN_DIR/sched; $GPUCTL_BPFFS names another bpffs
- * mount point for machines where /sys/fs/bpf does not exist.
- */
-static const char *bpffs_root(void)
-{
-	const char *env = getenv("GPUCTL_BPFFS");
-
-	return env && *env ? env : BPFFS_ROOT;
-}
-
 static const char *pin_path(const char *name)
 {
 	static char buf[4][320];
@@ -63,22 +52,9 @@ static const char *pin_path(const char *name)
 #define TS_MIN_US	1ULL
 #define TS_MAX_US	1000000000000ULL
 
-const char *const sched_words[] = {
-	"help", "list", "preempt", "run", "set-interleave", "set-timeslice",
-	"status", "stop", "unload", "watch", NULL,
-};
-
 static const char *const pin_maps[] = { "tsgs", "policy", "meta", "stats", "events" };
 
 /* ------------------------------------------------------------------ helpers */
-
-static __u64 boot_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static const char *class_name(__u32 cls)
 {
@@ -91,38 +67,12 @@ static const char *class_name(__u32 cls)
 }
 
 /* The caps a command needs: CAP_SYS_PTRACE to borrow, BPF for the watcher. */
-static int need_caps(const char *what, bool ptrace, bool bpf)
+static int sched_caps(const char *what, bool ptrace, bool bpf)
 {
-	int caps[3], n = 0, missing;
-	char names[128] = "";
+	char cmd[64];
 
-	if (ptrace)
-		caps[n++] = CAP_SYS_PTRACE;
-	if (bpf)
-		caps[n++] = CAP_SYS_ADMIN;
-	missing = probe_caps_missing(caps, n, names, sizeof(names));
-	if (missing < 0) {
-		p_err("cannot read the process capabilities: %s", strerror(-missing));
-		return -1;
-	}
-	if (bpf && missing && strstr(names, "CAP_SYS_ADMIN")) {
-		/* CAP_BPF + CAP_PERFMON do instead of CAP_SYS_ADMIN. */
-		int alt[2] = { CAP_BPF, CAP_PERFMON };
-
-		if (probe_caps_missing(alt, 2, NULL, 0) == 0) {
-			missing--;
-			if (ptrace)
-				snprintf(names, sizeof(names), "CAP_SYS_PTRACE");
-		}
-	}
-	if (missing > 0) {
-		p_err("'sched %s' needs %s%s%s; missing: %s", what,
-		      ptrace ? "CAP_SYS_PTRACE (to borrow the process's RM file)" : "",
-		      ptrace && bpf ? " and " : "",
-		      bpf ? "CAP_SYS_ADMIN or CAP_BPF+CAP_PERFMON (BPF)" : "", names);
-		return -1;
-	}
-	return 0;
+	snprintf(cmd, sizeof(cmd), "sched %s", what);
+	return need_caps(cmd, (ptrace ? NEED_PTRACE : 0) | (bpf ? NEED_BPF : 0));
 }
 
 /* ------------------------------------------------------------------ watcher */
@@ -251,7 +201,7 @@ static int watcher_start(const char *dev, bool *started)
 		goto fail;
 	}
 	slot = META_STARTED;
-	v = boot_ns();
+	v = boottime_ns();
 	bpf_map_update_elem(bpf_map__fd(skel->maps.meta), &slot, &v, BPF_ANY);
 	slot = META_RDEV;
 	v = ((__u64)major(st.st_rdev) << 20) | minor(st.st_rdev);
@@ -597,7 +547,7 @@ static int do_watch(int argc, char **argv)
 			return usage_err("unexpected argument '%s'", argv[0]);
 		}
 	}
-	if (need_caps("watch", false, true))
+	if (sched_caps("watch", false, true))
 		return EXIT_FAIL;
 	dev = rm_device_path(dev);
 	if (watcher_start(dev, &started))
@@ -607,7 +557,7 @@ static int do_watch(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	__u64 rdev = meta_get(&w, META_RDEV);
-	double age = (boot_ns() - meta_get(&w, META_STARTED)) / 1e9;
+	double age = (boottime_ns() - meta_get(&w, META_STARTED)) / 1e9;
 
 	if (json_output) {
 		jsonw_start_object(json_wtr);
@@ -649,7 +599,7 @@ static int do_list(int argc, char **argv)
 	struct watcher w;
 	struct tsg *v = NULL;
 	int n = 0;
-	__u64 now = boot_ns();
+	__u64 now = boottime_ns();
 
 	while (argc > 0) {
 		if (!strcmp(argv[0], "--pid")) {
@@ -663,7 +613,7 @@ static int do_list(int argc, char **argv)
 			return usage_err("unexpected argument '%s'", argv[0]);
 		}
 	}
-	if (need_caps("list", true, true))
+	if (sched_caps("list", true, true))
 		return EXIT_FAIL;
 	if (need_watcher(&w))
 		return EXIT_FAIL;
@@ -858,7 +808,7 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 					 valarg);
 		val = l;
 	}
-	if (need_caps(what, true, true))
+	if (sched_caps(what, true, true))
 		return EXIT_FAIL;
 	if (need_watcher(&w))
 		return EXIT_FAIL;
@@ -1007,7 +957,7 @@ static int do_preempt(int argc, char **argv)
 		return usage_err("'sched preempt' needs --tsg ID or --pid PID");
 	if (timeout && !wait)
 		return usage_err("--timeout goes with --wait");
-	if (need_caps("preempt", true, true))
+	if (sched_caps("preempt", true, true))
 		return EXIT_FAIL;
 	if (need_watcher(&w))
 		return EXIT_FAIL;
@@ -1028,11 +978,11 @@ static int do_preempt(int argc, char **argv)
 		struct a06c_preempt p = {
 			.bWait = wait, .bManualTimeout = timeout != 0, .timeoutUs = timeout,
 		};
-		__u64 t0 = boot_ns(), dt;
+		__u64 t0 = boottime_ns(), dt;
 		int rc = tsg_ctl(&v[i], NVA06C_CTRL_CMD_PREEMPT, &p, sizeof(p), "PREEMPT",
 				 err, sizeof(err));
 
-		dt = boot_ns() - t0;
+		dt = boottime_ns() - t0;
 		if (rc) {
 			char label[128];
 
@@ -1489,7 +1439,7 @@ static int do_run(int argc, char **argv)
 			pol.rules[pol.nrules++] = fixed_m[i];
 		}
 	}
-	if (need_caps("run", true, true))
+	if (sched_caps("run", true, true))
 		return EXIT_FAIL;
 	pid_t other = running_pid();
 
@@ -1584,7 +1534,7 @@ static int do_run(int argc, char **argv)
 	free(tv);
 	tv = NULL;
 
-	__u64 last_prune = boot_ns();
+	__u64 last_prune = boottime_ns();
 
 	while (!run_stop) {
 		int err = ring_buffer__poll(rb, 200);
@@ -1593,8 +1543,8 @@ static int do_run(int argc, char **argv)
 			p_err("polling the watcher's ring buffer: %s", strerror(-err));
 			break;
 		}
-		if (boot_ns() - last_prune > 1000000000ULL) {
-			last_prune = boot_ns();
+		if (boottime_ns() - last_prune > 1000000000ULL) {
+			last_prune = boottime_ns();
 			for (int i = 0; i < rs.nm; i++) {
 				if (rs.m[i].used && kill(rs.m[i].t.info.pid, 0) && errno == ESRCH) {
 					rs.m[i].used = false;
@@ -1650,7 +1600,7 @@ static int do_stop(int argc, char **argv)
 
 	NO_MORE_ARGS();
 	(void)argv;
-	if (need_caps("stop", false, false))
+	if (sched_caps("stop", false, false))
 		return EXIT_FAIL;
 	r = stop_runner(false);
 	if (r < 0)
@@ -1702,7 +1652,7 @@ static int do_status(int argc, char **argv)
 
 	NO_MORE_ARGS();
 	(void)argv;
-	if (need_caps("status", false, true))
+	if (sched_caps("status", false, true))
 		return EXIT_FAIL;
 	if (need_watcher(&w))
 		return EXIT_FAIL;
@@ -1711,14 +1661,14 @@ static int do_status(int argc, char **argv)
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_float_field(json_wtr, "running_s",
-				  (boot_ns() - meta_get(&w, META_STARTED)) / 1e9);
+				  (boottime_ns() - meta_get(&w, META_STARTED)) / 1e9);
 		jsonw_bool_field(json_wtr, "policy_active", pol.active);
 		jsonw_int_field(json_wtr, "policy_pid", runner);
 		jsonw_name(json_wtr, "stats");
 		jsonw_start_object(json_wtr);
 	} else {
 		printf("watcher running for %.0f s; policy %s%s\n",
-		       (boot_ns() - meta_get(&w, META_STARTED)) / 1e9,
+		       (boottime_ns() - meta_get(&w, META_STARTED)) / 1e9,
 		       pol.active ? "active" : "inactive", runner ? "" : " (no policy process)");
 	}
 	for (__u32 i = 0; i < STAT_DECIDED + 1; i++) {
@@ -1738,7 +1688,7 @@ static int do_status(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const struct cmd cmds[] = {
+static const struct cmd sched_cmds[] = {
 	{ "help", do_help },
 	{ "list", do_list },
 	{ "preempt", do_preempt },
@@ -1752,7 +1702,9 @@ static const struct cmd cmds[] = {
 	{ NULL, NULL },
 };
 
-int do_sched(int argc, char **argv)
+static int do_sched(int argc, char **argv)
 {
-	return cmd_select(cmds, argc, argv, "sched");
+	return cmd_select(sched_cmds, argc, argv, "sched");
 }
+
+const struct object sched_object = { "sched", do_sched, sched_cmds, NULL };

@@ -37,8 +37,6 @@ static const struct {
 	[TC_THRASHING] = { "thrashing", "", "thrashing detected" },
 };
 
-const char *const stat_words[] = { "help", NULL };
-
 static void commas(char *buf, size_t len, uint64_t v)
 {
 	char raw[32];
@@ -176,7 +174,7 @@ static int stat_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int do_stat(int argc, char **argv)
+static int do_stat(int argc, char **argv)
 {
 	struct tb_opts o = { 0 };
 	unsigned long long interval_ms = 0, icount = 0, duration = 0, v;
@@ -304,3 +302,11 @@ int do_stat(int argc, char **argv)
 		fprintf(stderr, "the command exited with status %d\n", status);
 	return EXIT_OK;
 }
+
+/* stat takes options, not commands: its table is help alone. */
+static const struct cmd stat_cmds[] = {
+	{ "help", stat_help },
+	{ NULL, NULL },
+};
+
+const struct object stat_object = { "stat", do_stat, stat_cmds, NULL };

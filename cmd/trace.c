@@ -725,12 +725,7 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-const char *const trace_words[] = {
-	"faults", "migrations", "evictions", "replays", "prefetch", "tsg", "record",
-	"report", "help", NULL,
-};
-
-static const struct cmd cmds[] = {
+static const struct cmd trace_cmds[] = {
 	{ "help", do_help },
 	{ "faults", do_faults },
 	{ "migrations", do_migrations },
@@ -743,7 +738,9 @@ static const struct cmd cmds[] = {
 	{ NULL, NULL },
 };
 
-int do_trace(int argc, char **argv)
+static int do_trace(int argc, char **argv)
 {
-	return cmd_select(cmds, argc, argv, "trace");
+	return cmd_select(trace_cmds, argc, argv, "trace");
 }
+
+const struct object trace_object = { "trace", do_trace, trace_cmds, NULL };

@@ -243,25 +243,6 @@ static int watcher_load(struct rm_trace *r, dev_t rdev, char *reason, size_t len
 	return 0;
 }
 
-/* CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN; -1 after p_err. */
-static int check_caps(void)
-{
-	int bpf[2] = { CAP_BPF, CAP_PERFMON }, admin = CAP_SYS_ADMIN;
-	char names[64];
-	int missing = probe_caps_missing(bpf, 2, names, sizeof(names));
-
-	if (missing < 0) {
-		p_err("cannot read the process capabilities: %s", strerror(-missing));
-		return -1;
-	}
-	if (missing && probe_caps_missing(&admin, 1, NULL, 0)) {
-		p_err("tracing TSGs needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN "
-		      "(raw tracepoints); missing: %s", names);
-		return -1;
-	}
-	return 0;
-}
-
 struct rm_trace *rm_trace_start(const char *dev, uint32_t tgid, rm_event_fn fn, void *arg)
 {
 	struct rm_trace *r;
@@ -277,7 +258,7 @@ struct rm_trace *rm_trace_start(const char *dev, uint32_t tgid, rm_event_fn fn, 
 		p_err("RM device %s is not a character device", dev);
 		return NULL;
 	}
-	if (check_caps())
+	if (need_caps("trace tsg", NEED_BPF))
 		return NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r) {

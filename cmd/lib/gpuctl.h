@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpuctl.h - the shared layer under the command files, one header for all
+ * of it (cmd/lib/): options and output, command tables, kernel BTF look-ups,
+ * capabilities, the bpffs pin tree, borrowing another process's fds,
+ * process life (stop flag, pid files, daemon), clocks.  Nothing here calls
+ * up into a command file.
+ */
+#ifndef GPUCTL_H
+#define GPUCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "json_writer.h"
+
+/* Exit codes, documented in gpuctl(8). */
+#define EXIT_OK 0
+#define EXIT_FAIL 1	/* the request could not be carried out */
+#define EXIT_USAGE 2	/* bad command line: nothing was attempted */
+
+#define BPFFS_ROOT "/sys/fs/bpf"
+#define GPUCTL_PIN_DIR BPFFS_ROOT "/gpuctl"
+
+extern const char *bin_name;
+extern bool json_output;	/* -j */
+extern bool pretty_output;	/* -p (implies -j) */
+extern bool debug_output;	/* -d: libbpf and verifier logs */
+extern json_writer_t *json_wtr;	/* non-NULL under -j */
+
+/* One "Error: ..." line on stderr, or {"error": "..."} on stdout under -j. */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Informational line on stderr; silent under -j. */
+void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* p_err, then return EXIT_USAGE: for bad command lines. */
+int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A command table, as bpftool has them: a NULL name ends it. */
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+};
+
+/*
+ * Runs the command of cmds that argv[0] names (unique prefix; an ambiguous
+ * prefix is an error naming the candidates).  With argc == 0 runs
+ * cmds[0] when it is "help", else usage_err.  Returns the command's exit code.
+ */
+int cmd_select(const struct cmd *cmds, int argc, char **argv,
+	       const char *object);
+
+/* True when arg is a non-empty prefix of full. */
+bool is_prefix(const char *arg, const char *full);
+
+/* Parses a whole decimal (or 0x hex) number within [min, max]; p_err on failure. */
+int parse_u64(const char *what, const char *arg, unsigned long long min,
+	      unsigned long long max, unsigned long long *out);
+
+#define NEXT_ARG() ({ argc--; argv++; })
+#define NEXT_ARGP() ({ (*argc)--; (*argv)++; })
+#define REQ_ARGS(cnt)							\
+	({								\
+		int _cnt = (cnt);					\
+		if (argc < _cnt) {					\
+			return usage_err("'%s' needs at least %d more argument(s)", \
+					 argc ? argv[0] : "command", _cnt); \
+		}							\
+	})
+#define NO_MORE_ARGS()							\
+	({								\
+		if (argc > 0)						\
+			return usage_err("unexpected argument '%s'", argv[0]); \
+	})
+
+/*
+ * An object: its name, its entry point, and its command table (the one list
+ * of its command words: help, the shell's completion and the docs test all
+ * read it).  load_words: what 'load' takes (policy names), NULL if nothing.
+ */
+struct object {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const struct cmd *cmds;
+	const char *const *load_words;
+};
+
+/* The objects; each lives in cmd/<object>.c. */
+extern const struct object prefetch_object, evict_object, replay_object, probe_object,
+	sched_object, trace_object, stat_object;
+
+/* What batch and shell get from main to run one command line. */
+struct dispatch {
+	int (*run)(int argc, char **argv);	/* a command line, without "gpuctl" */
+	const struct object *const *objects;	/* every object, NULL-terminated */
+};
+int batch_main(const struct dispatch *d, int argc, char **argv);
+int shell_main(const struct dispatch *d, int argc, char **argv);
+extern const struct cmd batch_cmds[];	/* for the shell's completion */
+
+/* Runs cmds' command for argv; under -j whatever it leaves open is closed, silence is null. */
+int cmd_run_json(const struct cmd *cmds, int argc, char **argv);
+
+/* Set while a batch line runs: p_err prefixes its message ("batch line 3: ..."). */
+extern const char *err_context;
+/* How many times p_err has run: tells a caller whether a failure was reported. */
+extern unsigned long p_err_count;
+
+/* ---------------------------------------------------------------- btf.c */
+struct btf;
+/* vmlinux BTF (loaded once), NULL when the kernel has none. */
+const struct btf *kbtf_vmlinux(void);
+/*
+ * Finds name of BTF kind in vmlinux, then the modules (NVIDIA's first);
+ * *where and *mod get the BTF and its name.  The type id, or -ENOENT.
+ */
+int kbtf_find(const char *name, int kind, const struct btf **where, const char **mod);
+/*
+ * "struct <type>" registered as a struct_ops type by some module (its BTF
+ * also has "struct bpf_struct_ops_<type>"): 0; -EOPNOTSUPP when the struct
+ * is there but not registered; -ENOENT when no BTF declares it.  module
+ * (when not NULL) gets the name of the BTF that has it.
+ */
+int probe_struct_ops(const char *type, char *module, size_t len);
+/* Any named type of kind (BTF_KIND_FUNC for kfuncs, attach points): 0, or -ENOENT. */
+int probe_btf_type(const char *name, int kind, char *module, size_t len);
+/* Copies src into dst[len], cut short when it does not fit. */
+void copy_name(char *dst, size_t len, const char *src);
+
+/* --------------------------------------------------------------- caps.c */
+struct cap_info {
+	int cap;
+	const char *name;
+	const char *needed_for;
+};
+#define CAP_TABLE_LEN 5
+extern const struct cap_info cap_table[CAP_TABLE_LEN];	/* every capability gpuctl uses */
+/* 1 held (effective), 0 not, -errno when it cannot be told. */
+int cap_held(int cap);
+/*
+ * How many of caps the process lacks; their names, comma-separated, into
+ * buf.  -errno when the capabilities cannot be read.
+ */
+int caps_missing(const int *caps, int n, char *buf, size_t len);
+#define NEED_BPF	1u	/* CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN */
+#define NEED_PTRACE	2u	/* CAP_SYS_PTRACE: borrowing another process's fds */
+/*
+ * The one capability check: 0, or one error line "'WHAT' needs ...;
+ * missing: ..." and -1.  Commands call it before they change anything.
+ */
+int need_caps(const char *what, unsigned int need);
+
+/* --------------------------------------------------------------- pins.c */
+/* bpffs: $GPUCTL_BPFFS, else /sys/fs/bpf. */
+const char *bpffs_root(void);
+bool bpffs_mounted(void);
+/* 0 when bpffs is mounted, else one error line saying how to mount it and -1. */
+int bpffs_check(void);
+/*
+ * <bpffs>/gpuctl/<object> into buf, each directory checked: a real
+ * directory, owned by root (or this user), writable by nobody else.
+ * create: make what is missing (state-changing commands only, after their
+ * capability check).  0; -ENOENT (quiet) when missing and !create or bpffs
+ * is not mounted and !create; otherwise p_err and -errno.
+ */
+int pin_dir(const char *object, bool create, char *buf, size_t len);
+/* An exclusive flock on dir (held until the fd closes); p_err and -1 on failure. */
+int pin_lock(const char *dir);
+
+/* ------------------------------------------------------------- borrow.c */
+/* pidfd_open(pid): fd or -errno. */
+int pidfd_of(pid_t pid);
+/* pidfd_getfd(pidfd, fd): a duplicate in this process, or -errno. */
+int borrow_fd_from(int pidfd, int fd);
+/* Both in one: a duplicate of process pid's fd, or -errno. */
+int borrow_fd(pid_t pid, int fd);
+/* The one message for a borrow's -errno: into buf, returned. */
+const char *borrow_strerror(int err, pid_t pid, int fd, char *buf, size_t len);
+
+/* --------------------------------------------------------------- proc.c */
+/* SIGINT, SIGTERM, SIGHUP set the stop flag (cleared now). */
+void stop_signals_install(void);
+bool stop_requested(void);
+void stop_request(void);
+/* The pid in path when that process is alive, else 0. */
+pid_t pidfile_live(const char *path);
+/*
+ * Creates path exclusively (a stale one, whose process is gone, is
+ * replaced): its fd, or p_err ("WHAT already runs as pid N") and -1.
+ */
+int pidfile_claim(const char *path, const char *what);
+int pidfile_write(int fd, pid_t pid);
+/*
+ * fork(): the parent gets the child's pid; the child (0) is in a new
+ * session with stdio on /dev/null and JSON off.  -1 after p_err.
+ */
+pid_t daemon_fork(void);
+
+/* -------------------------------------------------------------- clock.c */
+uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */
+double mono_s(void);		/* CLOCK_MONOTONIC in seconds */
+
+#endif
