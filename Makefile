@@ -30,7 +30,7 @@ all: gpuctl man
 build:
 	mkdir -p build build/man
 
-build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
+build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # bpftool 7.5 emits map->link, which libbpf 1.4 headers lack: drop that line.
