@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# trace report on the host (no driver, no root): records from
+# tests/fuzz/record_gen, sane and crafted.  Under -j standard output is JSON
+# and nothing else, or the command line is refused (exit 2); values from a
+# file that no backend produces are refused, sums never wrap; nothing from
+# the file reaches the terminal as a control byte.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+G=$GPUCTL
+T=$T_DIR
+
+if ! ${CC:-cc} -std=gnu11 -O1 -Wall -Wextra -Werror -Icmd -Icmd/lib -Ibpf -o "$T/gen" \
+	tests/fuzz/record_gen.c 2>"$T/cc.err"; then
+	fail "build record_gen" "$(head -c 400 "$T/cc.err")"
+	summary
+fi
+"$T/gen" sample "$T/s.rec" && "$T/gen" tsg "$T/t.rec" &&
+	for k in overflow ctrl gaps; do "$T/gen" craft $k "$T/$k.rec" || exit 1; done ||
+	{ fail "record_gen" "could not write the records"; summary; }
+
+# lines of stdout that are not one JSON document each
+json_lines_bad() {
+	printf '%s\n' "$OUT" | while IFS= read -r line; do
+		printf '%s' "$line" | json_valid 2>/dev/null || echo "$line"
+	done
+}
+# bytes of file $1 that are neither printable ASCII nor a newline
+ctrl_bytes() { LC_ALL=C tr -d '\n\040-\176' <"$1" | wc -c; }
+
+# --- a sane record ------------------------------------------------------------
+expect_exit 0 $G trace report -i "$T/s.rec"
+expect_out "report: the record line" "^record: version 1, host testhost, driver 550.163.01, backend bpf"
+expect_out "report: faults counted" "^  gpu faults +64  \(13 duplicates\)$"
+expect_exit 0 $G -j trace report -i "$T/s.rec"
+expect_json "-j report"
+[ "$(printf '%s\n' "$OUT" | grep -c '')" = 1 ] && ok "-j report: one document, nothing after it" ||
+	fail "-j report: one document" "$OUT"
+expect_json_eq "-j report: faults" .summary.counts.fault 64
+expect_exit 0 $G -j trace report -i "$T/s.rec" --format events
+[ -z "$(json_lines_bad)" ] && ok "-j --format events: every line is JSON" ||
+	fail "-j events lines" "$(json_lines_bad | head -3)"
+[ "$(printf '%s\n' "$OUT" | grep -c '"event":')" = 98 ] && ok "-j --format events: 98 events" ||
+	fail "-j events count" "$(printf '%s\n' "$OUT" | grep -c '"event":')"
+expect_exit 0 $G trace report -i "$T/t.rec"
+expect_out "tsg report: created" "^  tsgs created +6$"
+expect_out "tsg report: per process" "^  100 +- +3 +3 +3$"
+
+# --- -j: JSON only, or a usage error (issue 13) ----------------------------------
+expect_exit 2 $G -j trace report -i "$T/s.rec" --format model
+expect_json "-j --format model: refused as JSON" &&
+	expect_json_expr "-j --format model: the error names the format" '"--format model" in j["error"]'
+[ -z "$ERR" ] && ok "-j --format model: nothing on stderr" || fail "-j model stderr" "$ERR"
+expect_exit 2 $G -j trace report -i "$T/s.rec" --svg -
+expect_json "-j --svg -: refused as JSON"
+case $OUT in *"<svg"*) fail "-j --svg -" "SVG on stdout" ;; *) ok "-j --svg -: no SVG in the JSON" ;; esac
+expect_exit 1 $G -j trace report -i "$T/s.rec" --svg /nonexistent/dir/x.svg
+expect_json "-j --svg to a missing directory: the error is JSON"
+expect_json_expr "-j --svg error: the error alone" 'list(j) == ["error"] and "/nonexistent/dir/x.svg" in j["error"]'
+[ -z "$ERR" ] && ok "-j --svg error: nothing on stderr" || fail "-j svg stderr" "$ERR"
+expect_exit 1 $G trace report -i "$T/s.rec" --svg /nonexistent/dir/x.svg
+expect_stderr_line "--svg to a missing directory"
+[ -z "$OUT" ] && ok "--svg error: no summary before the error" || fail "--svg error stdout" "$OUT"
+expect_exit 0 $G -j trace report -i "$T/s.rec" --svg "$T/heat.svg"
+expect_json "-j --svg FILE: the summary is JSON"
+grep -q "<svg" "$T/heat.svg" && ok "-j --svg FILE: the SVG is in the file" || fail "svg file" "none"
+expect_exit 2 $G -j trace record -o - -- true
+expect_json "-j record -o -: refused as JSON"
+expect_exit 0 $G trace report -i "$T/s.rec" --format model
+expect_out "--format model without -j" "^[0-9a-f]+ [rw] 0$"
+
+# --- crafted records: impossible values, control bytes, huge sums ---------------
+expect_exit 1 $G trace report -i "$T/overflow.rec"
+expect_stderr_line "latencies whose sum wraps: refused"
+case $ERR in *"offset 168"*"impossible"*) ok "the refusal names the event and the value" ;;
+*) fail "overflow message" "$ERR" ;; esac
+case $OUT in *6148914691236517*) fail "overflow" "the wrapped mean was printed" ;;
+*) ok "no wrapped mean printed" ;; esac
+expect_exit 1 $G -j trace report -i "$T/overflow.rec"
+expect_json "refused record under -j"
+
+expect_exit 0 $G trace report -i "$T/ctrl.rec"
+printf '%s\n' "$OUT" >"$T/ctrl.out"
+[ "$(ctrl_bytes "$T/ctrl.out")" = 0 ] && ok "control bytes in the header strings do not reach stdout" ||
+	fail "control bytes" "$(ctrl_bytes "$T/ctrl.out") in $(head -c 200 "$T/ctrl.out" | od -c | head -3)"
+expect_out "host escaped as \\xNN" 'host h\\x1b\[31mred\\x07\\x9b2J\\x5c, driver 5\\x1b\]0;title\\x07, backend bpf\\x7f\\x01, events all\\x0d\\x0a\\x09,'
+expect_exit 0 $G trace report -i "$T/ctrl.rec" --format events
+printf '%s\n' "$OUT" >"$T/ctrl.ev"
+[ "$(ctrl_bytes "$T/ctrl.ev")" = 0 ] && ok "--format events: no control bytes" || fail "events ctrl" "found"
+
+expect_exit 0 $G trace report -i "$T/gaps.rec"
+expect_out "huge sums stop at 2^64-1 and say so" "some totals reached 2\^64-1"
+expect_exit 0 $G -j trace report -i "$T/gaps.rec"
+expect_json_eq "-j: saturated" .summary.saturated true
+expect_json_eq "-j: the gap sum stopped at the top" .summary.fault_gap.sum_ns 18446744073709551615
+
+# --- bad files: one error line -------------------------------------------------
+expect_exit 1 $G trace report -i "$T/nonexistent"
+expect_stderr_line "missing record"
+head -c 100 "$T/s.rec" >"$T/short"
+expect_exit 1 $G trace report -i "$T/short"
+expect_stderr_line "truncated header"
+summary
