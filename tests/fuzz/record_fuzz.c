@@ -1,36 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record_fuzz - libFuzzer target for the gpuctl trace record reader
- * (cmd/record.c): any input must give events or a clear error, never a
- * crash, a hang or an out-of-bounds read.
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd \
- *       tests/fuzz/record_fuzz.c cmd/record.c -o record_fuzz
+ * record_fuzz - libFuzzer target for `gpuctl trace report`: the record
+ * reader and everything report prints from it (cmd/trace/report.c: the
+ * summary, event lines, the SVG, the model trace), text and JSON, run
+ * in-process on each input.  Any input must give a report or exactly one
+ * error, exit code 0 or 1, output bounded by the input's size, and no
+ * control byte in the output; never a crash, a hang or a sanitizer report.
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd -Icmd/lib -Ibpf \
+ *       tests/fuzz/record_fuzz.c cmd/trace/{record,summary,events,report}.c \
+ *       cmd/lib/{output,json_writer,text}.c cmd/rm.c -o record_fuzz
+ * Seeds: tests/fuzz/record_gen corpus (tests/unit/test_record_fuzz.sh).
+ * p_err's lines go to stderr: run it with -close_fd_mask=2 (libFuzzer keeps
+ * its own reports).
  */
-#include <stdint.h>
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "gpuctl.h"
+#include "trace/record.h"
+#include "trace/report.h"
+
+/* The modes report runs in; the SVG goes nowhere. */
+static const struct {
+	bool json;
+	struct report_opts o;
+} modes[] = {
+	{ false, { "summary", "faults", 10, NULL } },
+	{ false, { "events", "bytes", 3, "/dev/null" } },
+	{ false, { "model", "address", 10, NULL } },
+	{ true, { "summary", "address", 10, "/dev/null" } },
+	{ true, { "events", "faults", 10, NULL } },
+};
+
+/* Newlines and printable ASCII only. */
+static void check_bytes(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (c != '\n' && (c < 0x20 || c > 0x7e))
+			__builtin_trap();
+	}
+}
+
+static void run(const uint8_t *data, size_t size, int m)
+{
+	char *text = NULL, *json = NULL;
+	size_t text_len = 0, json_len = 0;
+	/* An empty input is an empty file (fmemopen wants a size). */
+	FILE *in = size ? fmemopen((void *)data, size, "rb") : fopen("/dev/null", "rb");
+	FILE *out = open_memstream(&text, &text_len);
+	FILE *jout = open_memstream(&json, &json_len);
+	unsigned long errs = p_err_count;
+	int rc;
+
+	if (!in || !out || !jout)
+		abort();
+	json_output = modes[m].json;
+	json_wtr = json_output ? jsonw_new(jout) : NULL;
+	rc = tr_report(in, "fuzz", &modes[m].o, out);
+	if (json_wtr)
+		jsonw_destroy(&json_wtr);
+	json_output = false;
+	fclose(in);
+	fclose(out);
+	fclose(jout);
+	if (rc != 0 && rc != 1)
+		__builtin_trap();	/* exit codes 0 and 1 only: 2 is the command line's */
+	if (p_err_count - errs != (rc ? 1u : 0u))
+		__builtin_trap();	/* a failure says why, once; a success says nothing */
+	/* Event lines are some hundred bytes per event of at least 56; the rest is fixed. */
+	if (text_len + json_len > 8 * size + 65536)
+		__builtin_trap();
+	check_bytes(text, text_len);
+	check_bytes(json, json_len);
+	free(text);
+	free(json);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gt_reader r;
-	struct gt_event e;
-	int n, events = 0;
-
-	if (gt_reader_open(&r, NULL, data, size)) {
-		if (!r.err[0])
-			__builtin_trap();	/* an error must say why */
-		return 0;
-	}
-	while ((n = gt_reader_next(&r, &e)) > 0) {
-		if (e.type == 0 || e.type >= GT_EV_MAX)
-			__builtin_trap();
-		events++;
-		if ((size_t)events > size)
-			__builtin_trap();	/* must make progress */
-	}
-	if (n < 0 && !r.err[0])
-		__builtin_trap();
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		run(data, size, (int)m);
 	return 0;
 }
