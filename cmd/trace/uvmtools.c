@@ -133,6 +133,13 @@ static int ut_start(struct tb *t, char *reason, size_t len)
 		snprintf(reason, len, "out of memory");
 		return -ENOMEM;
 	}
+	/* Said now, not after waiting for a GPU context that cannot be watched. */
+	if (!ut_available()) {
+		free(u);
+		snprintf(reason, len, "the uvm-tools backend needs /dev/nvidia-uvm-tools, which is "
+			 "missing (load nvidia-uvm: nvidia-modprobe -u)");
+		return -ENOENT;
+	}
 	ut_session_init(&u->s);
 	u->events = ut_mask(t->o.types);
 	if (!t->o.types)	/* stat: the rare events its counters need */

@@ -96,6 +96,74 @@ expect_json "error under -j"
 expect_exit 1 $G trace record -o /nonexistent/dir/f -- true
 expect_stderr_line "unwritable output"
 
+# --- an unprivileged user (uid 65534) ------------------------------------------
+# Every command that needs capabilities: one line naming them, exit 1, nothing
+# created; the read-only ones work.  busybox su needs the user in /etc/passwd.
+grep -q '^nobody:' /etc/passwd 2>/dev/null ||
+	echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/sh' >>/etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
+NB=/tmp/nobody-cwd
+rm -rf $NB && mkdir -p $NB && chown 65534:65534 $NB
+cp $T/rec $NB/rec.in && chmod 644 $NB/rec.in
+# nobody CMD...: runs CMD as uid 65534 in $NB
+nobody() { su -s /bin/sh nobody -c "cd $NB && exec $*"; }
+bpffs_list() { find /sys/fs/bpf | sort; }
+bpffs_list >$T/bpffs.before
+ls -A $NB >$T/nb.before
+while read -r args; do
+	expect_exit 1 nobody "$G" $args
+	expect_stderr_line "nobody: $args"
+	case $ERR in *"needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN; missing: CAP_BPF, CAP_PERFMON"*)
+		ok "nobody: $args: names the capabilities" ;;
+	*) fail "nobody: $args" "capability not named: $ERR" ;; esac
+done <<LIST
+trace faults
+trace migrations -- true
+trace evictions -p 1
+trace replays --backend bpf -- true
+trace prefetch --duration 1
+trace tsg --device /dev/uvm_model_rm
+trace tsg --device /dev/uvm_model_rm -- true
+trace record -- true
+trace record -o $NB/x.rec
+trace record tsg --device /dev/uvm_model_rm
+stat
+stat -p 1
+stat -I 100 -- true
+stat --backend bpf
+LIST
+expect_exit 1 nobody "$G" -j trace faults -- true
+expect_json "nobody: -j trace faults: the error is JSON"
+expect_exit 1 nobody "$G" trace faults --backend uvm-tools -- true
+expect_stderr_line "nobody: uvm-tools, no device"
+for args in "probe" "-j probe" "trace report -i rec.in" "-j trace report -i rec.in" \
+	"trace help" "stat help" "probe help"; do
+	expect_exit 0 nobody "$G" $args
+done
+expect_exit 0 nobody "$G" -j probe
+expect_json_eq "nobody: probe says CAP_BPF is not held" ".capabilities[0].held" false
+[ "$(ls -A $NB)" = "$(cat $T/nb.before)" ] && ok "nobody: nothing created in the working directory" ||
+	fail "nobody created" "$(ls -A $NB)"
+bpffs_list >$T/bpffs.after
+cmp -s $T/bpffs.before $T/bpffs.after && ok "nobody: nothing created in bpffs" ||
+	fail "nobody bpffs" "$(diff $T/bpffs.before $T/bpffs.after)"
+
+# read-only commands create nothing, as root either
+HERE=$(pwd)
+mkdir -p $T/ro && cd $T/ro || fail "cd" "$T/ro"
+uvmsim reset va_blocks 64 >/dev/null
+for args in "probe" "trace report -i $T/rec" "trace report -i $T/rec --format events" \
+	"stat --duration 1" "trace faults --max-events 1 -- uvmsim run seq blocks 1" \
+	"trace tsg --device /dev/uvm_model_rm -- true" "trace help"; do
+	$G $args >/dev/null 2>&1 || fail "root: $args" "exit $?"
+done
+[ -z "$(ls -A $T/ro)" ] && ok "read-only commands create nothing in the working directory" ||
+	fail "read-only created" "$(ls -A $T/ro)"
+bpffs_list >$T/bpffs.after
+cmp -s $T/bpffs.before $T/bpffs.after && ok "read-only commands create nothing in bpffs" ||
+	fail "read-only bpffs" "$(diff $T/bpffs.before $T/bpffs.after)"
+cd "$HERE" || exit 1
+
 # --- trace tsg: the rm backend on the model's RM device ------------------------
 # rmclient plays a CUDA process: -n TSGs, -r its own timeslice, -e one round
 # (set, free the first TSG, free the client with the rest), -w wait for SIGHUP.

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# trace report on the host (no driver, no root): records from
-# tests/fuzz/record_gen, sane and crafted.  Under -j standard output is JSON
+# trace and stat on the host (no driver; no root needed): trace report on
+# records from tests/fuzz/record_gen, sane and crafted, and the errors of
+# the live commands where nothing can be traced.  Under -j standard output is JSON
 # and nothing else, or the command line is refused (exit 2); values from a
 # file that no backend produces are refused, sums never wrap; nothing from
 # the file reaches the terminal as a control byte.
@@ -100,4 +101,15 @@ expect_stderr_line "missing record"
 head -c 100 "$T/s.rec" >"$T/short"
 expect_exit 1 $G trace report -i "$T/short"
 expect_stderr_line "truncated header"
+
+# --- no uvm-tools device: said at once, not an empty trace ---------------------
+if [ ! -e /dev/nvidia-uvm-tools ]; then
+	expect_exit 1 $G trace faults --backend uvm-tools -- true
+	expect_stderr_line "uvm-tools without its device"
+	case $ERR in *"/dev/nvidia-uvm-tools"*) ok "the missing device is named" ;;
+	*) fail "uvm-tools device message" "$ERR" ;; esac
+	[ -z "$OUT" ] && ok "no empty summary" || fail "uvm-tools without device" "$OUT"
+	expect_exit 1 $G stat --backend uvm-tools -- true
+	expect_stderr_line "stat: uvm-tools without its device"
+fi
 summary
