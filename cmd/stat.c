@@ -154,28 +154,24 @@ static int stat_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int do_stat(int argc, char **argv)
-{
-	struct tb_opts o = { .what = "stat" };
-	unsigned long long interval_ms = 0, icount = 0, duration = 0, v;
-	const char *sep = NULL;
-	struct tb_counters c = { 0 };
-	uint64_t prev[TC_NR] = { 0 };
-	char target[256];
-	double start, next, elapsed;
-	unsigned long long intervals = 0;
-	struct tb *t;
-	int rc, status;
+struct sopts {
+	struct tb_opts tb;
+	unsigned long long interval_ms, icount, duration;
+	const char *sep;	/* -x */
+	char target[256];	/* "'CMD ARGS'", "process id N", "system wide" */
+};
 
-	if (argc > 0 && (is_prefix(argv[0], "help") && strcmp(argv[0], "h")))
-		return stat_help(argc - 1, argv + 1);
+static int parse_opts(int argc, char **argv, struct sopts *o)
+{
+	unsigned long long v;
+
 	while (argc > 0) {
 		const char *a = argv[0];
 
 		if (!strcmp(a, "--")) {
 			if (argc < 2)
 				return usage_err("'--' must be followed by a command");
-			o.cmd = argv + 1;
+			o->tb.cmd = argv + 1;
 			break;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
@@ -190,22 +186,22 @@ static int do_stat(int argc, char **argv)
 		if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
 			if (parse_u64("pid", argv[1], 1, 4194304, &v))
 				return EXIT_USAGE;
-			o.pid = (pid_t)v;
+			o->tb.pid = (pid_t)v;
 		} else if (!strcmp(a, "-I") || !strcmp(a, "--interval")) {
-			if (parse_u64("interval (ms)", argv[1], 1, 3600000, &interval_ms))
+			if (parse_u64("interval (ms)", argv[1], 1, 3600000, &o->interval_ms))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "--interval-count")) {
-			if (parse_u64("interval count", argv[1], 1, ~0ull >> 1, &icount))
+			if (parse_u64("interval count", argv[1], 1, ~0ull >> 1, &o->icount))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "--duration")) {
-			if (parse_u64("duration", argv[1], 1, 86400 * 365, &duration))
+			if (parse_u64("duration", argv[1], 1, 86400 * 365, &o->duration))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "-x")) {
 			if (!argv[1][0])
 				return usage_err("-x needs a non-empty separator");
-			sep = argv[1];
+			o->sep = argv[1];
 		} else if (!strcmp(a, "--backend")) {
-			if (tb_parse_kind(argv[1], &o.kind) || o.kind == TB_RM)
+			if (tb_parse_kind(argv[1], &o->tb.kind) || o->tb.kind == TB_RM)
 				return usage_err("unknown backend '%s' (auto, bpf, uvm-tools)", argv[1]);
 		} else {
 			return usage_err("unknown option '%s'; try '%s stat help'", a, bin_name);
@@ -213,36 +209,42 @@ static int do_stat(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	if (o.pid && o.cmd)
+	if (o->tb.pid && o->tb.cmd)
 		return usage_err("give either -p PID or -- CMD, not both");
-	if (icount && !interval_ms)
+	if (o->icount && !o->interval_ms)
 		return usage_err("--interval-count needs -I MS");
+	return 0;
+}
 
-	if (o.cmd) {
-		size_t used = 0;
+static void target_name(struct sopts *o)
+{
+	size_t used = 0, len = sizeof(o->target);
 
-		used += snprintf(target, sizeof(target), "'");
-		for (int i = 0; o.cmd[i] && used < sizeof(target) - 2; i++)
-			used += snprintf(target + used, sizeof(target) - used, "%s%s", i ? " " : "",
-					 o.cmd[i]);
-		if (used < sizeof(target) - 1)
-			snprintf(target + used, sizeof(target) - used, "'");
-	} else if (o.pid) {
-		snprintf(target, sizeof(target), "process id %d", o.pid);
+	if (o->tb.cmd) {
+		used += snprintf(o->target, len, "'");
+		for (int i = 0; o->tb.cmd[i] && used < len - 2; i++)
+			used += snprintf(o->target + used, len - used, "%s%s", i ? " " : "",
+					 o->tb.cmd[i]);
+		if (used < len - 1)
+			snprintf(o->target + used, len - used, "'");
+	} else if (o->tb.pid) {
+		snprintf(o->target, len, "process id %d", o->tb.pid);
 	} else {
-		snprintf(target, sizeof(target), "system wide");
+		snprintf(o->target, len, "system wide");
 	}
-	o.types = 0;	/* counters; uvm-tools adds its rare events itself */
-	stop_signals_install();
-	t = tb_start(&o, &rc);
-	if (!t)
-		return rc;
-	start = mono_s();
-	next = start + interval_ms / 1000.0;
+}
+
+/* Counts until Ctrl-C, the duration, the interval count or the target's end. */
+static void count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, double start)
+{
+	uint64_t prev[TC_NR] = { 0 };
+	unsigned long long intervals = 0;
+	double next = start + o->interval_ms / 1000.0;
+
 	while (!stop_requested()) {
 		int wait = 100;
 
-		if (interval_ms) {
+		if (o->interval_ms) {
 			double left = next - mono_s();
 
 			wait = left > 0 ? (int)(left * 1000) + 1 : 0;
@@ -251,19 +253,42 @@ static int do_stat(int argc, char **argv)
 		}
 		if (!tb_poll(t, wait))
 			break;
-		if (duration && mono_s() - start >= duration)
+		if (o->duration && mono_s() - start >= o->duration)
 			break;
-		if (interval_ms && mono_s() >= next) {
-			tb_read_counters(t, &c);
-			print_block(&c, prev, mono_s() - start, true, sep, target, tb_name(t), 0);
+		if (o->interval_ms && mono_s() >= next) {
+			tb_read_counters(t, c);
+			print_block(c, prev, mono_s() - start, true, o->sep, o->target, tb_name(t), 0);
 			fflush(stdout);
-			memcpy(prev, c.total, sizeof(prev));
-			next += interval_ms / 1000.0;
-			if (icount && ++intervals >= icount)
+			memcpy(prev, c->total, sizeof(prev));
+			next += o->interval_ms / 1000.0;
+			if (o->icount && ++intervals >= o->icount)
 				break;
 		}
 	}
-	tb_stop(t, stop_requested() || duration || icount || tb_failed(t));
+}
+
+static int do_stat(int argc, char **argv)
+{
+	struct sopts o = { .tb = { .what = "stat" } };
+	struct tb_counters c = { 0 };
+	double start, elapsed;
+	struct tb *t;
+	int rc, status;
+
+	if (argc > 0 && (is_prefix(argv[0], "help") && strcmp(argv[0], "h")))
+		return stat_help(argc - 1, argv + 1);
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	target_name(&o);
+	o.tb.types = 0;	/* counters; uvm-tools adds its rare events itself */
+	stop_signals_install();
+	t = tb_start(&o.tb, &rc);
+	if (!t)
+		return rc;
+	start = mono_s();
+	count_loop(&o, t, &c, start);
+	tb_stop(t, stop_requested() || o.duration || o.icount || tb_failed(t));
 	if (tb_failed(t)) {
 		tb_free(t);
 		free(c.rows);
@@ -272,9 +297,9 @@ static int do_stat(int argc, char **argv)
 	elapsed = mono_s() - start;
 	status = tb_cmd_status(t);
 	tb_read_counters(t, &c);
-	if (!interval_ms)
-		print_block(&c, NULL, elapsed, false, sep, target, tb_name(t), elapsed);
-	else if (!json_output && !sep)
+	if (!o.interval_ms)
+		print_block(&c, NULL, elapsed, false, o.sep, o.target, tb_name(t), elapsed);
+	else if (!json_output && !o.sep)
 		printf(" %14.6f seconds time elapsed\n", elapsed);
 	free(c.rows);
 	tb_free(t);
