@@ -121,11 +121,6 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 	return 0;
 }
 
-static bool is_tsg(unsigned int type)
-{
-	return type < 32 && ((1u << type) & GT_TSG_TYPES);
-}
-
 /* ------------------------------------------------------------ live */
 
 enum live_mode { LIVE_PRINT, LIVE_RECORD };
@@ -154,7 +149,7 @@ static void live_event(const struct gt_event *e, void *arg)
 	if (l->max && l->shown >= l->max && e->type != GT_EV_LOST)
 		return;
 	ts_add(&l->sum, e);
-	if (is_tsg(e->type) && l->t)
+	if (gt_is_tsg(e->type) && l->t)
 		ts_comm(&l->sum, e->pid, tb_event_comm(l->t));
 	if (l->mode == LIVE_RECORD) {
 		if (!l->write_err && gt_write_event(l->out, e))

@@ -7,11 +7,6 @@
 #include "report.h"
 #include "rm.h"		/* rm_level_name */
 
-static bool is_tsg(unsigned int type)
-{
-	return type < 32 && ((1u << type) & GT_TSG_TYPES);
-}
-
 void tr_print_header(FILE *out, bool tsg)
 {
 	if (json_output)
@@ -108,7 +103,7 @@ void tr_print_event(FILE *out, const struct gt_event *e, uint64_t t0, const char
 	double t = e->ts_ns >= t0 ? (e->ts_ns - t0) / 1e9 : 0;
 	char gpu[8], lat[24], acc[16];
 
-	if (is_tsg(e->type)) {
+	if (gt_is_tsg(e->type)) {
 		print_tsg_event(out, e, comm, t);
 		return;
 	}

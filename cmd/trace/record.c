@@ -220,11 +220,6 @@ int gt_reader_open(struct gt_reader *r, FILE *f, const void *buf, size_t len)
 	return 0;
 }
 
-static bool is_tsg_type(unsigned int type)
-{
-	return type < 32 && ((1u << type) & GT_TSG_TYPES);
-}
-
 /* 1, or -1 with r->err set: a value no backend produces (trace_uvm.h limits). */
 static int event_check(struct gt_reader *r, const struct gt_event *e, uint64_t at)
 {
@@ -242,7 +237,7 @@ static int event_check(struct gt_reader *r, const struct gt_event *e, uint64_t a
 	if (e->latency_ns > GT_MAX_LATENCY_NS) {
 		what = "latency (ns)";
 		v = e->latency_ns;
-	} else if (e->bytes > GT_MAX_EVENT_BYTES && !is_tsg_type(e->type)) {
+	} else if (e->bytes > GT_MAX_EVENT_BYTES && !gt_is_tsg(e->type)) {
 		what = "byte count";
 		v = e->bytes;
 	} else if (e->ts_ns && (e->ts_ns > hi || e->ts_ns < lo)) {

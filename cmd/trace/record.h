@@ -89,6 +89,12 @@ int gt_reader_open(struct gt_reader *r, FILE *f, const void *buf, size_t len);
 /* 1 an event, 0 end of stream, -1 error (r->err). */
 int gt_reader_next(struct gt_reader *r, struct gt_event *e);
 
+/* TSG events (rm backend) rather than UVM ones. */
+static inline bool gt_is_tsg(unsigned int type)
+{
+	return type < 32 && ((1u << type) & GT_TSG_TYPES);
+}
+
 /* Names for output. */
 const char *gt_type_name(unsigned int type);
 const char *gt_cause_name(unsigned int cause);

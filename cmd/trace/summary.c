@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "record.h"	/* gt_*_name */
 #include "summary.h"
 
 /* *sum += v, stopping at UINT64_MAX (records are not trusted to be sane). */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "record.h"
+#include "trace_uvm.h"
 
 #define TS_HIST_SLOTS 64	/* log2 of any 64-bit value */
 #define TS_RANGE_SHIFT 21	/* hot ranges are 2 MiB VA blocks */
