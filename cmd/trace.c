@@ -268,9 +268,14 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	}
 	p_info("Tracing %s with the %s backend%s... Ctrl-C to end.", what, tb_name(t),
 	       o->tb.pid ? " on one process" : o->tb.cmd ? " for the command" : " system-wide");
+	/* Event lines are many small documents: flushed once a poll, not one by one. */
+	if (json_wtr)
+		jsonw_autoflush(json_wtr, false);
 	live_loop(o, l, t);
 	tb_stop(t, stop_requested() || (l->max && l->shown >= l->max) || o->duration_s ||
 		tb_failed(t));
+	if (json_wtr)
+		jsonw_autoflush(json_wtr, true);
 	status = tb_cmd_status(t);
 	l->t = NULL;
 	failed = tb_failed(t);
@@ -429,6 +434,8 @@ static int do_help(int argc, char **argv)
 		"duration, the event limit, or the end of CMD) a summary: counts, a log2\n"
 		"histogram, the hottest 2 MiB ranges.  FILE defaults to " DEFAULT_FILE ".\n"
 		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F'.\n"
+		"Under -j standard output is JSON only: --format model, --svg - and\n"
+		"record -o - are refused.\n"
 		"tsg: TSGs created and freed and the scheduling controls processes set on\n"
 		"them themselves, counted per process at the end; only the rm backend has\n"
 		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"

@@ -18,6 +18,7 @@ struct level {
 struct json_writer {
 	FILE *f;
 	bool pretty;
+	bool no_autoflush;
 	bool name_pending;
 	struct level *stack;
 	unsigned int depth;
@@ -56,6 +57,11 @@ void jsonw_pretty(json_writer_t *w, bool on)
 void jsonw_flush(json_writer_t *w)
 {
 	fflush(w->f);
+}
+
+void jsonw_autoflush(json_writer_t *w, bool on)
+{
+	w->no_autoflush = !on;
 }
 
 unsigned int jsonw_depth(const json_writer_t *w)
@@ -186,7 +192,8 @@ static void end_value(json_writer_t *w)
 {
 	if (!w->depth) {
 		fputc('\n', w->f);
-		fflush(w->f);
+		if (!w->no_autoflush)
+			fflush(w->f);
 	}
 }
 

@@ -30,6 +30,12 @@ json_writer_t *jsonw_new(FILE *f);
 void jsonw_destroy(json_writer_t **w);
 void jsonw_pretty(json_writer_t *w, bool on);
 void jsonw_flush(json_writer_t *w);
+/*
+ * Whether each complete top-level document is flushed at once (the
+ * default).  A stream of many small documents turns it off and flushes
+ * when it has written a batch.
+ */
+void jsonw_autoflush(json_writer_t *w, bool on);
 
 void jsonw_start_object(json_writer_t *w);
 void jsonw_end_object(json_writer_t *w);

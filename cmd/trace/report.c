@@ -201,6 +201,9 @@ int tr_report(FILE *in, const char *name, const struct report_opts *o, FILE *out
 	sum.tsg_only = !strcmp(r.hdr.what, "tsg");
 	if (events)
 		tr_print_header(out, sum.tsg_only);
+	/* Event lines are many small documents: written in batches, not one by one. */
+	if (json_wtr)
+		jsonw_autoflush(json_wtr, false);
 	while ((n = gt_reader_next(&r, &e)) > 0) {
 		ts_add(&sum, &e);
 		if (events)
@@ -211,6 +214,8 @@ int tr_report(FILE *in, const char *name, const struct report_opts *o, FILE *out
 			break;
 		}
 	}
+	if (json_wtr)
+		jsonw_autoflush(json_wtr, true);
 	if (n < 0) {
 		p_err("%s: %s", safe, r.err);
 		rc = EXIT_FAIL;
