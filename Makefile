@@ -9,7 +9,7 @@ COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
 CC          ?= cc
 CLANG       ?= clang
 BPFTOOL     ?= bpftool
-ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine)
+ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
 CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
