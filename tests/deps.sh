@@ -33,7 +33,7 @@ esac
 BACKPORTS=(libbpf-dev bpftool libelf-dev libelf1 libdw1)
 # gcc-12 (build-essential), dwarves (pahole), libelf1, libssl3 and zlib1g
 # are also what the cached kernel headers' build tools need.
-PACKAGES=(build-essential pkg-config clang llvm dwarves libssl3
+PACKAGES=(build-essential pkg-config clang libclang-rt-dev llvm dwarves libssl3
 	zlib1g-dev libzstd-dev libcap-dev libcap2-bin libreadline-dev
 	python3 python3-docutils qemu-system-x86 busybox-static cpio kmod
 	valgrind patch xz-utils git)
