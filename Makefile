@@ -12,9 +12,9 @@ BPFTOOL     ?= bpftool
 ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
-CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
 LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline
-BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm \
+BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm -Icmd/drv \
                -Wall -Wextra -Werror -Wno-unused-parameter
 
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
@@ -30,7 +30,7 @@ all: gpuctl man
 build:
 	mkdir -p build build/man
 
-build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
+build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) cmd/drv/rm.h kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # bpftool 7.5 emits map->link, which libbpf 1.4 headers lack: drop that line.
