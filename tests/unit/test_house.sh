@@ -14,6 +14,10 @@
 # Needs nothing but bash, awk and grep.
 . "$(dirname "$0")/../lib.sh"
 
+# The include folders of gpuctl's build, as the Makefile gives them.
+INC=$(grep -E '^CFLAGS +\+=' Makefile | grep -o -- '-I[^ ]*' | tr '\n' ' ')
+INCDIRS=$(echo "$INC" | sed 's/-I//g')
+
 MAXLINES=800
 MAXFUNC=150
 
@@ -57,7 +61,7 @@ bad=$(grep -rn '#include "\.\./' cmd bpf 2>/dev/null)
 edges=$(for f in $(git ls-files 'cmd/*.[ch]' 'cmd/**/*.[ch]' | sort -u); do
     d=$(dirname "$f")
     grep -o '^#include "[^"]*"' "$f" | sed 's/#include "\(.*\)"/\1/' | while read -r h; do
-        for c in "$d/$h" "cmd/$h" "cmd/lib/$h" "bpf/$h"; do
+        for c in "$d/$h" $(for i in $INCDIRS; do echo "$i/$h"; done); do
             if [ -f "$c" ]; then echo "$f $(realpath --relative-to=. "$c")"; break; fi
         done
     done
@@ -82,7 +86,7 @@ if [ -f build/tsg_watch.skel.h ] && command -v nm >/dev/null; then
     O=$(mktemp -d); trap 'rm -rf "$O"' EXIT
     okc=1
     for f in $cmdfiles; do
-        cc -std=gnu11 -Icmd -Icmd/lib -Ibpf -Ibuild -c "$f" -o "$O/$(basename "$f" .c).o" 2>/dev/null || okc=0
+        cc -std=gnu11 $INC -c "$f" -o "$O/$(basename "$f" .c).o" 2>/dev/null || okc=0
     done
     if [ $okc = 1 ]; then
         for f in $cmdfiles; do
