@@ -14,6 +14,23 @@
 # Needs nothing but bash, awk and grep.
 . "$(dirname "$0")/../lib.sh"
 
+# Known violations still to be removed (tests/unit/house-known.txt, one check
+# name per line): such a check reports "known" instead of failing, and fails
+# once it holds, so that the list only shrinks.
+KNOWN=$(grep -v '^#' "$(dirname "$0")/house-known.txt" 2>/dev/null)
+oneline() { tr '\n' ';' | sed 's/;*$//'; }
+check() {	# check NAME DETAIL: DETAIL empty = the rule holds
+    local known=0
+    grep -qxF -- "$1" <<<"$KNOWN" && known=1
+    if [ -z "$2" ]; then
+        [ $known = 1 ] && fail "$1" "holds now: remove it from tests/unit/house-known.txt" || ok "$1"
+    elif [ $known = 1 ]; then
+        ok "$1 (known violation, listed in house-known.txt)"
+    else
+        fail "$1" "$2"
+    fi
+}
+
 # The include folders of gpuctl's build, as the Makefile gives them.
 INC=$(grep -E '^CFLAGS +\+=' Makefile | grep -o -- '-I[^ ]*' | tr '\n' ' ')
 INCDIRS=$(echo "$INC" | sed 's/-I//g')
@@ -24,11 +41,9 @@ MAXFUNC=150
 # --- file sizes ----------------------------------------------------------------
 for f in $(git ls-files 'cmd/*.c' 'cmd/*.h' 'cmd/**/*.c' 'cmd/**/*.h' 'bpf/*.c' 'bpf/*.h' | sort -u); do
     n=$(wc -l <"$f")
-    if [ "$n" -gt "$MAXLINES" ]; then
-        fail "size: $f" "$n lines (more than $MAXLINES)"
-    else
-        ok "size: $f ($n lines)"
-    fi
+    d=""
+    [ "$n" -gt "$MAXLINES" ] && d="$n lines (more than $MAXLINES)"
+    check "size: $f" "$d"
 done
 
 # --- function lengths (Linux style: a function body opens with "{" in column 0) ---
@@ -46,15 +61,13 @@ long=$(for f in $(git ls-files 'cmd/*.c' 'cmd/**/*.c' 'bpf/*.c' | sort -u); do
             start = 0
         }' "$f"
 done)
-if [ -z "$long" ]; then
-    ok "functions: none over $MAXFUNC lines without a 'Why long:' reason"
-else
-    fail "functions: none over $MAXFUNC lines without a 'Why long:' reason" "$(echo "$long" | tr '\n' ';')"
-fi
+for f in $(git ls-files 'cmd/*.c' 'cmd/**/*.c' 'bpf/*.c' | sort -u); do
+    check "function sizes: $f" "$(grep "^$f:" <<<"$long" | oneline)"
+done
 
 # --- includes --------------------------------------------------------------------
 bad=$(grep -rn '#include "\.\./' cmd bpf 2>/dev/null)
-[ -z "$bad" ] && ok "no include through ../" || fail "no include through ../" "$bad"
+check "no include through ../" "$bad"
 
 # Every quoted include of cmd/ resolved against -Icmd -Icmd/lib -Ibpf -Ibuild and
 # the including file's own directory; edges between files of the tree.
@@ -68,8 +81,7 @@ edges=$(for f in $(git ls-files 'cmd/*.[ch]' 'cmd/**/*.[ch]' | sort -u); do
 done)
 
 lib_out=$(echo "$edges" | awk '$1 ~ /^cmd\/lib\// && $2 !~ /^cmd\/lib\// && $2 !~ /^bpf\//')
-[ -z "$lib_out" ] && ok "cmd/lib includes only cmd/lib and bpf" ||
-    fail "cmd/lib includes only cmd/lib and bpf" "$(echo "$lib_out" | tr '\n' ';')"
+check "cmd/lib includes only cmd/lib and bpf" "$(echo "$lib_out" | oneline)"
 
 # A command file is cmd/<name>.c that defines an object (or main, batch, shell);
 # its header would be cmd/<name>.h.
@@ -77,8 +89,7 @@ cmdfiles=" cmd/main.c cmd/batch.c cmd/shell.c $(grep -l '^const struct object ' 
 cross=$(echo "$edges" | awk -v cf="$cmdfiles" '$1 ~ /^cmd\/[^\/]*\.c$/ && $2 ~ /^cmd\/[^\/]*\.h$/ {
         a = $1; sub(/\.c$/, "", a); b = $2; sub(/\.h$/, "", b)
         if (a != b && index(cf, " " b ".c ")) print }')
-[ -z "$cross" ] && ok "no command file includes another command file's header" ||
-    fail "no command file includes another command file's header" "$(echo "$cross" | tr '\n' ';')"
+check "no command file includes another command file's header" "$(echo "$cross" | oneline)"
 
 # Calls: no command file uses a symbol that another command file defines
 # (main, the dispatcher, names the objects).  Read from the compiled objects.
@@ -97,8 +108,9 @@ if [ -f build/tsg_watch.skel.h ] && command -v nm >/dev/null; then
             [ "$f" = cmd/main.c ] && continue
             nm -u "$O/$(basename "$f" .c).o" | awk -v f="$f" '{ print $2, f }'
         done | sort | join - "$O/defs" | awk '$2 != $3 { print $2 " uses " $1 " of " $3 }')
-        [ -z "$calls" ] && ok "no command file calls another command file" ||
-            fail "no command file calls another command file" "$(echo "$calls" | tr '\n' ';')"
+        for f in $cmdfiles; do
+            check "calls: $f calls no other command file" "$(grep "^$f " <<<"$calls" | oneline)"
+        done
     else
         fail "no command file calls another command file" "a command file did not compile alone"
     fi
@@ -119,23 +131,23 @@ cycles=$(echo "$edges" | awk '
         state[n] = 2
     }
     END { for (n in nodes) if (!state[n]) dfs(n) }')
-[ -z "$cycles" ] && ok "no include circles under cmd/" ||
-    fail "no include circles under cmd/" "$(echo "$cycles" | tr '\n' ';')"
+check "no include circles under cmd/" "$(echo "$cycles" | oneline)"
 
 # --- one ABI header per BPF object, included by both sides -----------------------
 for o in bpf/*.bpf.c; do
     base=$(basename "$o" .bpf.c)
     abi=$(grep -o '^#include "[^"]*\.h"' "$o" | sed 's/#include "\(.*\)"/\1/' | grep -v '\.bpf\.h$' | grep -v 'vmlinux' || true)
     if [ -z "$abi" ]; then
-        fail "abi: $base" "its .bpf.c includes no ABI header (bpf/<name>.h)"
+        check "abi: $base" "its .bpf.c includes no ABI header (bpf/<name>.h)"
         continue
     fi
     found=0
     for h in $abi; do
         grep -rqs "#include \"$h\"" cmd && found=1
     done
-    [ $found = 1 ] && ok "abi: $base shares $(echo $abi | tr ' ' ',') with cmd/" ||
-        fail "abi: $base" "no cmd/ file includes $(echo $abi)"
+    d=""
+    [ $found = 1 ] || d="no cmd/ file includes $(echo $abi)"
+    check "abi: $base" "$d"
 done
 
 summary
