@@ -96,10 +96,11 @@ extern const struct object prefetch_object, evict_object, replay_object, probe_o
 struct dispatch {
 	int (*run)(int argc, char **argv);	/* a command line, without "gpuctl" */
 	const struct object *const *objects;	/* every object, NULL-terminated */
+	const struct cmd *batch_cmds;		/* batch's own commands, for completion */
 };
 int batch_main(const struct dispatch *d, int argc, char **argv);
 int shell_main(const struct dispatch *d, int argc, char **argv);
-extern const struct cmd batch_cmds[];	/* for the shell's completion */
+extern const struct cmd batch_cmds[];
 
 /* Runs cmds' command for argv; under -j whatever it leaves open is closed, silence is null. */
 int cmd_run_json(const struct cmd *cmds, int argc, char **argv);
@@ -198,6 +199,36 @@ int pidfile_write(int fd, pid_t pid);
  * session with stdio on /dev/null and JSON off.  -1 after p_err.
  */
 pid_t daemon_fork(void);
+
+/* -------------------------------------------------------------- lines.c */
+/* Set while a batch or shell runs: neither may start inside the other. */
+extern bool batch_nested;
+
+struct words {
+	int argc;
+	int cap;
+	char **argv;
+};
+
+void words_free(struct words *w);
+
+enum split_result {
+	SPLIT_DONE,	/* out holds the words */
+	SPLIT_MORE,	/* the line ends in a backslash: append the next one */
+	SPLIT_ERROR,	/* *err says why */
+};
+
+enum split_result split_line(const char *line, struct words *out, const char **err);
+/* Strips the line end; 0, or -1 when the line held a NUL byte (len: what getline read). */
+int chomp(char *s, size_t len);
+/* Appends more to *acc (dropping the backslash that ends *acc). */
+int join_continuation(char **acc, const char *more);
+
+/*
+ * Runs one line's words through d; -j turned on by the line itself (after
+ * an object: 'trace -j ...') ends with the line.
+ */
+int run_line(const struct dispatch *d, int argc, char **argv);
 
 /* ----------------------------------------------------------- workload.c */
 /*

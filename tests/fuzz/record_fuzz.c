@@ -6,9 +6,9 @@
  * in-process on each input.  Any input must give a report or exactly one
  * error, exit code 0 or 1, output bounded by the input's size, and no
  * control byte in the output; never a crash, a hang or a sanitizer report.
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd -Icmd/lib -Ibpf \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd -Icmd/lib -Icmd/drv -Ibpf \
  *       tests/fuzz/record_fuzz.c cmd/trace/{record,summary,events,report}.c \
- *       cmd/lib/{output,json_writer,text}.c cmd/rm.c -o record_fuzz
+ *       cmd/lib/{output,json_writer,text}.c cmd/drv/rm.c -o record_fuzz
  * Seeds: tests/fuzz/record_gen corpus (tests/unit/test_record_fuzz.sh).
  * p_err's lines go to stderr: run it with -close_fd_mask=2 (libFuzzer keeps
  * its own reports).
