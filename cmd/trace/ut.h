@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ut.h - gpuctl's side of NVIDIA's UVM tools API (the ABI: uvm_tools.h):
+ * ut.h - gpuctl's side of NVIDIA's UVM tools API (the ABI: cmd/drv/uvm_tools.h):
  * the event queue consumer and entry decoder (ut_queue.c), and a session
  * on one process's /dev/nvidia-uvm file, borrowed with pidfd_getfd()
  * (ut_session.c).  Per process, stock driver, root (or CAP_SYS_PTRACE over

@@ -5,7 +5,8 @@
  * ioctl numbers, parameter structs, the event queue's control page and
  * entries, the event and counter numbers.  Written out from the driver's
  * uvm_ioctl.h and uvm_types.h for the fields gpuctl reads; the sizes are
- * checked at compile time.  The code that uses it: cmd/trace/ut.h.
+ * checked at compile time.  It lives in cmd/drv/ with the other driver ABIs;
+ * the code that uses it: cmd/trace/ut.h.
  */
 #ifndef GPUCTL_UVM_TOOLS_H
 #define GPUCTL_UVM_TOOLS_H
