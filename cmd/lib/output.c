@@ -79,14 +79,18 @@ void p_err(const char *fmt, ...)
 
 void p_info(const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
 
 	if (json_output)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	/* One write: a child sharing stderr (trace -- CMD) must not land mid-line. */
+	fprintf(stderr, "%s\n", msg ? msg : "(out of memory formatting a message)");
+	free(msg);
 }
 
 int usage_err(const char *fmt, ...)
