@@ -460,7 +460,7 @@ static int detach_report(const struct run_opts *o, pid_t child, int ready_fd)
  */
 static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buffer **rb)
 {
-	int restored = 0, failed = 0;
+	int restored = 0, failed = 0, err;
 	bool started = false, made_run_dir;
 	pid_t other = pidfile_live(RUN_PIDFILE);
 
@@ -478,10 +478,13 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 			goto undo_pidfile;
 		started = true;
 	}
-	if (watcher_open(dir, &r->s.w)) {
+	err = watcher_open(dir, &r->s.w);
+	if (err == -EPROTO)
+		watcher_version_err(dir);
+	else if (err == -ENOENT)
 		p_err("the watcher's maps under %s cannot be opened", dir);
+	if (err)
 		goto undo_watcher;
-	}
 	snprintf(r->s.dir, sizeof(r->s.dir), "%s", dir);
 	r->s.rdev = watcher_meta(&r->s.w, META_RDEV);
 	r->s.any_minor = watcher_meta(&r->s.w, META_ANY_MINOR);
@@ -615,7 +618,7 @@ out:
 	return 0;
 }
 
-int run_stop(const char *dir, struct run_stopped *st)
+int run_stop(const char *dir, bool unloading, struct run_stopped *st)
 {
 	struct sched s = SCHED_INIT;
 	int err;
@@ -627,8 +630,10 @@ int run_stop(const char *dir, struct run_stopped *st)
 	if (!dir)
 		return 0;
 	err = watcher_open(dir, &s.w);
-	if (err == -ENOENT)
+	if (err == -ENOENT || (err == -EPROTO && unloading))
 		return 0;
+	if (err == -EPROTO)
+		watcher_version_err(dir);
 	if (err)
 		return -1;
 	snprintf(s.dir, sizeof(s.dir), "%s", dir);
