@@ -119,7 +119,8 @@ static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_i
 				   void *arg)
 {
 	struct restore_ctx *c = arg;
-	struct tsg t = { .key = *key, .info = *info }, clean;
+	struct tsg t = { .key = *key, .info = *info };
+	struct tsg_info clean;
 	const struct tsg_info *i = &t.info;
 	char err[320], label[128];
 	__u64 ts = 0;
@@ -134,17 +135,18 @@ static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_i
 		return TSG_DELETE;
 	rc = i->orig_by ? put_back(c->s, &t, &ts, &lv, err, sizeof(err)) : 1;
 	/* Whatever happened, the entry no longer says a policy holds it. */
-	clean = t;
-	clean.info.want_class = 0;
-	clean.info.want_timeslice = 0;
-	clean.info.want_interleave = 0;
-	if (i->orig_flags & ORIG_INTERLEAVE)
-		clean.info.set_interleave = i->orig_interleave + 1;
-	clean.info.orig_timeslice = 0;
-	clean.info.orig_interleave = 0;
-	clean.info.orig_flags = 0;
-	clean.info.orig_by = 0;
-	bpf_map_update_elem(c->s->w.tsgs, key, &clean.info, BPF_EXIST);
+	if (!bpf_map_lookup_elem(c->s->w.tsgs, key, &clean)) {
+		clean.want_class = 0;
+		clean.want_timeslice = 0;
+		clean.want_interleave = 0;
+		if (i->orig_flags & ORIG_INTERLEAVE)
+			clean.set_interleave = i->orig_interleave + 1;
+		clean.orig_timeslice = 0;
+		clean.orig_interleave = 0;
+		clean.orig_flags = 0;
+		clean.orig_by = 0;
+		bpf_map_update_elem(c->s->w.tsgs, key, &clean, BPF_EXIST);
+	}
 	if (rc > 0)
 		return TSG_KEEP;	/* decided, never changed: nothing to put back */
 	if (rc)
@@ -570,6 +572,10 @@ int run_main(const struct run_opts *o)
 	return ret;
 
 undo:
+	if (ready[0] >= 0) {
+		close(ready[0]);
+		close(ready[1]);
+	}
 	set_active(&r.s.w, &o->rules, false);
 	ring_buffer__free(rb);
 	sched_close(&r.s);
