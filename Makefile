@@ -9,7 +9,7 @@ COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
 CC          ?= cc
 CLANG       ?= clang
 BPFTOOL     ?= bpftool
-ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine)
+ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
 CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
@@ -68,17 +68,27 @@ install: gpuctl man
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
 	install -D -m 0644 bash-completion/gpuctl $(DESTDIR)$(COMPLDIR)/gpuctl
 
-# Everything a fresh Debian bookworm machine needs to build and test.
+# What a fresh Debian bookworm machine needs to build, test and demo: apt
+# packages, and the VM's kernel + headers unpacked into /var/cache/gpuctl/vm
+# (no kernel is installed on the host).  test, demo and bench check first
+# (about a second when all is there) and install what is missing; `make deps`
+# also runs apt-get update and takes the newest.  NODEPS=1 skips the check.
 deps:
-	tests/deps.sh
+	tests/deps.sh --update
 
-test: gpuctl model test-policies
+need-deps:
+	$(if $(filter 1,$(NODEPS)),@:,tests/deps.sh)
+
+test: need-deps
+	$(MAKE) all model test-policies
 	tests/run
 
-demo: gpuctl model
+demo: need-deps
+	$(MAKE) gpuctl model
 	tests/vm/run tests/vm/demo.sh
 
-bench: gpuctl model
+bench: need-deps
+	$(MAKE) gpuctl model
 	bench/run
 
 clean:
@@ -86,6 +96,6 @@ clean:
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 
-.PHONY: all man model test-policies install deps test demo bench clean asan
+.PHONY: all man model test-policies install deps need-deps test demo bench clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:
