@@ -681,7 +681,7 @@ static int do_status(int argc, char **argv)
 	if (sched_open(&s))
 		return EXIT_FAIL;
 	bpf_map_lookup_elem(s.w.policy, &zero, &pol);
-	runner = pidfile_live(RUN_PIDFILE);
+	runner = run_pid();
 	age = (boottime_ns() - watcher_meta(&s.w, META_STARTED)) / 1e9;
 	if (json_output) {
 		jsonw_start_object(json_wtr);

@@ -93,6 +93,32 @@ static void set_active(struct watcher *w, const struct policy *pol, bool on)
 	bpf_map_update_elem(w->policy, &zero, &p, BPF_ANY);
 }
 
+/*
+ * The policy process of the pid file, 0 when none runs.  A zombie (killed,
+ * its parent has not reaped it yet) answers kill(pid, 0) but runs no more.
+ */
+pid_t run_pid(void)
+{
+	pid_t pid = pidfile_live(RUN_PIDFILE);
+	char path[64], buf[512], *end;
+	FILE *f;
+	size_t n;
+
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	end = strrchr(buf, ')');	/* "PID (COMM) STATE ...": COMM may hold anything */
+	if (end && (end[1] == ' ') && (end[2] == 'Z' || end[2] == 'X'))
+		return 0;
+	return pid;
+}
+
 /* ------------------------------------------------------------- restoring */
 
 struct restore_ctx {
@@ -422,7 +448,7 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	else
 		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
 		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
-	pf = pidfile_live(RUN_PIDFILE);
+	pf = run_pid();
 	if (pf == r->me)
 		unlink(RUN_PIDFILE);
 	return EXIT_OK;
@@ -464,13 +490,15 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 {
 	int restored = 0, failed = 0, err;
 	bool started = false, made_run_dir;
-	pid_t other = pidfile_live(RUN_PIDFILE);
+	pid_t other = run_pid();
 
 	if (other) {
 		p_err("a scheduling policy is already running (pid %d); '%s sched stop' first",
 		      (int)other, bin_name);
 		return -1;
 	}
+	/* the pid file of one that is gone, or a zombie's: not a claim (we hold the lock) */
+	unlink(RUN_PIDFILE);
 	made_run_dir = !mkdir(RUN_DIR, 0755);
 	*pidfd = pidfile_claim(RUN_PIDFILE, "a scheduling policy");
 	if (*pidfd < 0)
@@ -630,7 +658,7 @@ int run_stop(const char *dir, bool unloading, struct run_stopped *st)
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	st->pid = pidfile_live(RUN_PIDFILE);
+	st->pid = run_pid();
 	if (st->pid && stop_process(st->pid))
 		return -1;
 	if (!dir)

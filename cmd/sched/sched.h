@@ -199,6 +199,9 @@ int run_main(const struct run_opts *o);
 #define RUN_DIR		"/run/gpuctl"
 #define RUN_PIDFILE	RUN_DIR "/sched-run.pid"
 
+/* The running policy process (its pid file; a zombie is gone), or 0. */
+pid_t run_pid(void);
+
 struct run_stopped {
 	pid_t pid;		/* the policy process stopped (0: none ran) */
 	int restored;		/* TSGs a killed run left changed, now restored */

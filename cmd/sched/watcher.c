@@ -168,28 +168,12 @@ static bool dir_present(bool sched)
 
 int sched_lock(bool create, char *dir, size_t len, unsigned int *made)
 {
-	for (;;) {
-		bool had_top = dir_present(false), had_dir = dir_present(true);
-		struct stat held, now;
-		int err = pin_dir(SCHED_OBJECT, create, dir, len), fd;
+	bool had_top = dir_present(false), had_dir = dir_present(true);
+	int fd = pin_dir_lock(SCHED_OBJECT, create, dir, len);
 
-		if (err)
-			return err == -ENOENT ? -ENOENT : -1;
-		fd = pin_lock(dir);
-		if (fd < 0)
-			return -1;
-		/*
-		 * An unload may have removed the directory while we waited for
-		 * it: the lock is good only on the directory that is there now.
-		 */
-		if (!fstat(fd, &held) && !lstat(dir, &now) && held.st_ino == now.st_ino &&
-		    held.st_dev == now.st_dev) {
-			if (made)
-				*made = (had_top ? 0 : SCHED_MADE_TOP) | (had_dir ? 0 : SCHED_MADE_DIR);
-			return fd;
-		}
-		close(fd);
-	}
+	if (fd >= 0 && made)
+		*made = (had_top ? 0 : SCHED_MADE_TOP) | (had_dir ? 0 : SCHED_MADE_DIR);
+	return fd >= 0 || fd == -ENOENT ? fd : -1;
 }
 
 void sched_unmake(const char *dir, unsigned int made)

@@ -34,7 +34,7 @@ start_client() {
 	CPID=$!
 	i=0
 	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+		i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.05
 	done
 }
 # view PID NAME: the client's own reading of its TSGs (SIGUSR2), one line each
@@ -42,7 +42,7 @@ view() {
 	: >"$W/$2.out"
 	kill -USR2 "$1"
 	i=0
-	while [ "$(grep -c '^tsg ' "$W/$2.out")" -lt "${3:-1}" ] && [ $i -lt 40 ]; do
+	while [ "$(grep -c '^tsg ' "$W/$2.out")" -lt "${3:-1}" ] && [ $i -lt 100 ]; do
 		i=$((i + 1)); sleep 0.05
 	done
 	sleep 0.05
@@ -261,6 +261,20 @@ case $(view $K9 k9) in *"timeslice 1000000 interleave 2"*) ok "successor applies
 expect_exit 0 "$G" sched stop
 case $(view $K9 k9) in *"timeslice 1024 interleave 1"*) ok "detached run killed: successor's stop restores the first originals" ;;
 *) fail "detached kill -9" "$(cat "$W/k9.out")" ;; esac
+# killed, and its parent never reaps it: a zombie is no policy process
+sh -c "\"$G\" sched run fixed timeslice 800 match comm:k9 >/dev/null 2>&1 & echo \$! >$W/zpid; exec sleep 60" &
+ZP=$!
+i=0; until view $K9 k9 | grep -q 'timeslice 800 ' || [ $i -gt 40 ]; do i=$((i + 1)); sleep 0.1; done
+kill -9 "$(cat "$W/zpid")"; sleep 0.3
+case $(cat "/proc/$(cat "$W/zpid")/stat" 2>/dev/null) in *") Z "*) ok "the killed run is a zombie" ;;
+*) fail "zombie" "$(cat "/proc/$(cat "$W/zpid")/stat" 2>&1)" ;; esac
+expect_exit 0 "$G" sched status
+expect_out "status: a zombie runs no policy" "no policy process"
+expect_exit 0 "$G" sched run fixed timeslice 700 match comm:k9 --detach
+expect_exit 0 "$G" sched stop
+case $(view $K9 k9) in *"timeslice 1024 interleave 1"*) ok "run over a zombie's pid file, then stop: originals back" ;;
+*) fail "zombie pid file" "$(cat "$W/k9.out")" ;; esac
+kill $ZP; wait $ZP 2>/dev/null
 kill $K9; wait $K9 2>/dev/null
 
 # before its first change: killed while it waits for the lock
@@ -282,8 +296,8 @@ case $(view $K0 k0) in *"timeslice 1024 interleave 1"*) ok "killed early: values
 *) fail "killed early: values" "$(cat "$W/k0.out")" ;; esac
 kill $K0; wait $K0 2>/dev/null
 
-# mid-apply: every RM SET takes 500 ms; killed once some TSGs are changed, not all
-echo 500 >$PARAM/rm_set_delay_ms
+# mid-apply: every RM SET takes 1 s; killed once some TSGs are changed, not all
+echo 1000 >$PARAM/rm_set_delay_ms
 start_client mid -n 3; MID=$CPID
 "$G" sched run fixed timeslice 700 interleave low match comm:mid >"$W/run.out" 2>&1 & RUN=$!
 i=0; n=0
