@@ -261,6 +261,17 @@ case $(view $K9 k9) in *"timeslice 1000000 interleave 2"*) ok "successor applies
 expect_exit 0 "$G" sched stop
 case $(view $K9 k9) in *"timeslice 1024 interleave 1"*) ok "detached run killed: successor's stop restores the first originals" ;;
 *) fail "detached kill -9" "$(cat "$W/k9.out")" ;; esac
+# a killed policy's watcher still decides for new TSGs; nobody applied that,
+# and the next run (whose rules do not match them) must not either
+expect_exit 0 "$G" sched run fixed timeslice 600 --detach
+kill -9 "$(runner_pid)"; sleep 0.2
+start_client late -n 1; LATE=$CPID
+expect_exit 0 "$G" sched run fixed timeslice 700 match comm:k9 --detach
+case $(view $LATE late) in *"timeslice 1024 "*) ok "a dead policy's decision is not applied by the next run" ;;
+*) fail "stale decision applied" "$(cat "$W/late.out")" ;; esac
+expect_exit 0 "$G" sched stop
+kill $LATE; wait $LATE 2>/dev/null
+
 # killed, and its parent never reaps it: a zombie is no policy process
 sh -c "\"$G\" sched run fixed timeslice 800 match comm:k9 >/dev/null 2>&1 & echo \$! >$W/zpid; exec sleep 60" &
 ZP=$!
