@@ -124,11 +124,12 @@ static int do_watch(int argc, char **argv)
 	}
 	err = watcher_open(dir, &w);
 	close(lock);
-	if (err) {
-		if (err == -ENOENT)
-			p_err("the watcher's maps under %s cannot be opened", dir);
+	if (err == -EPROTO)
+		watcher_version_err(dir);
+	else if (err == -ENOENT)
+		p_err("the watcher's maps under %s cannot be opened", dir);
+	if (err)
 		return EXIT_FAIL;
-	}
 	__u64 rdev = watcher_meta(&w, META_RDEV);
 	double age = (boottime_ns() - watcher_meta(&w, META_STARTED)) / 1e9;
 
@@ -603,7 +604,7 @@ static int do_stop(int argc, char **argv)
 	lock = sched_lock(false, dir, sizeof(dir), NULL);
 	if (lock == -1)
 		return EXIT_FAIL;
-	r = run_stop(lock >= 0 ? dir : NULL, &st);
+	r = run_stop(lock >= 0 ? dir : NULL, false, &st);
 	if (lock >= 0)
 		close(lock);
 	if (r)
@@ -641,7 +642,7 @@ static int do_unload(int argc, char **argv)
 	lock = sched_lock(false, dir, sizeof(dir), NULL);
 	if (lock == -1)
 		return EXIT_FAIL;
-	if (run_stop(lock >= 0 ? dir : NULL, &st)) {
+	if (run_stop(lock >= 0 ? dir : NULL, true, &st)) {
 		if (lock >= 0)
 			close(lock);
 		return EXIT_FAIL;
@@ -680,7 +681,7 @@ static int do_status(int argc, char **argv)
 	if (sched_open(&s))
 		return EXIT_FAIL;
 	bpf_map_lookup_elem(s.w.policy, &zero, &pol);
-	runner = pidfile_live(RUN_PIDFILE);
+	runner = run_pid();
 	age = (boottime_ns() - watcher_meta(&s.w, META_STARTED)) / 1e9;
 	if (json_output) {
 		jsonw_start_object(json_wtr);

@@ -275,6 +275,16 @@ int workload_status(const struct workload *w);
  */
 const char *str_printable(char *dst, size_t len, const char *src, size_t n);
 
+/* ------------------------------------------------------------ pinlock.c */
+/*
+ * pin_dir(object, create, buf, len), then an exclusive flock on it held
+ * until the returned fd closes.  Waiting for it survives another command
+ * removing the directory meanwhile (the lock is taken on the one there
+ * then, made again when create).  The fd; -ENOENT (quiet) when missing and
+ * !create; else -errno after p_err.
+ */
+int pin_dir_lock(const char *object, bool create, char *buf, size_t len);
+
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */
 double mono_s(void);		/* CLOCK_MONOTONIC in seconds */

@@ -93,6 +93,32 @@ static void set_active(struct watcher *w, const struct policy *pol, bool on)
 	bpf_map_update_elem(w->policy, &zero, &p, BPF_ANY);
 }
 
+/*
+ * The policy process of the pid file, 0 when none runs.  A zombie (killed,
+ * its parent has not reaped it yet) answers kill(pid, 0) but runs no more.
+ */
+pid_t run_pid(void)
+{
+	pid_t pid = pidfile_live(RUN_PIDFILE);
+	char path[64], buf[512], *end;
+	FILE *f;
+	size_t n;
+
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	end = strrchr(buf, ')');	/* "PID (COMM) STATE ...": COMM may hold anything */
+	if (end && (end[1] == ' ') && (end[2] == 'Z' || end[2] == 'X'))
+		return 0;
+	return pid;
+}
+
 /* ------------------------------------------------------------- restoring */
 
 struct restore_ctx {
@@ -119,7 +145,8 @@ static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_i
 				   void *arg)
 {
 	struct restore_ctx *c = arg;
-	struct tsg t = { .key = *key, .info = *info }, clean;
+	struct tsg t = { .key = *key, .info = *info };
+	struct tsg_info clean;
 	const struct tsg_info *i = &t.info;
 	char err[320], label[128];
 	__u64 ts = 0;
@@ -134,17 +161,18 @@ static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_i
 		return TSG_DELETE;
 	rc = i->orig_by ? put_back(c->s, &t, &ts, &lv, err, sizeof(err)) : 1;
 	/* Whatever happened, the entry no longer says a policy holds it. */
-	clean = t;
-	clean.info.want_class = 0;
-	clean.info.want_timeslice = 0;
-	clean.info.want_interleave = 0;
-	if (i->orig_flags & ORIG_INTERLEAVE)
-		clean.info.set_interleave = i->orig_interleave + 1;
-	clean.info.orig_timeslice = 0;
-	clean.info.orig_interleave = 0;
-	clean.info.orig_flags = 0;
-	clean.info.orig_by = 0;
-	bpf_map_update_elem(c->s->w.tsgs, key, &clean.info, BPF_EXIST);
+	if (!bpf_map_lookup_elem(c->s->w.tsgs, key, &clean)) {
+		clean.want_class = 0;
+		clean.want_timeslice = 0;
+		clean.want_interleave = 0;
+		if (i->orig_flags & ORIG_INTERLEAVE)
+			clean.set_interleave = i->orig_interleave + 1;
+		clean.orig_timeslice = 0;
+		clean.orig_interleave = 0;
+		clean.orig_flags = 0;
+		clean.orig_by = 0;
+		bpf_map_update_elem(c->s->w.tsgs, key, &clean, BPF_EXIST);
+	}
 	if (rc > 0)
 		return TSG_KEEP;	/* decided, never changed: nothing to put back */
 	if (rc)
@@ -420,7 +448,7 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	else
 		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
 		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
-	pf = pidfile_live(RUN_PIDFILE);
+	pf = run_pid();
 	if (pf == r->me)
 		unlink(RUN_PIDFILE);
 	return EXIT_OK;
@@ -460,15 +488,17 @@ static int detach_report(const struct run_opts *o, pid_t child, int ready_fd)
  */
 static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buffer **rb)
 {
-	int restored = 0, failed = 0;
+	int restored = 0, failed = 0, err;
 	bool started = false, made_run_dir;
-	pid_t other = pidfile_live(RUN_PIDFILE);
+	pid_t other = run_pid();
 
 	if (other) {
 		p_err("a scheduling policy is already running (pid %d); '%s sched stop' first",
 		      (int)other, bin_name);
 		return -1;
 	}
+	/* the pid file of one that is gone, or a zombie's: not a claim (we hold the lock) */
+	unlink(RUN_PIDFILE);
 	made_run_dir = !mkdir(RUN_DIR, 0755);
 	*pidfd = pidfile_claim(RUN_PIDFILE, "a scheduling policy");
 	if (*pidfd < 0)
@@ -478,10 +508,13 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 			goto undo_pidfile;
 		started = true;
 	}
-	if (watcher_open(dir, &r->s.w)) {
+	err = watcher_open(dir, &r->s.w);
+	if (err == -EPROTO)
+		watcher_version_err(dir);
+	else if (err == -ENOENT)
 		p_err("the watcher's maps under %s cannot be opened", dir);
+	if (err)
 		goto undo_watcher;
-	}
 	snprintf(r->s.dir, sizeof(r->s.dir), "%s", dir);
 	r->s.rdev = watcher_meta(&r->s.w, META_RDEV);
 	r->s.any_minor = watcher_meta(&r->s.w, META_ANY_MINOR);
@@ -567,6 +600,10 @@ int run_main(const struct run_opts *o)
 	return ret;
 
 undo:
+	if (ready[0] >= 0) {
+		close(ready[0]);
+		close(ready[1]);
+	}
 	set_active(&r.s.w, &o->rules, false);
 	ring_buffer__free(rb);
 	sched_close(&r.s);
@@ -615,20 +652,22 @@ out:
 	return 0;
 }
 
-int run_stop(const char *dir, struct run_stopped *st)
+int run_stop(const char *dir, bool unloading, struct run_stopped *st)
 {
 	struct sched s = SCHED_INIT;
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	st->pid = pidfile_live(RUN_PIDFILE);
+	st->pid = run_pid();
 	if (st->pid && stop_process(st->pid))
 		return -1;
 	if (!dir)
 		return 0;
 	err = watcher_open(dir, &s.w);
-	if (err == -ENOENT)
+	if (err == -ENOENT || (err == -EPROTO && unloading))
 		return 0;
+	if (err == -EPROTO)
+		watcher_version_err(dir);
 	if (err)
 		return -1;
 	snprintf(s.dir, sizeof(s.dir), "%s", dir);

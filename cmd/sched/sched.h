@@ -71,8 +71,13 @@ void sched_unmake(const char *dir, unsigned int made);
 int watcher_dev_check(const char *dev);
 /* Every pin of a working watcher is in dir. */
 bool watcher_pinned(const char *dir);
-/* Opens the pinned maps: 0, -ENOENT when no watcher is pinned, else -errno after p_err. */
+/*
+ * Opens the pinned maps: 0; -ENOENT when no watcher is pinned; -EPROTO
+ * (quiet) when it is another gpuctl version's, whose layouts differ
+ * (watcher_version_err says what to do); else -errno after p_err.
+ */
 int watcher_open(const char *dir, struct watcher *w);
+void watcher_version_err(const char *dir);
 /*
  * Loads, attaches and pins a watcher for the RM device dev under dir, which
  * the caller holds locked: 0, or -1 after p_err with nothing left pinned.
@@ -194,6 +199,9 @@ int run_main(const struct run_opts *o);
 #define RUN_DIR		"/run/gpuctl"
 #define RUN_PIDFILE	RUN_DIR "/sched-run.pid"
 
+/* The running policy process (its pid file; a zombie is gone), or 0. */
+pid_t run_pid(void);
+
 struct run_stopped {
 	pid_t pid;		/* the policy process stopped (0: none ran) */
 	int restored;		/* TSGs a killed run left changed, now restored */
@@ -203,8 +211,9 @@ struct run_stopped {
  * Stops the policy process (SIGTERM; it restores its TSGs), then restores
  * what a killed one left changed and deactivates the policy.  dir: the
  * sched pin directory, locked by the caller, or NULL when there is none.
- * 0, or -1 after p_err.
+ * unloading: a watcher of another gpuctl version is no error (its table
+ * cannot be read, and is about to go).  0, or -1 after p_err.
  */
-int run_stop(const char *dir, struct run_stopped *st);
+int run_stop(const char *dir, bool unloading, struct run_stopped *st);
 
 #endif

@@ -148,6 +148,8 @@ int sched_open(struct sched *s)
 		      "started before it)", bin_name);
 		return -1;
 	}
+	if (err == -EPROTO)
+		watcher_version_err(s->dir);
 	if (err)
 		return -1;	/* said why */
 	s->rdev = watcher_meta(&s->w, META_RDEV);

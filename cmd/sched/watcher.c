@@ -169,28 +169,11 @@ static bool dir_present(bool sched)
 int sched_lock(bool create, char *dir, size_t len, unsigned int *made)
 {
 	bool had_top = dir_present(false), had_dir = dir_present(true);
+	int fd = pin_dir_lock(SCHED_OBJECT, create, dir, len);
 
-	for (;;) {
-		struct stat held, now;
-		int err = pin_dir(SCHED_OBJECT, create, dir, len), fd;
-
-		if (err)
-			return err == -ENOENT ? -ENOENT : -1;
-		fd = pin_lock(dir);
-		if (fd < 0)
-			return -1;
-		/*
-		 * An unload may have removed the directory while we waited for
-		 * it: the lock is good only on the directory that is there now.
-		 */
-		if (!fstat(fd, &held) && !lstat(dir, &now) && held.st_ino == now.st_ino &&
-		    held.st_dev == now.st_dev) {
-			if (made)
-				*made = (had_top ? 0 : SCHED_MADE_TOP) | (had_dir ? 0 : SCHED_MADE_DIR);
-			return fd;
-		}
-		close(fd);
-	}
+	if (fd >= 0 && made)
+		*made = (had_top ? 0 : SCHED_MADE_TOP) | (had_dir ? 0 : SCHED_MADE_DIR);
+	return fd >= 0 || fd == -ENOENT ? fd : -1;
 }
 
 void sched_unmake(const char *dir, unsigned int made)
@@ -234,17 +217,16 @@ bool watcher_pinned(const char *dir)
 	return true;
 }
 
-/* The pinned maps are the ones this gpuctl was built for (pins outlive binaries). */
-static int abi_check(const struct watcher *w, const char *dir)
+/* The pinned maps have the layouts this gpuctl was built for (pins outlive binaries). */
+static int abi_check(const struct watcher *w)
 {
 	struct {
 		int fd;
 		__u32 key, value;
-		const char *name;
 	} want[] = {
-		{ w->tsgs, sizeof(struct tsg_key), sizeof(struct tsg_info), "tsgs" },
-		{ w->policy, sizeof(__u32), sizeof(struct policy), "policy" },
-		{ w->meta, sizeof(__u32), sizeof(__u64), "meta" },
+		{ w->tsgs, sizeof(struct tsg_key), sizeof(struct tsg_info) },
+		{ w->policy, sizeof(__u32), sizeof(struct policy) },
+		{ w->meta, sizeof(__u32), sizeof(__u64) },
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -253,15 +235,17 @@ static int abi_check(const struct watcher *w, const char *dir)
 
 		if (bpf_map_get_info_by_fd(want[i].fd, &info, &ilen))
 			return -errno;
-		if (info.key_size != want[i].key || info.value_size != want[i].value) {
-			p_err("the watcher pinned under %s is from another gpuctl version (map %s: "
-			      "%u-byte values, this gpuctl has %u): '%s sched unload', then "
-			      "'%s sched watch'", dir, want[i].name, info.value_size,
-			      want[i].value, bin_name, bin_name);
+		if (info.key_size != want[i].key || info.value_size != want[i].value)
 			return -EPROTO;
-		}
 	}
 	return 0;
+}
+
+void watcher_version_err(const char *dir)
+{
+	p_err("the watcher pinned under %s is from another gpuctl version (its maps' "
+	      "layout differs): '%s sched unload', then '%s sched watch'", dir, bin_name,
+	      bin_name);
 }
 
 int watcher_open(const char *dir, struct watcher *w)
@@ -285,7 +269,7 @@ int watcher_open(const char *dir, struct watcher *w)
 			return err;
 		}
 	}
-	err = abi_check(w, dir);
+	err = abi_check(w);
 	if (err) {
 		if (err != -EPROTO)
 			p_err("cannot read the watcher's maps under %s: %s", dir, strerror(-err));

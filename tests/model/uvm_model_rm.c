@@ -14,6 +14,7 @@
  * fails and pidfd_getfd() of the owner's file succeeds, as on the real driver.
  * Like RM, the ioctl returns 0 and reports RM errors in the struct's status.
  */
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
@@ -65,6 +66,15 @@ struct rm_client {
 static bool rm_get_interleave;
 module_param(rm_get_interleave, bool, 0644);
 MODULE_PARM_DESC(rm_get_interleave, "answer GET_INTERLEAVE_LEVEL (the 580 driver does not)");
+
+/*
+ * Tests of gpuctl sched run killed half-way set this: every SET_TIMESLICE
+ * and SET_INTERLEAVE_LEVEL control then waits this long before RM takes it,
+ * so a SIGKILL can land between two changes.
+ */
+static unsigned int rm_set_delay_ms;
+module_param(rm_set_delay_ms, uint, 0644);
+MODULE_PARM_DESC(rm_set_delay_ms, "delay every SET_* control by this many ms (tests)");
 
 static LIST_HEAD(rm_clients);
 static DEFINE_MUTEX(rm_lock);
@@ -255,11 +265,24 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 	return NV_ERR_NOT_SUPPORTED;
 }
 
+/* The rm_set_delay_ms wait, outside the lock, for the SET controls. */
+static void set_delay(u32 nr, u32 size, void __user *arg)
+{
+	struct nvos54_params c;
+
+	if (!rm_set_delay_ms || nr != NV_ESC_RM_CONTROL || size != sizeof(c) ||
+	    copy_from_user(&c, arg, sizeof(c)))
+		return;
+	if (c.cmd == NVA06C_CTRL_CMD_SET_TIMESLICE || c.cmd == NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL)
+		msleep(rm_set_delay_ms);
+}
+
 /* One escape: nr with its struct (size bytes) at user address arg. */
 static long rm_escape(struct file *file, u32 nr, u32 size, void __user *arg)
 {
 	long ret = 0;
 
+	set_delay(nr, size, arg);
 	mutex_lock(&rm_lock);
 	if (nr == NV_ESC_RM_ALLOC && (size == sizeof(struct nvos21_params) ||
 				      size == sizeof(struct nvos64_params))) {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # test_rm_sched.sh - gpuctl sched without a GPU and without BPF: usage errors
-# (exit 2, one line, JSON), missing capabilities named (capsh), the RM ABI
+# (exit 2, one line, JSON), missing capabilities named (capsh) for every
+# command that changes state, the RM ABI
 # sizes and ioctl numbers, and the RM status table.  GPUCTL=path/to/gpuctl.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -45,6 +46,13 @@ if command -v capsh >/dev/null && [ "$(id -u)" = 0 ]; then
     case $ERR in *"CAP_SYS_ADMIN"*) ok "CAP_SYS_ADMIN named" ;; *) fail "CAP_SYS_ADMIN named" "$ERR" ;; esac
     expect_exit 1 capsh --drop=cap_sys_admin,cap_sys_ptrace -- -c "$G -j sched preempt --tsg 1"
     expect_json "caps error under -j"
+    # every command that changes state checks first, and names what is missing
+    for c in watch stop unload status "run fixed timeslice 5" "set-interleave --tsg 1 low"; do
+        expect_exit 1 capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon,cap_sys_ptrace -- -c "$G sched $c"
+        expect_stderr_line "no caps: $c"
+        case $ERR in *"'sched ${c%% *}' needs CAP_"*"missing: CAP_"*) ok "$c: capability named" ;;
+        *) fail "$c: capability named" "$ERR" ;; esac
+    done
     expect_exit 1 capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon -- -c "$G trace tsg --device /dev/null"
     expect_stderr_line "trace tsg without BPF caps"
     case $ERR in *"CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"*"missing: CAP_BPF, CAP_PERFMON"*) ok "trace tsg: caps named" ;;
