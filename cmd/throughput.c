@@ -9,21 +9,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "gpuctl.h"
 #include "throughput.h"
 
 #define MODEL_PAGES "/sys/kernel/debug/uvm_model/pages_migrated"
 #define NVML_PCIE_UTIL_RX_BYTES 1
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int nvml_open(struct throughput *t)
 {
@@ -67,7 +58,7 @@ int throughput_open(struct throughput *t)
 	if (!model_read(&pages)) {
 		t->source = "uvm_model";
 		t->last_bytes = pages * 4096;
-		t->last_time = now_s();
+		t->last_time = mono_s();
 		return 0;
 	}
 	p_err("no throughput source: NVML (libnvidia-ml.so.1) is not usable and the UVM model's "
@@ -90,7 +81,7 @@ int throughput_mbps(struct throughput *t, double *mbps)
 	if (model_read(&pages))
 		return -1;
 	bytes = pages * 4096;
-	now = now_s();
+	now = mono_s();
 	*mbps = now > t->last_time && bytes >= t->last_bytes ?
 		(bytes - t->last_bytes) / 1e6 / (now - t->last_time) : 0;
 	t->last_bytes = bytes;

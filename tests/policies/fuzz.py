@@ -69,10 +69,11 @@ def sources():
         'SEC(".struct_ops.link")\nstruct uvm_gpu_ext fz2 = %s;\n' % (OPS, OPS)
     src['plain_section'] = HEAD + PROG + 'SEC(".struct_ops")\nstruct uvm_gpu_ext fz = %s;\n' % OPS
     src['empty_ops'] = HEAD + 'SEC(".struct_ops.link")\nstruct uvm_gpu_ext fz = {};\n'
-    defs, top = chain('int', 40)
-    src['deep_elsewhere'] = HEAD + defs + PROG + \
-        '%s fz_other SEC(".data.fz") = 1;\n' \
-        'SEC(".struct_ops.link")\nstruct uvm_gpu_ext fz = %s;\n' % (top, OPS)
+    for d in (32, 33, 40):
+        defs, top = chain('int', d)
+        src['deep_elsewhere_%d' % d] = HEAD + defs + PROG + \
+            '%s fz_other SEC(".data.fz") = 1;\n' \
+            'SEC(".struct_ops.link")\nstruct uvm_gpu_ext fz = %s;\n' % (top, OPS)
     return src
 
 

@@ -43,6 +43,7 @@ run_bg()	# run_bg CMD...: in the background, its exit status into $T_DIR/rc.N
 {
 	n=$((n + 1))
 	( "$@" >/dev/null 2>"$T_DIR/err.$n"; echo $? >"$T_DIR/rc.$n" ) &
+	jobs="$jobs $!"
 }
 
 check_rcs()
@@ -66,7 +67,7 @@ failed_before=$T_FAIL
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
-	n=0
+	n=0 jobs=
 	run_bg gpuctl prefetch load stride
 	run_bg gpuctl prefetch load always_max
 	run_bg gpuctl prefetch set degree 3
@@ -84,7 +85,7 @@ while [ $r -lt "$ROUNDS" ]; do
 	run_bg gpuctl replay set every 5
 	[ $((r % 2)) = 1 ] && run_bg gpuctl replay unload
 	run_bg gpuctl replay load batch
-	wait
+	wait $jobs
 	check_rcs "round $r"
 	for obj in prefetch evict replay; do settle $obj $r; done
 done
@@ -95,9 +96,9 @@ echo "# $one objects with one complete policy, $none with none, over $ROUNDS rou
 # parallel unloads of a loaded policy: one unloads it, the others find nothing
 for obj in prefetch evict replay; do
 	gpuctl $obj load "$(gpuctl $obj list | awk 'NR == 1 { print $1 }')" >/dev/null
-	n=0
+	n=0 jobs=
 	for i in 1 2 3 4; do run_bg gpuctl $obj unload; done
-	wait
+	wait $jobs
 	check_rcs "$obj parallel unloads"
 	settle $obj unload
 	[ "$pol" = null ] && ok "$obj: parallel unloads leave nothing" || fail "$obj parallel unloads" "$pol"

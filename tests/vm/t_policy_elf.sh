@@ -70,11 +70,14 @@ refuses() {	# refuses NAME REGEX
 	printf '%s\n' "$ERR" | grep -Eq -- "$2" && ok "$1: names the problem" ||
 		fail "$1: names the problem (/$2/)" "$ERR"
 }
-for n in typedef_1 typedef_8 typedef_16 cv_3 cv_20 const_var; do loads $n; done
-refuses typedef_40 "typedef.*(32|deep)"
-refuses typedef_200 "typedef.*(32|deep)"
-refuses cv_40 "typedef.*(32|deep)"
-refuses deep_elsewhere "typedef.*(32|deep)"
+for n in typedef_1 typedef_8 typedef_16 typedef_30 cv_3 const_var; do loads $n; done
+refuses typedef_40 "typedef/const/volatile levels; libbpf resolves at most"
+refuses typedef_200 "typedef/const/volatile levels; libbpf resolves at most"
+refuses cv_20 "typedef/const/volatile levels; libbpf resolves at most"
+refuses typedef_31 "behind 31 typedef/const/volatile levels; libbpf resolves at most 30"
+refuses deep_elsewhere_40 "typedef/const/volatile chain.*the kernel follows at most"
+refuses deep_elsewhere_33 "chain 33 levels deep.*the kernel follows at most 32"
+loads deep_elsewhere_32
 refuses wrong_deep "uvm_evict_ops, not struct uvm_gpu_ext"
 refuses int_var "int, not struct uvm_gpu_ext"
 refuses anon_var "anonymous"

@@ -117,13 +117,13 @@ mkdir -m 0777 $PIN
 refused_all "gpuctl/ world-writable"
 rmdir $PIN
 
-mkdir -m 0700 $PIN
+mkdir -m 0755 $PIN
 as_nobody mkdir $PIN/x 2>/dev/null && fail "the user cannot write in root's gpuctl/" "it could" ||
 	ok "the user cannot write in root's gpuctl/"
 mkdir -m 1777 $PIN/prefetch
 expect_exit 1 gpuctl prefetch load always_max
 expect_stderr_line "prefetch/ world-writable"
-as_nobody mkdir $PIN/prefetch/123
+as_nobody mkdir $PIN/prefetch/123 && ok "the user made prefetch/123" || fail "the user made prefetch/123" ""
 expect_exit 1 gpuctl prefetch unload
 expect_stderr_line "prefetch/ world-writable: unload"
 [ -d $PIN/prefetch/123 ] && ok "prefetch/ world-writable: unload removed nothing" ||
