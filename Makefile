@@ -9,12 +9,12 @@ COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
 CC          ?= cc
 CLANG       ?= clang
 BPFTOOL     ?= bpftool
-ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine)
+ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
-CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
 LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline
-BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm \
+BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm -Icmd/drv \
                -Wall -Wextra -Werror -Wno-unused-parameter
 
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
@@ -30,7 +30,7 @@ all: gpuctl man
 build:
 	mkdir -p build build/man
 
-build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
+build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) cmd/drv/rm.h kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # bpftool 7.5 emits map->link, which libbpf 1.4 headers lack: drop that line.
@@ -72,17 +72,27 @@ install: gpuctl man
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
 	install -D -m 0644 bash-completion/gpuctl $(DESTDIR)$(COMPLDIR)/gpuctl
 
-# Everything a fresh Debian bookworm machine needs to build and test.
+# What a fresh Debian bookworm machine needs to build, test and demo: apt
+# packages, and the VM's kernel + headers unpacked into /var/cache/gpuctl/vm
+# (no kernel is installed on the host).  test, demo and bench check first
+# (about a second when all is there) and install what is missing; `make deps`
+# also runs apt-get update and takes the newest.  NODEPS=1 skips the check.
 deps:
-	tests/deps.sh
+	tests/deps.sh --update
 
-test: gpuctl model test-policies
+need-deps:
+	$(if $(filter 1,$(NODEPS)),@:,tests/deps.sh)
+
+test: need-deps
+	$(MAKE) all model test-policies
 	tests/run
 
-demo: gpuctl model
+demo: need-deps
+	$(MAKE) gpuctl model
 	tests/vm/run tests/vm/demo.sh
 
-bench: gpuctl model
+bench: need-deps
+	$(MAKE) gpuctl model
 	bench/run
 
 clean:
@@ -90,6 +100,6 @@ clean:
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 
-.PHONY: all man model test-policies install deps test demo bench clean asan
+.PHONY: all man model test-policies install deps need-deps test demo bench clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -8,8 +8,9 @@
 #   COST=path/uvm_tools_cost GPUCTL=path/gpuctl bench/uvm_tools_cost_h200.sh [MIB] [REPEAT] [ROUNDS]
 #
 # Build the tool (only glibc needed on the GPU machine):
-#   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -o uvm_tools_cost \
-#      bench/uvm_tools_cost.c cmd/uvm_tools.c
+#   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Ibpf \
+#      -o uvm_tools_cost bench/uvm_tools_cost.c cmd/trace/ut_queue.c cmd/trace/ut_session.c \
+#      cmd/lib/borrow.c
 # Results: bench/results/trace-2026-11-21-h200.md.
 set -u
 OUT=${OUT:-./out}

@@ -11,7 +11,8 @@
  * gpuctl sets each program's attach target to the module that has the
  * function, and leaves out programs whose function is missing.
  * Events go to a ring buffer (only the types asked for); counters per
- * (pid, GPU) always.
+ * (pid, GPU) always.  Both are laid out in trace_uvm.h, gpuctl's side of
+ * the same definitions.
  */
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -19,6 +20,8 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
+#include "trace_uvm.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -93,44 +96,8 @@ struct uvm_fault_service_batch_context_struct {
 #define UVM_PERF_EVENT_MIGRATION 7
 #define ROOT_CHUNK_SIZE (2ull << 20)
 
-/* ---- shared with gpuctl: cmd/record.h struct gt_event, same layout ---- */
-
-enum { EV_GPU_FAULT = 1, EV_CPU_FAULT, EV_MIGRATION, EV_EVICTION, EV_REPLAY, EV_BATCH };
-enum { ACC_READ = 1, ACC_WRITE, ACC_ATOMIC, ACC_PREFETCH };
-enum { CAUSE_USER = 1, CAUSE_FAULT, CAUSE_PREFETCH, CAUSE_EVICTION, CAUSE_ACCESS_COUNTER };
-#define F_DUPLICATE 0x01
-#define F_TO_GPU 0x02
-#define F_TO_CPU 0x04
-#define GPU_NONE 0xffff
-#define PROC_CPU 0xffff
-
-struct gt_event {
-	__u64 ts_ns, addr, bytes, latency_ns;
-	__u32 pid, batch, count;
-	__u16 gpu;
-	__u8 type, access, cause, flags;
-	__u16 src, dst;
-	__u8 pad[2];
-};
-
-/* Counters per (pid, gpu); pid 0 / GPU_NONE for what has no owner. */
-struct ctr_key {
-	__u32 pid;
-	__u32 gpu;
-};
-
-enum {
-	C_FAULT_ENTRIES, C_DUPLICATES, C_CPU_FAULTS, C_BATCHES, C_BATCH_NS, C_REPLAYS,
-	C_BYTES_HTOD, C_BYTES_DTOH, C_PREFETCH_BYTES, C_EVICT_BYTES, C_EVICTIONS,
-	C_MIGRATIONS, C_NR
-};
-
-struct ctr_val {
-	__u64 c[C_NR];
-};
-
 const volatile __u32 targ_tgid;		/* 0: all */
-const volatile __u32 event_mask;	/* 1 << EV_* sent to the ring buffer */
+const volatile __u32 event_mask;	/* 1 << GT_EV_* sent to the ring buffer */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -140,8 +107,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 4096);
-	__type(key, struct ctr_key);
-	__type(value, struct ctr_val);
+	__type(key, struct gt_ctr_key);
+	__type(value, struct gt_ctr_val);
 } counters SEC(".maps");
 
 struct {
@@ -165,20 +132,20 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-static __always_inline void count(__u32 pid, __u32 gpu, int idx, __u64 n)
+static __always_inline void count(__u32 pid, __u32 gpu, enum gt_ctr idx, __u64 n)
 {
-	struct ctr_key k = { .pid = pid, .gpu = gpu };
-	struct ctr_val *v = bpf_map_lookup_elem(&counters, &k);
+	struct gt_ctr_key k = { .pid = pid, .gpu = gpu };
+	struct gt_ctr_val *v = bpf_map_lookup_elem(&counters, &k);
 
 	if (!v) {
-		struct ctr_val zero = {};
+		struct gt_ctr_val zero = {};
 
 		bpf_map_update_elem(&counters, &k, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&counters, &k);
 		if (!v)
 			return;
 	}
-	if (idx >= 0 && idx < C_NR)
+	if (idx < GT_C_NR)
 		v->c[idx] += n;
 }
 
@@ -215,7 +182,7 @@ static __always_inline __u32 va_space_owner(void *va_space)
 
 static __always_inline __u16 gpu_index(__u32 proc_id)
 {
-	return proc_id ? proc_id - 1 : GPU_NONE;	/* 0 is the CPU */
+	return proc_id ? proc_id - 1 : GT_GPU_NONE;	/* 0 is the CPU */
 }
 
 SEC("fentry/uvm_perf_event_notify")
@@ -232,39 +199,39 @@ int BPF_PROG(trace_event_notify, void *va_space_events, int event_id,
 		if (!proc) {	/* CPU fault: process context */
 			if (!pid)
 				pid = bpf_get_current_pid_tgid() >> 32;
-			count(pid, GPU_NONE, C_CPU_FAULTS, 1);
-			if (!wanted(EV_CPU_FAULT, pid) || !(e = reserve()))
+			count(pid, GT_GPU_NONE, GT_C_CPU_FAULTS, 1);
+			if (!wanted(GT_EV_CPU_FAULT, pid) || !(e = reserve()))
 				return 0;
-			e->type = EV_CPU_FAULT;
+			e->type = GT_EV_CPU_FAULT;
 			e->addr = BPF_CORE_READ(data, fault.cpu.fault_va);
-			e->access = BPF_CORE_READ(data, fault.cpu.is_write) ? ACC_WRITE : ACC_READ;
-			e->gpu = GPU_NONE;
+			e->access = BPF_CORE_READ(data, fault.cpu.is_write) ? GT_ACC_WRITE : GT_ACC_READ;
+			e->gpu = GT_GPU_NONE;
 		} else {
 			struct uvm_fault_buffer_entry_struct *ent =
 				BPF_CORE_READ(data, fault.gpu.buffer_entry);
 			bool dup = BPF_CORE_READ(data, fault.gpu.is_duplicate);
 			__u32 acc;
 
-			count(pid, gpu_index(proc), C_FAULT_ENTRIES, 1);
+			count(pid, gpu_index(proc), GT_C_FAULT_ENTRIES, 1);
 			if (dup)
-				count(pid, gpu_index(proc), C_DUPLICATES, 1);
-			if (!wanted(EV_GPU_FAULT, pid) || !(e = reserve()))
+				count(pid, gpu_index(proc), GT_C_DUPLICATES, 1);
+			if (!wanted(GT_EV_GPU_FAULT, pid) || !(e = reserve()))
 				return 0;
-			e->type = EV_GPU_FAULT;
+			e->type = GT_EV_GPU_FAULT;
 			e->gpu = gpu_index(proc);
 			e->batch = BPF_CORE_READ(data, fault.gpu.batch_id);
-			e->flags = dup ? F_DUPLICATE : 0;
+			e->flags = dup ? GT_F_DUPLICATE : 0;
 			if (ent) {
 				e->addr = BPF_CORE_READ(ent, fault_address);
 				acc = BPF_CORE_READ_BITFIELD_PROBED(ent, fault_access_type);
-				e->access = acc == UVM_FAULT_ACCESS_TYPE_PREFETCH ? ACC_PREFETCH :
-					    acc == UVM_FAULT_ACCESS_TYPE_READ ? ACC_READ :
-					    acc == UVM_FAULT_ACCESS_TYPE_WRITE ? ACC_WRITE : ACC_ATOMIC;
+				e->access = acc == UVM_FAULT_ACCESS_TYPE_PREFETCH ? GT_ACC_PREFETCH :
+					    acc == UVM_FAULT_ACCESS_TYPE_READ ? GT_ACC_READ :
+					    acc == UVM_FAULT_ACCESS_TYPE_WRITE ? GT_ACC_WRITE : GT_ACC_ATOMIC;
 			}
 		}
 		e->pid = pid;
 		e->ts_ns = bpf_ktime_get_ns();
-		e->src = e->dst = PROC_CPU;
+		e->src = e->dst = GT_PROC_CPU;
 		bpf_ringbuf_submit(e, 0);
 		return 0;
 	}
@@ -280,29 +247,29 @@ int BPF_PROG(trace_event_notify, void *va_space_events, int event_id,
 		__u8 gcause;
 		__u16 gpu = dst ? gpu_index(dst) : gpu_index(src);
 
-		gcause = cause == UVM_MAKE_RESIDENT_CAUSE_PREFETCH ? CAUSE_PREFETCH :
-			 cause == UVM_MAKE_RESIDENT_CAUSE_EVICTION ? CAUSE_EVICTION :
-			 cause == UVM_MAKE_RESIDENT_CAUSE_ACCESS_COUNTER ? CAUSE_ACCESS_COUNTER :
-			 cause <= UVM_MAKE_RESIDENT_CAUSE_NON_REPLAYABLE_FAULT ? CAUSE_FAULT :
-			 CAUSE_USER;
-		count(pid, gpu, C_MIGRATIONS, 1);
-		count(pid, gpu, dst ? C_BYTES_HTOD : C_BYTES_DTOH, bytes);
-		if (gcause == CAUSE_PREFETCH)
-			count(pid, gpu, C_PREFETCH_BYTES, bytes);
-		if (gcause == CAUSE_EVICTION)
-			count(pid, gpu, C_EVICT_BYTES, bytes);
-		if (!wanted(EV_MIGRATION, pid) || !(e = reserve()))
+		gcause = cause == UVM_MAKE_RESIDENT_CAUSE_PREFETCH ? GT_CAUSE_PREFETCH :
+			 cause == UVM_MAKE_RESIDENT_CAUSE_EVICTION ? GT_CAUSE_EVICTION :
+			 cause == UVM_MAKE_RESIDENT_CAUSE_ACCESS_COUNTER ? GT_CAUSE_ACCESS_COUNTER :
+			 cause <= UVM_MAKE_RESIDENT_CAUSE_NON_REPLAYABLE_FAULT ? GT_CAUSE_FAULT :
+			 GT_CAUSE_USER;
+		count(pid, gpu, GT_C_MIGRATIONS, 1);
+		count(pid, gpu, dst ? GT_C_BYTES_HTOD : GT_C_BYTES_DTOH, bytes);
+		if (gcause == GT_CAUSE_PREFETCH)
+			count(pid, gpu, GT_C_PREFETCH_BYTES, bytes);
+		if (gcause == GT_CAUSE_EVICTION)
+			count(pid, gpu, GT_C_EVICT_BYTES, bytes);
+		if (!wanted(GT_EV_MIGRATION, pid) || !(e = reserve()))
 			return 0;
-		e->type = EV_MIGRATION;
+		e->type = GT_EV_MIGRATION;
 		e->pid = pid;
 		e->ts_ns = bpf_ktime_get_ns();
 		e->addr = BPF_CORE_READ(data, migration.address);
 		e->bytes = bytes;
 		e->cause = gcause;
 		e->gpu = gpu;
-		e->src = src ? gpu_index(src) : PROC_CPU;
-		e->dst = dst ? gpu_index(dst) : PROC_CPU;
-		e->flags = dst ? F_TO_GPU : F_TO_CPU;
+		e->src = src ? gpu_index(src) : GT_PROC_CPU;
+		e->dst = dst ? gpu_index(dst) : GT_PROC_CPU;
+		e->flags = dst ? GT_F_TO_GPU : GT_F_TO_CPU;
 		bpf_ringbuf_submit(e, 0);
 	}
 	return 0;
@@ -329,17 +296,17 @@ int BPF_PROG(trace_batch_exit, void *gpu, int mode,
 		lat = bpf_ktime_get_ns() - *start;
 		bpf_map_delete_elem(&batch_start, &id);
 	}
-	count(0, GPU_NONE, C_BATCHES, 1);
-	count(0, GPU_NONE, C_BATCH_NS, lat);
-	if (!wanted(EV_BATCH, 0) || !(e = reserve()))
+	count(0, GT_GPU_NONE, GT_C_BATCHES, 1);
+	count(0, GT_GPU_NONE, GT_C_BATCH_NS, lat);
+	if (!wanted(GT_EV_BATCH, 0) || !(e = reserve()))
 		return 0;
-	e->type = EV_BATCH;
+	e->type = GT_EV_BATCH;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->latency_ns = lat;
 	e->count = BPF_CORE_READ(bctx, num_cached_faults);
 	e->batch = BPF_CORE_READ(bctx, batch_id);
-	e->gpu = GPU_NONE;
-	e->src = e->dst = PROC_CPU;
+	e->gpu = GT_GPU_NONE;
+	e->src = e->dst = GT_PROC_CPU;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -350,14 +317,14 @@ int BPF_PROG(trace_replay, void *gpu, int type,
 {
 	struct gt_event *e;
 
-	count(0, GPU_NONE, C_REPLAYS, 1);
-	if (!wanted(EV_REPLAY, 0) || !(e = reserve()))
+	count(0, GT_GPU_NONE, GT_C_REPLAYS, 1);
+	if (!wanted(GT_EV_REPLAY, 0) || !(e = reserve()))
 		return 0;
-	e->type = EV_REPLAY;
+	e->type = GT_EV_REPLAY;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->batch = bctx ? BPF_CORE_READ(bctx, batch_id) : 0;
-	e->gpu = GPU_NONE;
-	e->src = e->dst = PROC_CPU;
+	e->gpu = GT_GPU_NONE;
+	e->src = e->dst = GT_PROC_CPU;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -367,14 +334,14 @@ int BPF_PROG(trace_evict, void *pmm, void *root_chunk, int pmm_context)
 {
 	struct gt_event *e;
 
-	count(0, GPU_NONE, C_EVICTIONS, 1);
-	if (!wanted(EV_EVICTION, 0) || !(e = reserve()))
+	count(0, GT_GPU_NONE, GT_C_EVICTIONS, 1);
+	if (!wanted(GT_EV_EVICTION, 0) || !(e = reserve()))
 		return 0;
-	e->type = EV_EVICTION;
+	e->type = GT_EV_EVICTION;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->bytes = ROOT_CHUNK_SIZE;
-	e->gpu = GPU_NONE;
-	e->src = e->dst = PROC_CPU;
+	e->gpu = GT_GPU_NONE;
+	e->src = e->dst = GT_PROC_CPU;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

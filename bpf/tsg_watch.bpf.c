@@ -20,8 +20,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
-#include "tsg_watch.bpf.h"
-#include "../cmd/rm.h"
+#include "tsg_watch.h"
+#include "rm.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -86,7 +86,7 @@ struct {
 	__type(value, struct policy);
 } policy SEC(".maps");
 
-/* META_* slots (tsg_watch.bpf.h), written by gpuctl except the next ID. */
+/* META_* slots (tsg_watch.h), written by gpuctl except the next ID. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, META_NR);
@@ -103,7 +103,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, TSG_WATCH_RINGBUF);
 } events SEC(".maps");
 
 /* Scratch for building a tsg_info (too big for the stack with the rest). */

@@ -82,7 +82,7 @@ static const struct object *const object_list[] = {
 	&trace_object, &stat_object, NULL,
 };
 
-static const struct dispatch dispatch = { run_command, object_list };
+static const struct dispatch dispatch = { run_command, object_list, batch_cmds };
 
 static int do_batch(int argc, char **argv)
 {

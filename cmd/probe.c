@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probe.c - "gpuctl probe": what the running kernel and NVIDIA driver offer
- * gpuctl, and for every missing piece, what to do about it.  Also the BTF
- * and capability look-ups other commands use before they load anything.
+ * gpuctl, and for every missing piece, what to do about it.  It only
+ * reports: the look-ups are the shared layer's (cmd/lib), the trace
+ * back-ends answer for themselves through their ops table.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -23,9 +24,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "trace_backend.h"
-#include "rm.h"
-#include "trace_rm.h"
+#include "rm.h"		/* rm_device_path */
+#include "trace/backend.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524	/* kernel-internal "operation not supported" */
@@ -115,10 +115,10 @@ struct probe {
 	char kfunc_mod[N(kfunc_table)][64];
 	char trace_mod[N(trace_table)][64];
 	const char *trace_backend;
-	bool tb_bpf;		/* the bpf trace program loads and attaches */
-	char tb_bpf_reason[256];
-	bool tb_rm;		/* the TSG watcher (raw tracepoints) loads and attaches */
-	char tb_rm_reason[256];
+	struct {		/* each trace back-end's usable(), by enum tb_kind */
+		bool ok;
+		char reason[256];
+	} tb[TB_KINDS];
 	const char *rm_device;	/* the RM device trace tsg would use */
 	bool rm_device_ok;
 };
@@ -342,13 +342,14 @@ static void run_probe(struct probe *p)
 
 	probe_fentry(p);
 
-	p->tb_bpf = tb_bpf_usable(p->tb_bpf_reason, sizeof(p->tb_bpf_reason));
-	p->tb_rm = rm_trace_usable(p->tb_rm_reason, sizeof(p->tb_rm_reason));
+	for (int k = TB_AUTO + 1; k < TB_KINDS; k++)
+		p->tb[k].ok = tb_backends[k]->usable(p->tb[k].reason, sizeof(p->tb[k].reason));
 	p->rm_device = rm_device_path(NULL);
 	p->rm_device_ok = path_exists(p->rm_device);
-	if (p->tb_bpf)
+	/* What trace chooses system-wide, and for -p PID. */
+	if (p->tb[TB_BPF].ok)
 		p->trace_backend = "bpf";
-	else if (p->dev[2])
+	else if (p->tb[TB_UVM_TOOLS].ok)
 		p->trace_backend = "uvm-tools";
 	else
 		p->trace_backend = NULL;
@@ -573,29 +574,21 @@ static void print_json(const struct probe *p)
 	jsonw_string_field(w, "trace_backend", p->trace_backend);
 	jsonw_name(w, "trace_backends");
 	jsonw_start_array(w);
-	jsonw_start_object(w);
-	jsonw_string_field(w, "name", "bpf");
-	jsonw_string_field(w, "scope", "system-wide");
-	jsonw_bool_field(w, "available", p->tb_bpf);
-	jsonw_string_field(w, "reason", p->tb_bpf ? NULL : p->tb_bpf_reason);
-	jsonw_end_object(w);
-	jsonw_start_object(w);
-	jsonw_string_field(w, "name", "uvm-tools");
-	jsonw_string_field(w, "scope", "one process (-p PID or -- CMD)");
-	jsonw_bool_field(w, "available", p->dev[2]);
-	jsonw_string_field(w, "reason", p->dev[2] ? NULL : "/dev/nvidia-uvm-tools missing");
-	jsonw_end_object(w);
-	jsonw_start_object(w);
-	jsonw_string_field(w, "name", "rm");
-	jsonw_string_field(w, "scope", "TSG events, system-wide or one process");
-	jsonw_bool_field(w, "available", p->tb_rm);
-	jsonw_string_field(w, "reason", p->tb_rm ? NULL : p->tb_rm_reason);
-	jsonw_string_field(w, "device", p->rm_device);
-	jsonw_bool_field(w, "device_present", p->rm_device_ok);
-	jsonw_end_object(w);
+	for (int k = TB_AUTO + 1; k < TB_KINDS; k++) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", tb_backends[k]->name);
+		jsonw_string_field(w, "scope", tb_backends[k]->scope);
+		jsonw_bool_field(w, "available", p->tb[k].ok);
+		jsonw_string_field(w, "reason", p->tb[k].ok ? NULL : p->tb[k].reason);
+		if (k == TB_RM) {
+			jsonw_string_field(w, "device", p->rm_device);
+			jsonw_bool_field(w, "device_present", p->rm_device_ok);
+		}
+		jsonw_end_object(w);
+	}
 	jsonw_end_array(w);
-	jsonw_string_field(w, "trace_backend_for_pid",
-			   p->dev[2] ? "uvm-tools" : p->tb_bpf ? "bpf" : NULL);
+	jsonw_string_field(w, "trace_backend_for_pid", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
+			   p->tb[TB_BPF].ok ? "bpf" : NULL);
 
 	jsonw_end_object(w);
 }
@@ -633,8 +626,8 @@ static void text_rm(const struct probe *p)
 {
 	char value[320], hint[320];
 
-	if (!p->tb_rm) {
-		line("  rm (TSG events)", "no", p->tb_rm_reason);
+	if (!p->tb[TB_RM].ok) {
+		line("  rm (TSG events)", "no", p->tb[TB_RM].reason);
 		return;
 	}
 	snprintf(value, sizeof(value), "yes (raw tracepoints; RM device %s%s)", p->rm_device,
@@ -741,11 +734,13 @@ static void print_text(const struct probe *p)
 	line("trace backend", p->trace_backend ? p->trace_backend : "none",
 	     p->trace_backend ? NULL :
 	     "load nvidia_uvm and start a CUDA program (uvm-tools backend), or fix fentry above (bpf backend)");
-	line("  bpf (system-wide)", p->tb_bpf ? "yes" : "no", p->tb_bpf ? NULL : p->tb_bpf_reason);
-	line("  uvm-tools (one process)", p->dev[2] ? "yes" : "no",
-	     p->dev[2] ? NULL : "/dev/nvidia-uvm-tools missing (nvidia-modprobe -u)");
+	line("  bpf (system-wide)", p->tb[TB_BPF].ok ? "yes" : "no",
+	     p->tb[TB_BPF].ok ? NULL : p->tb[TB_BPF].reason);
+	line("  uvm-tools (one process)", p->tb[TB_UVM_TOOLS].ok ? "yes" : "no",
+	     p->tb[TB_UVM_TOOLS].ok ? NULL : "/dev/nvidia-uvm-tools missing (nvidia-modprobe -u)");
 	text_rm(p);
-	line("  chosen for -p PID", p->dev[2] ? "uvm-tools" : p->tb_bpf ? "bpf" : "none", NULL);
+	line("  chosen for -p PID", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
+	     p->tb[TB_BPF].ok ? "bpf" : "none", NULL);
 }
 
 static int probe_help(int argc, char **argv)

@@ -14,7 +14,6 @@
 #include <readline/readline.h>
 
 #include "gpuctl.h"
-#include "batch.h"
 
 /* What shell_main was given: readline's callbacks take no context. */
 static const struct dispatch *cur;
@@ -186,7 +185,7 @@ static char **shell_complete(const char *text, int start, int end)
 		free(cmds.w);
 	} else if (!strcmp(obj, "batch")) {
 		if (n == 1)
-			wl_add_cmds(&words, batch_cmds);
+			wl_add_cmds(&words, cur->batch_cmds);
 		else if (n == 2 && is_prefix(before[1], "file"))
 			rl_attempted_completion_over = 0;
 	} else if (n == 1 && strcmp(obj, "version")) {

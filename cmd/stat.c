@@ -8,15 +8,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpuctl.h"
-#include "record.h"
-#include "trace_backend.h"
-
-void trace_install_signals(void);
-bool trace_interrupted(void);
-void trace_json_on(void);
+#include "trace/backend.h"
 
 static const struct {
 	const char *name;
@@ -90,13 +84,7 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 			jsonw_end_array(json_wtr);
 			jsonw_float_field(json_wtr, "elapsed_s", elapsed);
 		}
-		jsonw_end_object(json_wtr);
-		if (interval) {
-			/* one object per line */
-			jsonw_destroy(&json_wtr);
-			putchar('\n');
-			json_wtr = jsonw_new(stdout);
-		}
+		jsonw_end_object(json_wtr);	/* one document (a line) per interval */
 		return;
 	}
 	if (sep) {
@@ -146,14 +134,6 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 		printf("\n");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int stat_help(int argc, char **argv)
 {
 	(void)argc;
@@ -176,7 +156,7 @@ static int stat_help(int argc, char **argv)
 
 static int do_stat(int argc, char **argv)
 {
-	struct tb_opts o = { 0 };
+	struct tb_opts o = { .what = "stat" };
 	unsigned long long interval_ms = 0, icount = 0, duration = 0, v;
 	const char *sep = NULL;
 	struct tb_counters c = { 0 };
@@ -199,7 +179,7 @@ static int do_stat(int argc, char **argv)
 			break;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			trace_json_on();
+			tb_json_on();
 			argc--;
 			argv++;
 			continue;
@@ -253,17 +233,17 @@ static int do_stat(int argc, char **argv)
 		snprintf(target, sizeof(target), "system wide");
 	}
 	o.types = 0;	/* counters; uvm-tools adds its rare events itself */
-	trace_install_signals();
+	stop_signals_install();
 	t = tb_start(&o, &rc);
 	if (!t)
 		return rc;
-	start = now_s();
+	start = mono_s();
 	next = start + interval_ms / 1000.0;
-	while (!trace_interrupted()) {
+	while (!stop_requested()) {
 		int wait = 100;
 
 		if (interval_ms) {
-			double left = next - now_s();
+			double left = next - mono_s();
 
 			wait = left > 0 ? (int)(left * 1000) + 1 : 0;
 			if (wait > 100)
@@ -271,11 +251,11 @@ static int do_stat(int argc, char **argv)
 		}
 		if (!tb_poll(t, wait))
 			break;
-		if (duration && now_s() - start >= duration)
+		if (duration && mono_s() - start >= duration)
 			break;
-		if (interval_ms && now_s() >= next) {
+		if (interval_ms && mono_s() >= next) {
 			tb_read_counters(t, &c);
-			print_block(&c, prev, now_s() - start, true, sep, target, tb_name(t), 0);
+			print_block(&c, prev, mono_s() - start, true, sep, target, tb_name(t), 0);
 			fflush(stdout);
 			memcpy(prev, c.total, sizeof(prev));
 			next += interval_ms / 1000.0;
@@ -283,13 +263,13 @@ static int do_stat(int argc, char **argv)
 				break;
 		}
 	}
-	tb_stop(t, trace_interrupted() || duration || icount || tb_failed(t));
+	tb_stop(t, stop_requested() || duration || icount || tb_failed(t));
 	if (tb_failed(t)) {
 		tb_free(t);
 		free(c.rows);
 		return EXIT_FAIL;
 	}
-	elapsed = now_s() - start;
+	elapsed = mono_s() - start;
 	status = tb_cmd_status(t);
 	tb_read_counters(t, &c);
 	if (!interval_ms)
@@ -298,8 +278,8 @@ static int do_stat(int argc, char **argv)
 		printf(" %14.6f seconds time elapsed\n", elapsed);
 	free(c.rows);
 	tb_free(t);
-	if (status > 0 && !json_output)
-		fprintf(stderr, "the command exited with status %d\n", status);
+	if (status > 0)
+		p_info("the command exited with status %d", status);
 	return EXIT_OK;
 }
 

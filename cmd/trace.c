@@ -7,55 +7,18 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "record.h"
-#include "rm.h"
-#include "trace_backend.h"
-#include "trace_rm.h"
-#include "trace_summary.h"
+#include "rm.h"		/* RM_DEFAULT_DEVICE */
+#include "trace/backend.h"
+#include "trace/record.h"
+#include "trace/report.h"
+#include "trace/summary.h"
 
 #define DEFAULT_FILE "gpuctl.trace"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-void trace_install_signals(void);
-void trace_install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	interrupted = 0;
-}
-
-bool trace_interrupted(void);
-bool trace_interrupted(void)
-{
-	return interrupted;
-}
-
-/* -j given after the object: same as before it. */
-void trace_json_on(void);
-void trace_json_on(void)
-{
-	if (json_wtr)
-		return;
-	json_output = true;
-	json_wtr = jsonw_new(stdout);
-}
 
 /* ------------------------------------------------------------ options */
 
@@ -135,7 +98,7 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 			if (parse_u64("top", argv[1], 1, 100000, &o->top))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			trace_json_on();
+			tb_json_on();
 			argc--;
 			argv++;
 			continue;
@@ -158,131 +121,9 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 	return 0;
 }
 
-/* ------------------------------------------------------------- output */
-
-static uint64_t t0;
-
 static bool is_tsg(unsigned int type)
 {
 	return type < 32 && ((1u << type) & GT_TSG_TYPES);
-}
-
-static void print_header(bool tsg)
-{
-	if (json_output)
-		return;
-	if (tsg) {
-		printf("%-12s %7s %-16s %-9s %-10s %-10s %5s %s\n", "TIME(s)", "PID", "COMM",
-		       "EVENT", "CLIENT", "TSG", "SEQ", "VALUE");
-		return;
-	}
-	printf("%-12s %7s %4s %-10s %-18s %-8s %-9s %10s %10s\n", "TIME(s)", "PID", "GPU",
-	       "EVENT", "ADDRESS", "ACCESS", "CAUSE", "BYTES", "LAT(us)");
-}
-
-/* "timeslice 500us", "interleave high", "preempt", "with its client", "at exit", "-" */
-static void tsg_value(const struct gt_event *e, char *buf, size_t len)
-{
-	if (e->type == GT_EV_TSG_FREE)
-		snprintf(buf, len, "%s", e->flags & GT_F_WITH_CLIENT ? "with its client" :
-			 e->flags & GT_F_AT_EXIT ? "at exit" : "-");
-	else if (e->type != GT_EV_TSG_SET)
-		snprintf(buf, len, "-");
-	else if (e->cause == GT_TSG_CTL_TIMESLICE)
-		snprintf(buf, len, "timeslice %lluus", (unsigned long long)e->bytes);
-	else if (e->cause == GT_TSG_CTL_INTERLEAVE)
-		snprintf(buf, len, "interleave %s", e->bytes <= 2 ?
-			 rm_level_name((__u32)e->bytes) : "?");
-	else
-		snprintf(buf, len, "%s", gt_tsg_ctl_name(e->cause));
-}
-
-/* A process name may hold any byte: quote it as JSON (bytes past ASCII as \u00XX). */
-static void put_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-/* A TSG event; comm is NULL when not known (a record has none). */
-static void print_tsg_event(const struct gt_event *e, const char *comm, double t)
-{
-	char name[17], value[48];
-
-	snprintf(name, sizeof(name), "%.16s", comm ? comm : "");
-	if (json_output) {
-		printf("{\"time_s\":%.9f,\"event\":\"%s\",\"pid\":%u,\"comm\":", t,
-		       gt_type_name(e->type), e->pid);
-		if (comm)
-			put_json_string(name);
-		else
-			printf("null");
-		printf(",\"client\":\"0x%x\",\"tsg\":\"0x%llx\",\"seq\":%u", e->batch,
-		       (unsigned long long)e->addr, e->count);
-		if (e->type == GT_EV_TSG_SET)
-			printf(",\"control\":\"%s\",\"value\":%llu", gt_tsg_ctl_name(e->cause),
-			       (unsigned long long)e->bytes);
-		else if (e->type == GT_EV_TSG_FREE)
-			printf(",\"with_client\":%s,\"at_exit\":%s",
-			       e->flags & GT_F_WITH_CLIENT ? "true" : "false",
-			       e->flags & GT_F_AT_EXIT ? "true" : "false");
-		printf("}\n");
-		return;
-	}
-	tsg_value(e, value, sizeof(value));
-	printf("%-12.6f %7u %-16s %-9s 0x%-8x 0x%-8llx %5u %s\n", t, e->pid,
-	       name[0] ? name : "-", gt_type_name(e->type), e->batch,
-	       (unsigned long long)e->addr, e->count, value);
-}
-
-static void print_event(const struct gt_event *e, const char *comm)
-{
-	double t = e->ts_ns >= t0 ? (e->ts_ns - t0) / 1e9 : 0;
-
-	if (is_tsg(e->type)) {
-		print_tsg_event(e, comm, t);
-		return;
-	}
-	if (json_output) {
-		printf("{\"time_s\":%.9f,\"event\":\"%s\",\"pid\":%u,", t, gt_type_name(e->type),
-		       e->pid);
-		if (e->gpu != GT_GPU_NONE)
-			printf("\"gpu\":%u,", e->gpu);
-		else
-			printf("\"gpu\":null,");
-		printf("\"addr\":\"0x%llx\",\"access\":\"%s\",\"cause\":\"%s\",\"bytes\":%llu,"
-		       "\"latency_ns\":%llu,\"batch\":%u,\"count\":%u,\"duplicate\":%s}\n",
-		       (unsigned long long)e->addr, gt_access_name(e->access),
-		       gt_cause_name(e->cause), (unsigned long long)e->bytes,
-		       (unsigned long long)e->latency_ns, e->batch, e->count,
-		       e->flags & GT_F_DUPLICATE ? "true" : "false");
-		return;
-	}
-	char gpu[8], lat[24], acc[16];
-
-	if (e->gpu == GT_GPU_NONE)
-		snprintf(gpu, sizeof(gpu), "-");
-	else
-		snprintf(gpu, sizeof(gpu), "%u", e->gpu);
-	if (e->latency_ns)
-		snprintf(lat, sizeof(lat), "%.1f", e->latency_ns / 1000.0);
-	else
-		snprintf(lat, sizeof(lat), "-");
-	snprintf(acc, sizeof(acc), "%s%s", gt_access_name(e->access),
-		 e->flags & GT_F_DUPLICATE ? "*" : "");
-	printf("%-12.6f %7u %4s %-10s 0x%-16llx %-8s %-9s %10llu %10s\n", t, e->pid, gpu,
-	       gt_type_name(e->type), (unsigned long long)e->addr, acc, gt_cause_name(e->cause),
-	       (unsigned long long)e->bytes, lat);
 }
 
 /* ------------------------------------------------------------ live */
@@ -295,7 +136,9 @@ struct live {
 	int cause;		/* only this migration cause, or -1 */
 	struct trace_summary sum;
 	unsigned long long shown, max;
+	uint64_t t0;		/* event times are printed relative to it */
 	FILE *out;
+	const char *path;	/* of out, when a file */
 	int write_err;
 	struct tb *t;		/* for the process names the backend knows */
 };
@@ -304,8 +147,8 @@ static void live_event(const struct gt_event *e, void *arg)
 {
 	struct live *l = arg;
 
-	if (!t0 && e->ts_ns)
-		t0 = e->ts_ns;
+	if (!l->t0 && e->ts_ns)
+		l->t0 = e->ts_ns;
 	if (l->cause >= 0 && e->type == GT_EV_MIGRATION && e->cause != l->cause)
 		return;
 	if (l->max && l->shown >= l->max && e->type != GT_EV_LOST)
@@ -321,15 +164,80 @@ static void live_event(const struct gt_event *e, void *arg)
 		return;
 	}
 	if (l->show & (1u << e->type)) {
-		print_event(e, l->t ? tb_event_comm(l->t) : NULL);
+		tr_print_event(stdout, e, l->t0, l->t ? tb_event_comm(l->t) : NULL);
 		l->shown++;
 	}
+}
+
+/* record: the output, created once the command line and capabilities are known good. */
+static int open_record(struct topts *o, struct live *l)
+{
+	l->path = o->file ? o->file : DEFAULT_FILE;
+	if (!strcmp(l->path, "-")) {
+		l->path = NULL;
+		if (isatty(STDOUT_FILENO)) {
+			p_err("refusing to write a binary record to a terminal; "
+			      "redirect stdout or give -o FILE");
+			return EXIT_USAGE;
+		}
+		l->out = stdout;
+		return 0;
+	}
+	l->out = fopen(l->path, "wb");
+	if (!l->out) {
+		p_err("cannot create '%s': %s", l->path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Polls until Ctrl-C, the duration, the event limit, a write error or the target's end. */
+static void live_loop(struct topts *o, struct live *l, struct tb *t)
+{
+	double start = mono_s();
+
+	while (!stop_requested()) {
+		if (!tb_poll(t, 100))
+			break;
+		if (l->max && l->shown >= l->max)
+			break;
+		if (l->write_err)
+			break;
+		if (o->duration_s && mono_s() - start >= (double)o->duration_s)
+			break;
+		if (l->mode == LIVE_PRINT)
+			fflush(stdout);
+	}
+}
+
+/* The end of a record: its file closed, one line saying where it went, the summary. */
+static int finish_record(struct topts *o, struct live *l)
+{
+	int rc = EXIT_OK;
+
+	if (l->out != stdout && fclose(l->out) && !l->write_err)
+		l->write_err = errno;
+	else if (l->out == stdout && fflush(stdout) && !l->write_err)
+		l->write_err = errno ? errno : EIO;
+	if (l->write_err) {
+		p_err("writing the record failed: %s", strerror(l->write_err));
+		rc = EXIT_FAIL;
+	} else if (!json_output) {
+		fprintf(stderr, "recorded %llu events to %s\n", l->shown,
+			l->path ? l->path : "stdout");
+	}
+	/* The summary goes where the record does not: stderr, or stdout under -j. */
+	if (l->out != stdout && !json_output)
+		ts_print(&l->sum, o->sort, (unsigned int)o->top, stderr);
+	else if (l->out != stdout && !rc)
+		ts_print(&l->sum, o->sort, (unsigned int)o->top, stdout);
+	return rc;
 }
 
 static int run_live(struct topts *o, struct live *l, const char *what)
 {
 	struct gt_file_header h;
-	struct timespec start, now;
+	bool failed;
 	struct tb *t;
 	int rc, status;
 
@@ -339,100 +247,51 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	o->tb.fn = live_event;
 	o->tb.arg = l;
 	if (l->mode == LIVE_RECORD) {
-		const char *path = o->file ? o->file : DEFAULT_FILE;
-
-		if (!strcmp(path, "-")) {
-			if (isatty(STDOUT_FILENO)) {
-				p_err("refusing to write a binary record to a terminal; "
-				      "redirect stdout or give -o FILE");
-				return EXIT_USAGE;
-			}
-			l->out = stdout;
-		} else {
-			l->out = fopen(path, "wb");
-			if (!l->out) {
-				p_err("cannot create '%s': %s", path, strerror(errno));
-				return EXIT_FAIL;
-			}
-		}
+		rc = tb_check(&o->tb);
+		if (!rc)
+			rc = open_record(o, l);
+		if (rc)
+			return rc;
 	}
-	trace_install_signals();
+	stop_signals_install();
 	t = tb_start(&o->tb, &rc);
 	if (!t) {
 		if (l->out && l->out != stdout) {
 			fclose(l->out);
-			remove(o->file ? o->file : DEFAULT_FILE);
+			remove(l->path);
 		}
 		return rc;
 	}
 	l->t = t;
-	t0 = tb_now_ns(t);
+	l->t0 = tb_now_ns(t);
 	if (l->mode == LIVE_RECORD) {
-		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), t0);
+		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), l->t0);
 		if (gt_write_header(l->out, &h))
 			l->write_err = errno ? errno : EIO;
 	} else {
-		print_header(l->sum.tsg_only);
+		tr_print_header(stdout, l->sum.tsg_only);
 	}
-	if (!json_output)
-		fprintf(stderr, "Tracing %s with the %s backend%s... Ctrl-C to end.\n", what,
-			tb_name(t), o->tb.pid ? " on one process" : o->tb.cmd ? " for the command" :
-			" system-wide");
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!interrupted) {
-		bool alive = tb_poll(t, 100);
-
-		if (!alive)
-			break;
-		if (l->max && l->shown >= l->max)
-			break;
-		if (l->write_err)
-			break;
-		if (o->duration_s) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if ((now.tv_sec - start.tv_sec) * 1000000000LL +
-			    (now.tv_nsec - start.tv_nsec) >= (long long)o->duration_s * 1000000000LL)
-				break;
-		}
-		if (l->mode == LIVE_PRINT)
-			fflush(stdout);
-	}
-	tb_stop(t, interrupted || (l->max && l->shown >= l->max) || o->duration_s || tb_failed(t));
+	p_info("Tracing %s with the %s backend%s... Ctrl-C to end.", what, tb_name(t),
+	       o->tb.pid ? " on one process" : o->tb.cmd ? " for the command" : " system-wide");
+	live_loop(o, l, t);
+	tb_stop(t, stop_requested() || (l->max && l->shown >= l->max) || o->duration_s ||
+		tb_failed(t));
 	status = tb_cmd_status(t);
 	l->t = NULL;
-	if (tb_failed(t)) {
-		tb_free(t);
-		ts_free(&l->sum);
+	failed = tb_failed(t);
+	tb_free(t);
+	if (failed) {
+		rc = EXIT_FAIL;
 		if (l->out && l->out != stdout)
 			fclose(l->out);
-		return EXIT_FAIL;
-	}
-	tb_free(t);
-
-	rc = EXIT_OK;
-	if (l->mode == LIVE_RECORD) {
-		if (l->out != stdout && fclose(l->out) && !l->write_err)
-			l->write_err = errno;
-		else if (l->out == stdout)
-			fflush(stdout);
-		if (l->write_err) {
-			p_err("writing the record failed: %s", strerror(l->write_err));
-			rc = EXIT_FAIL;
-		} else if (!json_output) {
-			fprintf(stderr, "recorded %llu events to %s\n", l->shown,
-				o->file && strcmp(o->file, "-") ? o->file :
-				o->file ? "stdout" : DEFAULT_FILE);
-		}
-		if (l->out != stdout && !json_output)
-			ts_print(&l->sum, o->sort, (unsigned int)o->top, stderr);
-		else if (json_output && l->out != stdout)
-			ts_print(&l->sum, o->sort, (unsigned int)o->top, stdout);
+	} else if (l->mode == LIVE_RECORD) {
+		rc = finish_record(o, l);
 	} else {
 		ts_print(&l->sum, o->sort, (unsigned int)o->top, stdout);
 	}
 	ts_free(&l->sum);
-	if (status > 0 && !json_output)
-		fprintf(stderr, "the command exited with status %d\n", status);
+	if (!failed && status > 0)
+		p_info("the command exited with status %d", status);
 	return rc;
 }
 
@@ -442,9 +301,12 @@ static int do_events(int argc, char **argv, const char *what, uint32_t types, ui
 	struct topts o = { 0 };
 	struct live l = { .mode = LIVE_PRINT, .show = show, .cause = cause };
 	int rc = parse_opts(argc, argv, &o, allowed);
+	char name[32];
 
 	if (rc)
 		return rc;
+	snprintf(name, sizeof(name), "trace %s", what);
+	o.tb.what = name;
 	o.tb.types = types;
 	return run_live(&o, &l, what);
 }
@@ -495,7 +357,11 @@ static int do_record(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	o.tb.what = "trace record";
 	o.tb.stdout_is_data = o.file && !strcmp(o.file, "-");
+	if (o.tb.stdout_is_data && json_output)
+		return usage_err("'-o -' puts the record on standard output, where -j puts JSON; "
+				 "give -o FILE, or leave -j out");
 	if (o.events && !strcmp(o.events, "tsg")) {
 		o.tb.types = GT_TSG_TYPES;
 		return run_live(&o, &l, "tsg");
@@ -509,186 +375,37 @@ static int do_record(int argc, char **argv)
 
 /* ------------------------------------------------------------ report */
 
-struct fault_pt {
-	uint64_t ts, addr;
-	uint32_t pid;
-	uint8_t write;
-};
-
-static int write_svg(const char *path, const struct fault_pt *f, size_t n)
-{
-	enum { W = 120, H = 64, CW = 7, CH = 7, ML = 140, MT = 30 };
-	static uint32_t grid[H][W];
-	uint64_t amin = ~0ull, amax = 0, tmin = ~0ull, tmax = 0;
-	uint32_t peak = 0;
-	FILE *out;
-
-	memset(grid, 0, sizeof(grid));
-	for (size_t i = 0; i < n; i++) {
-		amin = f[i].addr < amin ? f[i].addr : amin;
-		amax = f[i].addr > amax ? f[i].addr : amax;
-		tmin = f[i].ts < tmin ? f[i].ts : tmin;
-		tmax = f[i].ts > tmax ? f[i].ts : tmax;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int x = tmax > tmin ? (int)((f[i].ts - tmin) * (double)(W - 1) / (tmax - tmin)) : 0;
-		int y = amax > amin ? (int)((f[i].addr - amin) * (double)(H - 1) / (amax - amin)) : 0;
-
-		if (++grid[H - 1 - y][x] > peak)
-			peak = grid[H - 1 - y][x];
-	}
-	out = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!out) {
-		p_err("cannot create '%s': %s", path, strerror(errno));
-		return EXIT_FAIL;
-	}
-	fprintf(out, "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" font-family=\"monospace\" font-size=\"11\">\n",
-		ML + W * CW + 20, MT + H * CH + 40);
-	fprintf(out, "<title>gpuctl trace: GPU faults, address x time</title>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%d\" y=\"18\">GPU faults: %zu, address 0x%llx..0x%llx, %.3f s</text>\n",
-		ML, n, (unsigned long long)amin, (unsigned long long)amax,
-		n ? (tmax - tmin) / 1e9 : 0.0);
-	for (int y = 0; y < H; y++) {
-		for (int x = 0; x < W; x++) {
-			double v;
-			int c;
-
-			if (!grid[y][x])
-				continue;
-			/* log2 scale (bit length): one fault is light, the peak is dark red */
-			v = peak > 1 ? (double)(32 - __builtin_clz(grid[y][x])) / (32 - __builtin_clz(peak)) : 1.0;
-			c = 230 - (int)(v * 200);
-			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				"fill=\"rgb(255,%d,%d)\"><title>%u</title></rect>\n",
-				ML + x * CW, MT + y * CH, CW, CH, c, c / 2, grid[y][x]);
-		}
-	}
-	fprintf(out, "<text x=\"4\" y=\"%d\">0x%llx</text>\n", MT + 10, (unsigned long long)amax);
-	fprintf(out, "<text x=\"4\" y=\"%d\">0x%llx</text>\n", MT + H * CH,
-		(unsigned long long)amin);
-	fprintf(out, "<text x=\"%d\" y=\"%d\">time -&gt;</text>\n</svg>\n", ML,
-		MT + H * CH + 25);
-	if (out != stdout && fclose(out)) {
-		p_err("writing '%s' failed: %s", path, strerror(errno));
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
-}
-
-static int emit_model(const struct fault_pt *f, size_t n)
-{
-	uint64_t base = ~0ull;
-	uint32_t pids[8] = { 0 };
-	int npids = 0;
-
-	for (size_t i = 0; i < n; i++)
-		base = f[i].addr < base ? f[i].addr : base;
-	base &= ~((1ull << 21) - 1);
-	printf("# gpuctl trace report --format model: ADDR_HEX r|w TENANT, offsets from 0x%llx\n",
-	       (unsigned long long)base);
-	for (size_t i = 0; i < n; i++) {
-		int t;
-
-		for (t = 0; t < npids && pids[t] != f[i].pid; t++)
-			;
-		if (t == npids) {
-			if (npids < 8)
-				pids[npids++] = f[i].pid;
-			else
-				t = 7;
-		}
-		printf("%llx %c %d\n", (unsigned long long)(f[i].addr - base),
-		       f[i].write ? 'w' : 'r', t);
-	}
-	return EXIT_OK;
-}
-
 static int do_report(int argc, char **argv)
 {
 	struct topts o = { 0 };
+	struct report_opts ro;
 	const char *path;
-	struct trace_summary sum;
-	struct fault_pt *faults = NULL;
-	size_t nf = 0, capf = 0;
-	struct gt_reader r;
-	struct gt_event e;
 	FILE *f;
-	int rc = parse_opts(argc, argv, &o, "ifs"), n;
-	bool keep = false;
+	int rc = parse_opts(argc, argv, &o, "ifs");
 
 	if (rc)
 		return rc;
+	/* Under -j standard output is JSON and nothing else. */
+	if (json_output && !strcmp(o.format, "model"))
+		return usage_err("--format model writes text lines for uvmsim, not JSON; "
+				 "leave -j out");
+	if (json_output && o.svg && !strcmp(o.svg, "-"))
+		return usage_err("--svg - puts the SVG on standard output, where -j puts JSON; "
+				 "give --svg FILE");
+	ro = (struct report_opts){ .format = o.format, .sort = o.sort,
+				   .top = (unsigned int)o.top, .svg = o.svg };
 	path = o.file ? o.file : DEFAULT_FILE;
 	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {
-		p_err("cannot open '%s': %s", path, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (gt_reader_open(&r, f, NULL, 0)) {
-		p_err("%s: %s", path, r.err);
-		if (f != stdin)
-			fclose(f);
-		return EXIT_FAIL;
-	}
-	keep = o.svg || !strcmp(o.format, "model");
-	ts_init(&sum);
-	sum.tsg_only = !strcmp(r.hdr.what, "tsg");
-	t0 = r.hdr.start_ts_ns;
-	if (!strcmp(o.format, "events"))
-		print_header(sum.tsg_only);
-	while ((n = gt_reader_next(&r, &e)) > 0) {
-		ts_add(&sum, &e);
-		if (!strcmp(o.format, "events"))
-			print_event(&e, NULL);
-		if (keep && e.type == GT_EV_GPU_FAULT) {
-			if (nf == capf) {
-				size_t nc = capf ? capf * 2 : 4096;
-				struct fault_pt *p = realloc(faults, nc * sizeof(*p));
+		char safe[256];
 
-				if (!p) {
-					n = -1;
-					snprintf(r.err, sizeof(r.err), "out of memory");
-					break;
-				}
-				faults = p;
-				capf = nc;
-			}
-			faults[nf++] = (struct fault_pt){ e.ts_ns, e.addr, e.pid,
-							  e.access == GT_ACC_WRITE ||
-							  e.access == GT_ACC_ATOMIC };
-		}
+		p_err("cannot open '%s': %s", str_printable(safe, sizeof(safe), path, strlen(path)),
+		      strerror(errno));
+		return EXIT_FAIL;
 	}
+	rc = tr_report(f, path, &ro, stdout);
 	if (f != stdin)
 		fclose(f);
-	if (n < 0) {
-		p_err("%s: %s", path, r.err);
-		rc = EXIT_FAIL;
-		goto out;
-	}
-	if (!strcmp(o.format, "model")) {
-		rc = emit_model(faults, nf);
-	} else {
-		if (!strcmp(o.format, "summary") && !json_output) {
-			char when[64];
-			time_t secs = (time_t)(r.hdr.start_realtime_ns / 1000000000ull);
-			struct tm tm;
-
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&secs, &tm));
-			printf("record: version %u, host %s, driver %s, backend %s, events %s, "
-			       "pid %u, started %s UTC\n", r.hdr.version, r.hdr.host,
-			       r.hdr.driver[0] ? r.hdr.driver : "?", r.hdr.backend, r.hdr.what,
-			       r.hdr.target_pid, when);
-		}
-		if (strcmp(o.format, "events") || !json_output)
-			ts_print(&sum, o.sort, (unsigned int)o.top, stdout);
-	}
-	if (!rc && o.svg)
-		rc = write_svg(o.svg, faults, nf);
-out:
-	free(faults);
-	ts_free(&sum);
 	return rc;
 }
 

@@ -6,17 +6,14 @@
  * The watcher keeps the TSGs it saw allocated in its own table (a map of this
  * instance, gone with it).  It frees an entry when the TSG is freed; a freed
  * client and a process that exits are gpuctl's to clean up, as gpuctl sched
- * does with the pinned watcher's table.
+ * does with the pinned watcher's table.  Loading the watcher and walking its
+ * table are the sched engine's (cmd/sched/), the same as for gpuctl sched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -24,13 +21,12 @@
 #include "gpuctl.h"
 #include "rm.h"
 #include "trace_rm.h"
-#include "../bpf/tsg_watch.bpf.h"
-#include "tsg_watch.skel.h"
+#include "sched/sched.h"
 
 #define RM_GC_NS		2000000000ull	/* table clean-up period */
 
 struct rm_trace {
-	struct tsg_watch *skel;
+	struct watcher w;	/* a private watcher: nothing pinned */
 	struct ring_buffer *rb;
 	uint32_t tgid;		/* 0: every process */
 	rm_event_fn fn;
@@ -43,10 +39,7 @@ struct rm_trace {
 
 uint64_t rm_trace_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return boottime_ns();
 }
 
 /* ------------------------------------------------------------- events */
@@ -85,43 +78,50 @@ static uint8_t ctl_of(uint32_t cmd)
 	return GT_TSG_CTL_NONE;
 }
 
-/* Keys of the watcher's TSG table; *n of them, or NULL when out of memory. */
-static struct tsg_key *table_keys(int fd, int *n)
-{
-	struct tsg_key *keys = calloc(TSG_MAX, sizeof(*keys)), *prev = NULL, next;
-
-	*n = 0;
-	if (!keys)
-		return NULL;
-	/* Keys first: deleting while walking would restart the walk. */
-	while (*n < TSG_MAX && !bpf_map_get_next_key(fd, prev, &next)) {
-		keys[*n] = next;
-		prev = &keys[(*n)++];
-	}
-	return keys;
-}
+struct client_ctx {
+	struct rm_trace *r;
+	uint32_t pid, hClient;
+	uint64_t now;
+};
 
 /* A client was freed: so were its TSGs (those delivered so far). */
+static enum tsg_walk client_tsg(const struct tsg_key *key, const struct tsg_info *info,
+				void *arg)
+{
+	struct client_ctx *c = arg;
+	struct gt_event e;
+
+	/* id > max_id: not delivered yet, a newer client's with the same handle */
+	if (key->pid != c->pid || key->hClient != c->hClient || info->id > c->r->max_id)
+		return TSG_KEEP;
+	event_init(&e, GT_EV_TSG_FREE, info);
+	e.flags = GT_F_WITH_CLIENT;
+	emit(c->r, &e, c->now, info->comm);
+	return TSG_DELETE;
+}
+
 static void client_free(struct rm_trace *r, uint32_t pid, uint32_t hClient)
 {
-	int fd = bpf_map__fd(r->skel->maps.tsgs), n;
-	struct tsg_key *keys = table_keys(fd, &n);
-	uint64_t now = rm_trace_now_ns();
+	struct client_ctx c = { r, pid, hClient, rm_trace_now_ns() };
 
-	for (int i = 0; keys && i < n; i++) {
-		struct tsg_info info;
-		struct gt_event e;
+	tsg_table_walk(r->w.tsgs, client_tsg, &c);
+}
 
-		/* id > max_id: not delivered yet, a newer client's with the same handle */
-		if (keys[i].pid != pid || keys[i].hClient != hClient ||
-		    bpf_map_lookup_elem(fd, &keys[i], &info) || info.id > r->max_id)
-			continue;
-		bpf_map_delete_elem(fd, &keys[i]);
-		event_init(&e, GT_EV_TSG_FREE, &info);
-		e.flags = GT_F_WITH_CLIENT;
-		emit(r, &e, now, info.comm);
+/* A TSG of a process that exited: freed "at exit" when it was delivered. */
+static enum tsg_walk exited_tsg(const struct tsg_key *key, const struct tsg_info *info,
+				void *arg)
+{
+	struct client_ctx *c = arg;
+	struct gt_event e;
+
+	if (!tsg_proc_gone(key->pid))
+		return TSG_KEEP;
+	if (info->id <= c->r->max_id) {
+		event_init(&e, GT_EV_TSG_FREE, info);
+		e.flags = GT_F_AT_EXIT;
+		emit(c->r, &e, c->now, info->comm);
 	}
-	free(keys);
+	return TSG_DELETE;
 }
 
 /*
@@ -131,30 +131,12 @@ static void client_free(struct rm_trace *r, uint32_t pid, uint32_t hClient)
  */
 static void table_gc(struct rm_trace *r, bool force)
 {
-	int fd = bpf_map__fd(r->skel->maps.tsgs), n;
-	struct tsg_key *keys;
-	uint64_t now = rm_trace_now_ns();
+	struct client_ctx c = { .r = r, .now = rm_trace_now_ns() };
 
-	if (!force && now < r->next_gc)
+	if (!force && c.now < r->next_gc)
 		return;
-	r->next_gc = now + RM_GC_NS;
-	keys = table_keys(fd, &n);
-	for (int i = 0; keys && i < n; i++) {
-		struct tsg_info info;
-		struct gt_event e;
-		char proc[32];
-
-		snprintf(proc, sizeof(proc), "/proc/%u", keys[i].pid);
-		if (!access(proc, F_OK) || errno != ENOENT)
-			continue;
-		if (!bpf_map_lookup_elem(fd, &keys[i], &info) && info.id <= r->max_id) {
-			event_init(&e, GT_EV_TSG_FREE, &info);
-			e.flags = GT_F_AT_EXIT;
-			emit(r, &e, now, info.comm);
-		}
-		bpf_map_delete_elem(fd, &keys[i]);
-	}
-	free(keys);
+	r->next_gc = c.now + RM_GC_NS;
+	tsg_table_walk(r->w.tsgs, exited_tsg, &c);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -192,52 +174,18 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* ------------------------------------------------------------ loading */
 
-/* Opens, loads and attaches a watcher for the device rdev; -errno, reason set. */
+/* Loads and attaches a private watcher for the device rdev; -errno, reason set. */
 static int watcher_load(struct rm_trace *r, dev_t rdev, char *reason, size_t len)
 {
-	struct tsg_watch *skel = tsg_watch__open();
-	int err;
+	int err = watcher_private(&r->w, rdev, reason, len);
 
-	if (!skel) {
-		err = -errno;
-		snprintf(reason, len, "opening the TSG watcher BPF object failed: %s",
-			 strerror(-err));
+	if (err)
 		return err;
-	}
-	skel->rodata->dev_major = major(rdev);
-	skel->rodata->dev_minor = minor(rdev);
-	skel->rodata->any_minor = major(rdev) == RM_NVIDIA_MAJOR;
-	/* One line says why below; libbpf's warnings are for -d. */
-	libbpf_print_fn_t old = debug_output ? NULL : libbpf_set_print(NULL);
-
-	err = tsg_watch__load(skel);
-	if (err == -EPERM || err == -EACCES) {
-		snprintf(reason, len, "loading the TSG watcher refused: %s (needs CAP_BPF and "
-			 "CAP_PERFMON, or CAP_SYS_ADMIN; else a kernel policy forbids it)",
-			 strerror(-err));
-	} else if (err) {
-		snprintf(reason, len, "loading the TSG watcher failed: %s (raw tracepoints "
-			 "and kernel BTF needed; run with -d for the verifier log)",
-			 strerror(-err));
-	} else {
-		err = tsg_watch__attach(skel);
-		if (err)
-			snprintf(reason, len, "attaching the TSG watcher to the raw tracepoints "
-				 "sys_enter/sys_exit failed: %s", strerror(-err));
-	}
-	if (!debug_output)
-		libbpf_set_print(old);
-	if (err) {
-		tsg_watch__destroy(skel);
-		return err < 0 ? err : -EINVAL;
-	}
-	r->skel = skel;
-	r->rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, r, NULL);
+	r->rb = ring_buffer__new(r->w.events, on_event, r, NULL);
 	if (!r->rb) {
 		err = -errno;
 		snprintf(reason, len, "TSG watcher ring buffer: %s", strerror(-err));
-		tsg_watch__destroy(skel);
-		r->skel = NULL;
+		watcher_close(&r->w);
 		return err;
 	}
 	return 0;
@@ -246,16 +194,11 @@ static int watcher_load(struct rm_trace *r, dev_t rdev, char *reason, size_t len
 struct rm_trace *rm_trace_start(const char *dev, uint32_t tgid, rm_event_fn fn, void *arg)
 {
 	struct rm_trace *r;
-	char reason[256];
-	struct stat st;
+	char reason[320];
+	dev_t rdev;
 
-	if (stat(dev, &st)) {
-		p_err("RM device %s: %s (no NVIDIA driver loaded? --device PATH or "
-		      "$GPUCTL_RM_DEVICE names another)", dev, strerror(errno));
-		return NULL;
-	}
-	if (!S_ISCHR(st.st_mode)) {
-		p_err("RM device %s is not a character device", dev);
+	if (rm_device_rdev(dev, &rdev, reason, sizeof(reason))) {
+		p_err("%s", reason);
 		return NULL;
 	}
 	if (need_caps("trace tsg", NEED_BPF))
@@ -268,7 +211,7 @@ struct rm_trace *rm_trace_start(const char *dev, uint32_t tgid, rm_event_fn fn, 
 	r->tgid = tgid;
 	r->fn = fn;
 	r->arg = arg;
-	if (watcher_load(r, st.st_rdev, reason, sizeof(reason))) {
+	if (watcher_load(r, rdev, reason, sizeof(reason))) {
 		p_err("%s", reason);
 		free(r);
 		return NULL;
@@ -291,7 +234,7 @@ void rm_trace_drain(struct rm_trace *r)
 
 uint64_t rm_trace_new_drops(struct rm_trace *r)
 {
-	int fd = bpf_map__fd(r->skel->maps.stats);
+	int fd = r->w.stats;
 	uint32_t slots[] = { STAT_RB_FULL, STAT_TABLE_FULL };
 	uint64_t sum = 0, d;
 
@@ -311,18 +254,17 @@ void rm_trace_free(struct rm_trace *r)
 	if (!r)
 		return;
 	ring_buffer__free(r->rb);
-	tsg_watch__destroy(r->skel);
+	watcher_close(&r->w);
 	free(r);
 }
 
 bool rm_trace_usable(char *reason, size_t len)
 {
-	struct rm_trace r = { 0 };
+	struct watcher w;
 
 	reason[0] = '\0';
-	if (watcher_load(&r, makedev(RM_NVIDIA_MAJOR, 255), reason, len))
+	if (watcher_private(&w, makedev(RM_NVIDIA_MAJOR, 255), reason, len))
 		return false;
-	ring_buffer__free(r.rb);
-	tsg_watch__destroy(r.skel);
+	watcher_close(&w);
 	return true;
 }

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record.h"
+#include "trace_uvm.h"
 
 struct rm_trace;
 

@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * uvm_tools.h - the uvm-tools trace backend: NVIDIA's UVM tools API
- * (/dev/nvidia-uvm-tools) on a target process's /dev/nvidia-uvm file,
- * borrowed with pidfd_getfd().  Per process, stock driver, root (or
- * CAP_SYS_PTRACE over the target).
- *
- * The ABI below is the driver's (uvm_ioctl.h, uvm_types.h), written out for
- * the few fields gpuctl reads; the sizes are checked at compile time.
+ * uvm_tools.h - the driver ABI of NVIDIA's UVM tools API
+ * (/dev/nvidia-uvm-tools, used on a process's own /dev/nvidia-uvm file):
+ * ioctl numbers, parameter structs, the event queue's control page and
+ * entries, the event and counter numbers.  Written out from the driver's
+ * uvm_ioctl.h and uvm_types.h for the fields gpuctl reads; the sizes are
+ * checked at compile time.  The code that uses it: cmd/trace/ut.h.
  */
 #ifndef GPUCTL_UVM_TOOLS_H
 #define GPUCTL_UVM_TOOLS_H
 
-#include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
-
-#include "record.h"
 
 /*
  * ioctl request numbers on Linux are the bare UVM_IOCTL_BASE(i) values.
@@ -35,6 +30,12 @@
 #define UT_IOC_ENABLE_COUNTERS		60
 #define UT_IOC_FLUSH_EVENTS		67
 #define UT_IOC_INIT_EVENT_TRACKER_V2	76
+
+/* NV_STATUS values gpuctl explains. */
+#define UT_NV_OK			0
+#define UT_NV_ERR_ILLEGAL_ACTION	0x16
+#define UT_NV_ERR_INSUFFICIENT_PERMISSIONS 0x1b
+#define UT_NV_ERR_INVALID_ARGUMENT	0x1f
 
 /* UvmEventType */
 enum {
@@ -67,7 +68,6 @@ enum ut_abi {
 	UT_ABI_565 = 2,		/* ioctl 76 */
 };
 
-#define UT_ENTRY_SIZE 72	/* sizeof(UvmEventEntry_V2), 550 through 595 */
 #define UT_QUEUE_VERSION 2
 
 struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER(_V2)_PARAMS */
@@ -82,6 +82,19 @@ struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER(_V2)_PARAMS */
 	uint32_t granted_version;
 	uint32_t pad;
 };
+_Static_assert(sizeof(struct ut_init_params) == 64, "UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS");
+
+struct ut_flags_params {	/* UVM_TOOLS_ENABLE/DISABLE_EVENTS, _ENABLE_COUNTERS_PARAMS */
+	uint64_t flags;		/* 1 << UT_EV_* or 1 << UT_CTR_* */
+	uint32_t rm_status;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct ut_flags_params) == 16, "UVM_TOOLS_ENABLE_EVENTS_PARAMS");
+
+struct ut_threshold_params {	/* UVM_TOOLS_SET_NOTIFICATION_THRESHOLD_PARAMS */
+	uint32_t threshold;
+	uint32_t rm_status;
+};
 
 struct ut_ctrl {		/* UvmToolsEventControlData: the indexes */
 	volatile uint32_t get_ahead;
@@ -90,86 +103,61 @@ struct ut_ctrl {		/* UvmToolsEventControlData: the indexes */
 	volatile uint32_t put_behind;
 	/* 550: uint32_t version, pad; then (both) uint64_t dropped[UT_EV_NUM_ALL] */
 };
+_Static_assert(sizeof(struct ut_ctrl) == 16, "UvmToolsEventControlData indexes");
 
 /* Where dropped[] starts in the control page. */
 #define UT_CTRL_DROPPED_550 24
 #define UT_CTRL_DROPPED_565 16
 #define UT_CTRL_BYTES (UT_CTRL_DROPPED_550 + 8 * UT_EV_NUM_ALL)
 
+#define UT_ENTRY_SIZE 72	/* sizeof(UvmEventEntry_V2), 550 through 595 */
+
 /*
- * The consumer side of one event queue.  The producer (the driver, or a
- * test) writes entries at put_behind and advances put_ahead/put_behind;
- * the queue is full when one free slot is left, then it counts a drop in
- * dropped[type].  The consumer reads [get, put) and then publishes the new
- * get in get_ahead and get_behind.
+ * Byte offsets of the fields gpuctl reads in a V2 entry (byte 0 is the
+ * event type in all of them), per uvm_types.h's _V2 structs.
  */
-struct ut_queue {
-	struct ut_ctrl *ctrl;
-	const uint8_t *entries;
-	const volatile uint64_t *dropped;	/* [UT_EV_NUM_ALL] in the control page */
-	uint32_t count;		/* power of 2 */
-	enum ut_abi abi;
-	uint64_t dropped_seen[UT_EV_NUM_ALL];
+enum {
+	/* UvmEventGpuFaultInfo_V2: accessType and gpuIndex swapped places in 555 */
+	UT_GPU_FAULT_ACCESS_550 = 2,	/* u8 */
+	UT_GPU_FAULT_ACCESS_565 = 37,
+	UT_GPU_FAULT_GPU_550 = 38,	/* u16 UVM processor id */
+	UT_GPU_FAULT_GPU_565 = 2,
+	UT_GPU_FAULT_ADDR = 8,		/* u64 */
+	UT_GPU_FAULT_TS = 16,		/* u64 */
+	UT_GPU_FAULT_BATCH = 32,	/* u32 */
+	/* UvmEventCpuFaultInfo */
+	UT_CPU_FAULT_ACCESS = 1,	/* u8 */
+	UT_CPU_FAULT_ADDR = 8,
+	UT_CPU_FAULT_TS = 16,
+	UT_CPU_FAULT_PID = 24,		/* u32 */
+	/* UvmEventMigrationInfo_V2 */
+	UT_MIGRATION_CAUSE = 1,		/* u8 UvmEventMigrationCause */
+	UT_MIGRATION_SRC = 4,		/* u16 processor ids */
+	UT_MIGRATION_DST = 6,
+	UT_MIGRATION_ADDR = 16,
+	UT_MIGRATION_BYTES = 24,
+	UT_MIGRATION_BEGIN = 32,	/* u64 timestamps */
+	UT_MIGRATION_END = 40,
+	/* UvmEventGpuFaultReplayInfo_V2 */
+	UT_REPLAY_GPU = 2,
+	UT_REPLAY_BATCH = 4,
+	UT_REPLAY_TS = 8,
+	/* UvmEventEvictionInfo_V2 */
+	UT_EVICTION_SRC = 4,
+	UT_EVICTION_DST = 6,
+	UT_EVICTION_ADDR = 8,
+	UT_EVICTION_BYTES = 24,
+	UT_EVICTION_TS = 32,
+	/* UvmEventThrashingDetectedInfo_V2 */
+	UT_THRASHING_ADDR = 8,
+	UT_THRASHING_BYTES = 16,
+	UT_THRASHING_TS = 24,
 };
 
-/* Points q at a control page and entries laid out as abi says. */
-void ut_queue_init(struct ut_queue *q, void *ctrl, const void *entries,
-		   uint32_t count, enum ut_abi abi);
-
-/* Called per entry (UT_ENTRY_SIZE bytes, already copied out). */
-typedef void (*ut_entry_fn)(const uint8_t *entry, void *arg);
-
-/* How many entries wait; never more than count - 1. */
-uint32_t ut_queue_pending(const struct ut_queue *q);
-/* Consumes up to max entries (0: all waiting).  Returns how many. */
-uint32_t ut_queue_consume(struct ut_queue *q, uint32_t max, ut_entry_fn fn, void *arg);
-/* Drops since the last call, summed over types. */
-uint64_t ut_queue_new_drops(struct ut_queue *q);
-
-/* Decodes one entry of the abi's layout.  False for types gpuctl ignores. */
-bool ut_decode(const uint8_t *entry, enum ut_abi abi, struct gt_event *e);
-
-/* --- the backend ------------------------------------------------------ */
-
-struct ut_session {
-	pid_t pid;
-	int uvm_fd;		/* borrowed */
-	int queue_fd, counter_fd;	/* /dev/nvidia-uvm-tools */
-	void *queue_mem, *ctrl_mem, *counter_mem;
-	size_t queue_bytes;
-	struct ut_queue q;
-	volatile uint64_t *counters;	/* UT_CTR_TOTAL */
-};
-
 /*
- * Finds pid's /dev/nvidia-uvm file and borrows it.  -ESRCH no such process,
- * -ENOENT no /dev/nvidia-uvm open (no GPU context), -EPERM not allowed
- * (CAP_SYS_PTRACE), -EAGAIN the file is there but not initialized yet.
- * err gets a one-line explanation.
+ * V2 entries name processors by UVM id value: 0 the CPU, then 8 per GPU
+ * (UVM_PARENT_ID_MAX_SUB_PROCESSORS, MIG sub-processors).
  */
-int ut_attach(struct ut_session *s, pid_t pid, char *err, size_t len);
-/*
- * Event queue: entries (power of 2), events = mask of 1 << UT_EV_*.  Tries
- * the 565+ V2 tracker, then the 550 versioned one; s->q.abi says which.
- */
-int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
-		  uint32_t threshold, char *err, size_t len);
-/*
- * The process counter tracker (all GPUs), opened by ut_attach as its probe;
- * counters count once enabled (mask of 1 << UT_CTR_*), read s->counters.
- * Each enabled counter hooks the driver's fault or migration path.
- */
-int ut_open_counters(struct ut_session *s, char *err, size_t len);
-int ut_enable_counters(struct ut_session *s, uint64_t mask, char *err, size_t len);
-#define UT_CTR_STAT_MASK ((1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) | \
-			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_GPU_FAULTS))
-/* Waits up to timeout_ms for the notification threshold; 1 ready, 0 timeout. */
-int ut_wait(struct ut_session *s, int timeout_ms);
-/* Asks the driver to push the events it buffers per CPU (FLUSH_EVENTS). */
-void ut_flush(struct ut_session *s);
-void ut_close(struct ut_session *s);
-
-/* Whether /dev/nvidia-uvm-tools exists (probe). */
-bool ut_available(void);
+#define UT_SUB_PROCESSORS 8
 
 #endif

@@ -96,10 +96,11 @@ extern const struct object prefetch_object, evict_object, replay_object, probe_o
 struct dispatch {
 	int (*run)(int argc, char **argv);	/* a command line, without "gpuctl" */
 	const struct object *const *objects;	/* every object, NULL-terminated */
+	const struct cmd *batch_cmds;		/* batch's own commands, for completion */
 };
 int batch_main(const struct dispatch *d, int argc, char **argv);
 int shell_main(const struct dispatch *d, int argc, char **argv);
-extern const struct cmd batch_cmds[];	/* for the shell's completion */
+extern const struct cmd batch_cmds[];
 
 /* Runs cmds' command for argv; under -j whatever it leaves open is closed, silence is null. */
 int cmd_run_json(const struct cmd *cmds, int argc, char **argv);
@@ -198,6 +199,81 @@ int pidfile_write(int fd, pid_t pid);
  * session with stdio on /dev/null and JSON off.  -1 after p_err.
  */
 pid_t daemon_fork(void);
+
+/* -------------------------------------------------------------- lines.c */
+/* Set while a batch or shell runs: neither may start inside the other. */
+extern bool batch_nested;
+
+struct words {
+	int argc;
+	int cap;
+	char **argv;
+};
+
+void words_free(struct words *w);
+
+enum split_result {
+	SPLIT_DONE,	/* out holds the words */
+	SPLIT_MORE,	/* the line ends in a backslash: append the next one */
+	SPLIT_ERROR,	/* *err says why */
+};
+
+enum split_result split_line(const char *line, struct words *out, const char **err);
+/* Strips the line end; 0, or -1 when the line held a NUL byte (len: what getline read). */
+int chomp(char *s, size_t len);
+/* Appends more to *acc (dropping the backslash that ends *acc). */
+int join_continuation(char **acc, const char *more);
+
+/*
+ * Runs one line's words through d; -j turned on by the line itself (after
+ * an object: 'trace -j ...') ends with the line.
+ */
+int run_line(const struct dispatch *d, int argc, char **argv);
+
+/* ----------------------------------------------------------- workload.c */
+/*
+ * The process a command watches (-p PID or -- CMD): one it starts, held
+ * until released so that nothing it does is missed, or one that runs
+ * already, followed through a pidfd.  pid 0: none (system-wide).
+ */
+struct workload {
+	pid_t pid;		/* the process watched, 0: none */
+	pid_t child;		/* -- CMD: started here, else 0 */
+	int pidfd;		/* readable once it exits; -1 */
+	int status;		/* the child's exit status (shell convention), -1 */
+	bool held;		/* forked, not released yet */
+	bool gone;
+	int go_fd, err_fd;	/* held child: its go pipe, its exec error pipe */
+	const char *argv0;
+};
+/* Nothing watched (system-wide); also what _end leaves. */
+void workload_init(struct workload *w);
+/* -p PID: 0, or p_err ("no process with pid N") and -1. */
+int workload_follow(struct workload *w, pid_t pid);
+/*
+ * -- CMD: forks it held (it runs nothing before workload_release); its
+ * stdout goes to stderr when stdout_to_stderr.  0, or p_err and -1.
+ */
+int workload_spawn(struct workload *w, char **argv, bool stdout_to_stderr);
+/* Lets a held command exec: 0, or p_err ("cannot run 'CMD': ...") and -1. */
+int workload_release(struct workload *w);
+/* Whether it has exited (a child is reaped, its status kept).  Never blocks. */
+bool workload_gone(struct workload *w);
+/* Sleeps up to timeout_ms or until it exits; whether it has. */
+bool workload_wait(struct workload *w, int timeout_ms);
+/* A held child never runs; a running one gets SIGTERM when kill_it; reaped. */
+void workload_end(struct workload *w, bool kill_it);
+/* The started command's exit status, -1 when none (or not reaped). */
+int workload_status(const struct workload *w);
+
+/* --------------------------------------------------------------- text.c */
+/*
+ * Text from outside (a record file, a process name) made safe to print:
+ * bytes outside printable ASCII, and the backslash, become \xNN.  At most
+ * n bytes of src (stops at NUL); dst[len] always terminated, cut short
+ * when it does not fit.  Returns dst.
+ */
+const char *str_printable(char *dst, size_t len, const char *src, size_t n);
 
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * record_fuzz - libFuzzer target for the gpuctl trace record reader
- * (cmd/record.c): any input must give events or a clear error, never a
+ * (cmd/trace/record.c): any input must give events or a clear error, never a
  * crash, a hang or an out-of-bounds read.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd \
- *       tests/fuzz/record_fuzz.c cmd/record.c -o record_fuzz
+ *       tests/fuzz/record_fuzz.c cmd/trace/record.c -o record_fuzz
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../cmd/rm.h"
+#include "../../cmd/drv/rm.h"
 
 static int fd = -1;
 static const char *form = "64";

@@ -2,7 +2,7 @@
 /*
  * uvm_model_rm.c - /dev/uvm_model_rm: a character device speaking the subset
  * of NVIDIA's RM escape ABI that gpuctl sched uses, with the real ioctl
- * numbers and struct sizes (cmd/rm.h):
+ * numbers and struct sizes (cmd/drv/rm.h):
  *   NV_ESC_RM_ALLOC (NVOS21 and NVOS64 forms): clients (NV01_ROOT*),
  *     devices/subdevices, TSGs (KEPLER_CHANNEL_GROUP_A, default timeslice
  *     1024 us, interleave medium);
@@ -22,7 +22,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "../../cmd/rm.h"
+#include "../../cmd/drv/rm.h"
 #include "uvm_model_rm.h"
 
 #define NV01_ROOT		0x0000

@@ -124,6 +124,42 @@ printf 'batch file %s\n' "$B" >"$T_DIR/nested"
 expect_exit 2 "$G" batch file "$T_DIR/nested" && expect_stderr_line "nested batch"
 expect_exit 2 "$G" batch file && expect_stderr_line "batch file without FILE"
 
+# A NUL byte is an error naming the line, never a silently shortened line.
+printf 'version\n\0version\nversion\n' >"$B"
+expect_exit 2 "$G" batch file "$B" && expect_stderr_line "batch: NUL byte"
+case $ERR in *"batch line 2: the line holds a NUL byte"*) ok "batch: NUL byte names the line" ;;
+*) fail "batch: NUL byte names the line" "$ERR" ;; esac
+n=$(printf '%s\n' "$OUT" | grep -c '^gpuctl v')
+[ "$n" = 1 ] && ok "batch: nothing after the NUL line ran" || fail "batch: nothing after the NUL line ran" "$n"
+printf 'version\\\n\0x\nversion\n' >"$B"
+expect_exit 2 "$G" batch file "$B" && expect_stderr_line "batch: NUL byte in a continuation"
+printf 'version \0 bogus\n' >"$B"
+expect_exit 2 "$G" -j batch file "$B" && expect_json "batch -j: NUL byte" &&
+    expect_json_expr "batch -j: NUL byte is the error" '"NUL byte" in j[-1]["error"]'
+printf 'version\0\nversion\n' >"$B"
+expect_exit 0 sh -c '"$1" shell <"$2"' _ "$G" "$B"
+expect_err "shell: NUL byte is an error line" 'Error: the line holds a NUL byte'
+n=$(printf '%s\n' "$OUT" | grep -c '^gpuctl v')
+[ "$n" = 1 ] && ok "shell: the NUL line did not run" || fail "shell: the NUL line did not run" "$n"
+# -j given inside one line (after an object) ends with that line.
+printf 'trace report -j -i %s/none\nversion\n' "$T_DIR" >"$B"
+expect_exit 0 sh -c '"$1" shell <"$2"' _ "$G" "$B"
+case $OUT in *'"error"'*'gpuctl v'*) ok "shell: -j of one line stays in that line" ;;
+*) fail "shell: -j of one line stays in that line" "$OUT" ;; esac
+
+# --- shell completion (a terminal through script(1)) ---------------------------
+# The words come from each object's command table and policy list; typed ahead
+# after the prompt is up: object, command and policy names complete.
+if command -v script >/dev/null; then
+    comp=$( (sleep 1; printf 'prefetch load al\t\025evict lo\tqu\t\025sch\tli\t\025quit\n') |
+        GPUCTL_HISTORY= timeout 10 script -q -c "$G shell" /dev/null 2>/dev/null | tr '\r' '\n')
+    for w in 'prefetch load always_max ' 'evict load quota ' 'sched list '; do
+        case $comp in *"$w"*) ok "shell completes '$w'" ;; *) fail "shell completes '$w'" "$(printf '%s' "$comp" | cat -v | head -c 300)" ;; esac
+    done
+else
+    echo "# script(1) missing: shell completion not tested"
+fi
+
 # --- shell (from a pipe) ----------------------------------------------------
 printf 'version\nbogus\nversion\nquit\nversion\n' >"$B"
 expect_exit 0 sh -c '"$1" shell <"$2"' _ "$G" "$B" && expect_stderr_line "shell goes on after a failure"

@@ -7,7 +7,8 @@
 # subject, Signed-off-by, diffstat); the patches apply in order to an empty
 # tree for their new files; btf-parity parses.
 # With KERNEL_PATCH_CHECK=1 (CI: minutes, needs the NVIDIA source via apt
-# and /usr/src/linux-headers-*): 'make -C kernel-patch check' -- apply to a
+# and the VM kernel headers of tests/vm/kernel-cache): 'make -C kernel-patch
+# check' -- apply to a
 # fresh extract with --fuzz=0, build, no new warnings, BTF parity with
 # tests/model/uvm_model.ko.
 cd "$(dirname "$0")/../.." || exit 1

@@ -11,10 +11,10 @@ if ! command -v clang >/dev/null; then
 	exit 0
 fi
 fail() { echo "FAIL $1"; echo "0 passed, 1 failed"; exit 1; }
-clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd tests/fuzz/record_fuzz.c cmd/record.c \
+clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd -Icmd/lib -Icmd/trace -Ibpf tests/fuzz/record_fuzz.c cmd/trace/record.c \
 	-o "$T/fz" 2>"$T/err" || fail "build: $(head -c 400 "$T/err")"
-${CC:-cc} -std=gnu11 -O1 -Icmd -o "$T/tq" tests/unit/trace_queue_test.c cmd/uvm_tools.c \
-	cmd/record.c 2>"$T/err" || fail "seed builder: $(head -c 400 "$T/err")"
+${CC:-cc} -std=gnu11 -O1 -Icmd -Icmd/lib -Ibpf -o "$T/tq" tests/unit/trace_queue_test.c \
+	cmd/trace/ut_queue.c cmd/trace/ut_session.c cmd/trace/record.c cmd/lib/borrow.c 2>"$T/err" || fail "seed builder: $(head -c 400 "$T/err")"
 mkdir -p "$T/corpus"
 "$T/tq" "$T/corpus/valid" >/dev/null
 printf 'GPUCTLTR' >"$T/corpus/magic"

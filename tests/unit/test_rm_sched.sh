@@ -56,7 +56,7 @@ fi
 # --- RM ABI: struct sizes and ioctl numbers (the real driver's) --------------
 cat >"$T_DIR/abi.c" <<'C'
 #include <stdio.h>
-#include "cmd/rm.h"
+#include "cmd/drv/rm.h"
 int main(void)
 {
 	printf("%zu %zu %zu %zu %zu %zu\n", sizeof(struct nvos00_params),
@@ -72,7 +72,7 @@ int main(void)
 	return 0;
 }
 C
-if cc -std=gnu11 -Wall -Werror -I. -o "$T_DIR/abi" "$T_DIR/abi.c" cmd/rm.c 2>"$T_DIR/cc.err"; then
+if cc -std=gnu11 -Wall -Werror -I. -o "$T_DIR/abi" "$T_DIR/abi.c" cmd/drv/rm.c 2>"$T_DIR/cc.err"; then
     OUT=$("$T_DIR/abi")
     l1=$(sed -n 1p <<<"$OUT"); l2=$(sed -n 2p <<<"$OUT"); l3=$(sed -n 3p <<<"$OUT"); l4=$(sed -n 4p <<<"$OUT")
     [ "$l1" = "16 32 48 32 16 8" ] && ok "NVOS00/21/64/54, xfer, preempt sizes" || fail "sizes" "$l1"

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace_queue_test - the uvm-tools queue consumer (cmd/uvm_tools.c) against
+ * trace_queue_test - the uvm-tools queue consumer (cmd/trace/ut_queue.c) against
  * a synthetic producer that follows the driver's rules (uvm_tools.c
  * enqueue: full with one free slot left, drops counted per event type,
  * put_ahead/put_behind published after the entry), plus entry decoding and
- * the record file (cmd/record.c) round trip and its errors.
+ * the record file (cmd/trace/record.c) round trip and its errors.
  * Prints "ok"/"FAIL" lines and "N passed, N failed" (tests/lib.sh style).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
-#include "uvm_tools.h"
+#include "trace/record.h"
+#include "trace/ut.h"
 
 static int passed, failed;
 

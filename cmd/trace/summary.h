@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * trace_summary.h - what `gpuctl trace` prints at the end and `trace report`
+ * summary.h - what `gpuctl trace` prints at the end and `trace report`
  * reproduces from a record: counts, a log2 histogram, the hottest ranges;
- * for TSG events, what each process created, freed and set.
+ * for TSG events, what each process created, freed and set.  Events may
+ * come from a file: every sum saturates instead of wrapping around.
  */
 #ifndef GPUCTL_TRACE_SUMMARY_H
 #define GPUCTL_TRACE_SUMMARY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "record.h"
 
-#define TS_HIST_SLOTS 40
+#define TS_HIST_SLOTS 64	/* log2 of any 64-bit value */
 #define TS_RANGE_SHIFT 21	/* hot ranges are 2 MiB VA blocks */
 
 struct ts_range {
@@ -43,10 +46,13 @@ struct trace_summary {
 	/* hot 2 MiB ranges: open addressing */
 	struct ts_range *ranges;
 	size_t nranges, cap;
-	/* TSG events per process, in order of appearance */
+	/* TSG events per process, in order of appearance, and an index by pid */
 	bool tsg_only;		/* a TSG trace: its summary is only that */
 	struct ts_proc *procs;
 	size_t nprocs, procs_cap;
+	uint32_t *proc_idx;	/* open addressing: index into procs + 1, 0 empty */
+	size_t proc_idx_cap;
+	bool saturated;		/* some sum reached UINT64_MAX and stopped there */
 };
 
 void ts_init(struct trace_summary *s);

@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* trace_summary.c - counts, log2 histograms and hot ranges of a trace. */
+/* summary.c - counts, log2 histograms and hot ranges of a trace. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpuctl.h"
-#include "trace_summary.h"
+#include "summary.h"
+
+/* *sum += v, stopping at UINT64_MAX (records are not trusted to be sane). */
+static void add(struct trace_summary *s, uint64_t *sum, uint64_t v)
+{
+	if (__builtin_add_overflow(*sum, v, sum)) {
+		*sum = UINT64_MAX;
+		s->saturated = true;
+	}
+}
 
 void ts_init(struct trace_summary *s)
 {
@@ -17,6 +26,8 @@ void ts_free(struct trace_summary *s)
 	s->ranges = NULL;
 	free(s->procs);
 	s->procs = NULL;
+	free(s->proc_idx);
+	s->proc_idx = NULL;
 }
 
 static unsigned int log2_slot(uint64_t v)
@@ -71,11 +82,40 @@ static struct ts_range *range_get(struct trace_summary *s, uint64_t addr)
 	return &s->ranges[i];
 }
 
+/* Rebuilds the pid index at twice the size: 0, or -1 out of memory. */
+static int proc_idx_grow(struct trace_summary *s)
+{
+	size_t ncap = s->proc_idx_cap ? s->proc_idx_cap * 2 : 64;
+	uint32_t *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		size_t j;
+
+		for (j = mix(s->procs[i].pid) & (ncap - 1); n[j]; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = (uint32_t)i + 1;
+	}
+	free(s->proc_idx);
+	s->proc_idx = n;
+	s->proc_idx_cap = ncap;
+	return 0;
+}
+
+/* The process's entry, found through the index (a record may name millions). */
 static struct ts_proc *proc_get(struct trace_summary *s, uint32_t pid)
 {
-	for (size_t i = s->nprocs; i-- > 0;)
-		if (s->procs[i].pid == pid)
-			return &s->procs[i];
+	size_t j;
+
+	if ((s->nprocs + 1) * 2 > s->proc_idx_cap && proc_idx_grow(s))
+		return NULL;
+	for (j = mix(pid) & (s->proc_idx_cap - 1); s->proc_idx[j];
+	     j = (j + 1) & (s->proc_idx_cap - 1))
+		if (s->procs[s->proc_idx[j] - 1].pid == pid)
+			return &s->procs[s->proc_idx[j] - 1];
+	if (s->nprocs >= UINT32_MAX - 1)
+		return NULL;
 	if (s->nprocs == s->procs_cap) {
 		size_t ncap = s->procs_cap ? s->procs_cap * 2 : 16;
 		struct ts_proc *n = realloc(s->procs, ncap * sizeof(*n));
@@ -87,6 +127,7 @@ static struct ts_proc *proc_get(struct trace_summary *s, uint32_t pid)
 	}
 	memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
 	s->procs[s->nprocs].pid = pid;
+	s->proc_idx[j] = (uint32_t)s->nprocs + 1;
 	return &s->procs[s->nprocs++];
 }
 
@@ -119,7 +160,7 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 	if (e->type >= GT_EV_MAX)
 		return;
 	if (e->type == GT_EV_LOST) {
-		s->lost += e->count;
+		add(s, &s->lost, e->count);
 		return;
 	}
 	s->count[e->type]++;
@@ -138,7 +179,7 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 
 			s->gap_hist[log2_slot(gap)]++;
 			s->gap_n++;
-			s->gap_sum += gap;
+			add(s, &s->gap_sum, gap);
 			if (gap > s->gap_max)
 				s->gap_max = gap;
 		}
@@ -149,22 +190,22 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 			r->faults++;
 		break;
 	case GT_EV_MIGRATION:
-		s->mig_bytes[e->cause < GT_CAUSE_MAX ? e->cause : 0] += e->bytes;
+		add(s, &s->mig_bytes[e->cause < GT_CAUSE_MAX ? e->cause : 0], e->bytes);
 		if (e->flags & GT_F_TO_GPU)
-			s->bytes_to_gpu += e->bytes;
+			add(s, &s->bytes_to_gpu, e->bytes);
 		if (e->flags & GT_F_TO_CPU)
-			s->bytes_to_cpu += e->bytes;
+			add(s, &s->bytes_to_cpu, e->bytes);
 		if (e->cause == GT_CAUSE_EVICTION)
-			s->evict_bytes += e->bytes;
+			add(s, &s->evict_bytes, e->bytes);
 		if (e->flags & GT_F_TO_GPU) {
 			r = range_get(s, e->addr);
 			if (r)
-				r->bytes += e->bytes;
+				add(s, &r->bytes, e->bytes);
 		}
 		break;
 	case GT_EV_EVICTION:
 		if (!(e->flags & GT_F_TO_CPU))	/* not counted by a migration */
-			s->evict_bytes += e->bytes;
+			add(s, &s->evict_bytes, e->bytes);
 		break;
 	case GT_EV_TSG:
 	case GT_EV_TSG_FREE:
@@ -172,11 +213,11 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 		tsg_add(s, e);
 		break;
 	case GT_EV_BATCH:
-		s->batch_faults += e->count;
+		add(s, &s->batch_faults, e->count);
 		if (e->latency_ns) {
 			s->lat_hist[log2_slot(e->latency_ns)]++;
 			s->lat_n++;
-			s->lat_sum += e->latency_ns;
+			add(s, &s->lat_sum, e->latency_ns);
 			if (e->latency_ns > s->lat_max)
 				s->lat_max = e->latency_ns;
 		}
@@ -230,7 +271,7 @@ static void hist_text(FILE *out, const char *title, const uint64_t *h, uint64_t 
 	fprintf(out, "     %-24s : %-10s |%-40s|\n", "ns", "count", "distribution");
 	for (int i = lo; i <= hi; i++) {
 		unsigned long long a = i ? 1ull << i : 0, b = (2ull << i) - 1;
-		char range[40], bar[41];
+		char range[48], bar[41];
 		int w = peak ? (int)(h[i] * 40 / peak) : 0;
 
 		snprintf(range, sizeof(range), "%llu -> %llu", a, b);
@@ -310,106 +351,118 @@ static void tsg_procs_text(const struct trace_summary *s, FILE *out)
 		"SETTINGS");
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct ts_proc *p = &s->procs[i];
+		char comm[4 * sizeof(p->comm)];
 
+		str_printable(comm, sizeof(comm), p->comm, sizeof(p->comm));
 		fprintf(out, "  %-8u %-16s %10llu %10llu %10llu\n", p->pid,
-			p->comm[0] ? p->comm : "-", (unsigned long long)p->created,
+			comm[0] ? comm : "-", (unsigned long long)p->created,
 			(unsigned long long)p->freed, (unsigned long long)p->settings);
 	}
 }
 
-void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out)
+/* The hot ranges, in sort order, at most top of them; *n how many (NULL: none). */
+static struct ts_range *hot_ranges(const struct trace_summary *s, const char *sort,
+				   unsigned int top, size_t *n)
 {
 	struct ts_range *sorted = NULL;
-	size_t n = 0;
 
+	*n = 0;
 	sort_key = sort ? sort : "faults";
-	if (s->nranges) {
-		sorted = malloc(s->nranges * sizeof(*sorted));
-		if (sorted) {
-			for (size_t i = 0; i < s->cap; i++)
-				if (s->ranges[i].block)
-					sorted[n++] = s->ranges[i];
-			qsort(sorted, n, sizeof(*sorted), range_cmp);
-		}
-	}
-	if (n > top)
-		n = top;
+	if (!s->nranges)
+		return NULL;
+	sorted = malloc(s->nranges * sizeof(*sorted));
+	if (!sorted)
+		return NULL;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->ranges[i].block)
+			sorted[(*n)++] = s->ranges[i];
+	qsort(sorted, *n, sizeof(*sorted), range_cmp);
+	if (*n > top)
+		*n = top;
+	return sorted;
+}
 
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_name(json_wtr, "summary");
-		jsonw_start_object(json_wtr);
-		jsonw_float_field(json_wtr, "duration_s",
-				  s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0);
-		jsonw_name(json_wtr, "counts");
-		jsonw_start_object(json_wtr);
-		for (int t = 1; t < GT_EV_MAX; t++)
-			if (t != GT_EV_LOST)
-				jsonw_uint_field(json_wtr, gt_type_name(t), s->count[t]);
-		jsonw_uint_field(json_wtr, "duplicates", s->duplicates);
-		jsonw_uint_field(json_wtr, "lost", s->lost);
-		jsonw_end_object(json_wtr);
-		jsonw_name(json_wtr, "bytes");
-		jsonw_start_object(json_wtr);
-		jsonw_uint_field(json_wtr, "to_gpu", s->bytes_to_gpu);
-		jsonw_uint_field(json_wtr, "to_cpu", s->bytes_to_cpu);
-		for (int c = 1; c < GT_CAUSE_MAX; c++)
-			jsonw_uint_field(json_wtr, gt_cause_name(c), s->mig_bytes[c]);
-		jsonw_uint_field(json_wtr, "evicted", s->evict_bytes);
-		jsonw_end_object(json_wtr);
-		if (has_tsgs(s))
-			tsg_json(s);
-		if (s->lat_n)
-			hist_json("batch_latency", "ns", s->lat_hist, s->lat_n, s->lat_sum,
-				  s->lat_max);
-		else
-			hist_json("fault_gap", "ns", s->gap_hist, s->gap_n, s->gap_sum,
-				  s->gap_max);
-		jsonw_name(json_wtr, "hot_ranges");
-		jsonw_start_array(json_wtr);
-		for (size_t i = 0; i < n; i++) {
-			jsonw_start_object(json_wtr);
-			jsonw_stringf_field(json_wtr, "start", "0x%llx",
-					    (unsigned long long)((sorted[i].block - 1) << TS_RANGE_SHIFT));
-			jsonw_uint_field(json_wtr, "size", 1ull << TS_RANGE_SHIFT);
-			jsonw_uint_field(json_wtr, "faults", sorted[i].faults);
-			jsonw_uint_field(json_wtr, "bytes_in", sorted[i].bytes);
-			jsonw_end_object(json_wtr);
-		}
-		jsonw_end_array(json_wtr);
-		jsonw_end_object(json_wtr);
-		jsonw_end_object(json_wtr);
-		free(sorted);
-		return;
-	}
+static void summary_json(const struct trace_summary *s, const struct ts_range *hot, size_t n)
+{
+	json_writer_t *w = json_wtr;
 
+	jsonw_start_object(w);
+	jsonw_name(w, "summary");
+	jsonw_start_object(w);
+	jsonw_float_field(w, "duration_s",
+			  s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0);
+	jsonw_name(w, "counts");
+	jsonw_start_object(w);
+	for (int t = 1; t < GT_EV_MAX; t++)
+		if (t != GT_EV_LOST)
+			jsonw_uint_field(w, gt_type_name(t), s->count[t]);
+	jsonw_uint_field(w, "duplicates", s->duplicates);
+	jsonw_uint_field(w, "lost", s->lost);
+	jsonw_end_object(w);
+	jsonw_name(w, "bytes");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "to_gpu", s->bytes_to_gpu);
+	jsonw_uint_field(w, "to_cpu", s->bytes_to_cpu);
+	for (int c = 1; c < GT_CAUSE_MAX; c++)
+		jsonw_uint_field(w, gt_cause_name(c), s->mig_bytes[c]);
+	jsonw_uint_field(w, "evicted", s->evict_bytes);
+	jsonw_end_object(w);
+	if (has_tsgs(s))
+		tsg_json(s);
+	if (s->lat_n)
+		hist_json("batch_latency", "ns", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
+	else
+		hist_json("fault_gap", "ns", s->gap_hist, s->gap_n, s->gap_sum, s->gap_max);
+	jsonw_name(w, "hot_ranges");
+	jsonw_start_array(w);
+	for (size_t i = 0; i < n; i++) {
+		jsonw_start_object(w);
+		jsonw_stringf_field(w, "start", "0x%llx",
+				    (unsigned long long)((hot[i].block - 1) << TS_RANGE_SHIFT));
+		jsonw_uint_field(w, "size", 1ull << TS_RANGE_SHIFT);
+		jsonw_uint_field(w, "faults", hot[i].faults);
+		jsonw_uint_field(w, "bytes_in", hot[i].bytes);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	if (s->saturated)
+		jsonw_bool_field(w, "saturated", true);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+}
+
+static void summary_text(const struct trace_summary *s, const struct ts_range *hot, size_t n,
+			 FILE *out)
+{
 	fprintf(out, "\nsummary: %.3f s of events\n",
-	       s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
+		s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
 	if (s->tsg_only) {
 		tsg_text(s, out);
 		fprintf(out, "  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
 		tsg_procs_text(s, out);
-		free(sorted);
 		return;
 	}
 	fprintf(out, "  %-22s %14llu  (%llu duplicates)\n", "gpu faults",
-	       (unsigned long long)s->count[GT_EV_GPU_FAULT], (unsigned long long)s->duplicates);
+		(unsigned long long)s->count[GT_EV_GPU_FAULT], (unsigned long long)s->duplicates);
 	fprintf(out, "  %-22s %14llu\n", "cpu faults", (unsigned long long)s->count[GT_EV_CPU_FAULT]);
 	fprintf(out, "  %-22s %14llu  (%llu faults)\n", "fault batches",
-	       (unsigned long long)s->count[GT_EV_BATCH], (unsigned long long)s->batch_faults);
+		(unsigned long long)s->count[GT_EV_BATCH], (unsigned long long)s->batch_faults);
 	fprintf(out, "  %-22s %14llu\n", "replays", (unsigned long long)s->count[GT_EV_REPLAY]);
 	fprintf(out, "  %-22s %14llu  (%llu B to gpu, %llu B to cpu)\n", "migrations",
-	       (unsigned long long)s->count[GT_EV_MIGRATION],
-	       (unsigned long long)s->bytes_to_gpu, (unsigned long long)s->bytes_to_cpu);
+		(unsigned long long)s->count[GT_EV_MIGRATION],
+		(unsigned long long)s->bytes_to_gpu, (unsigned long long)s->bytes_to_cpu);
 	for (int c = 1; c < GT_CAUSE_MAX; c++)
 		if (s->mig_bytes[c])
 			fprintf(out, "    %-20s %14llu B\n", gt_cause_name(c),
-			       (unsigned long long)s->mig_bytes[c]);
+				(unsigned long long)s->mig_bytes[c]);
 	fprintf(out, "  %-22s %14llu  (%llu B)\n", "evictions",
-	       (unsigned long long)s->count[GT_EV_EVICTION], (unsigned long long)s->evict_bytes);
+		(unsigned long long)s->count[GT_EV_EVICTION], (unsigned long long)s->evict_bytes);
 	if (s->count[GT_EV_THRASHING])
-		fprintf(out, "  %-22s %14llu\n", "thrashing", (unsigned long long)s->count[GT_EV_THRASHING]);
+		fprintf(out, "  %-22s %14llu\n", "thrashing",
+			(unsigned long long)s->count[GT_EV_THRASHING]);
 	fprintf(out, "  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
+	if (s->saturated)
+		fprintf(out, "  (some totals reached 2^64-1 and stopped there)\n");
 	if (has_tsgs(s)) {
 		tsg_text(s, out);
 		tsg_procs_text(s, out);
@@ -418,14 +471,24 @@ void ts_print(const struct trace_summary *s, const char *sort, unsigned int top,
 		hist_text(out, "batch service latency", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
 	else if (s->gap_n)
 		hist_text(out, "gaps between faults", s->gap_hist, s->gap_n, s->gap_sum, s->gap_max);
-	if (n) {
-		fprintf(out, "\nhottest 2 MiB ranges (by %s)\n", sort_key);
-		fprintf(out, "  %-20s %12s %14s\n", "start", "faults", "bytes in");
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, "  0x%-18llx %12llu %14llu\n",
-			       (unsigned long long)((sorted[i].block - 1) << TS_RANGE_SHIFT),
-			       (unsigned long long)sorted[i].faults,
-			       (unsigned long long)sorted[i].bytes);
-	}
-	free(sorted);
+	if (!n)
+		return;
+	fprintf(out, "\nhottest 2 MiB ranges (by %s)\n", sort_key);
+	fprintf(out, "  %-20s %12s %14s\n", "start", "faults", "bytes in");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  0x%-18llx %12llu %14llu\n",
+			(unsigned long long)((hot[i].block - 1) << TS_RANGE_SHIFT),
+			(unsigned long long)hot[i].faults, (unsigned long long)hot[i].bytes);
+}
+
+void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out)
+{
+	size_t n;
+	struct ts_range *hot = hot_ranges(s, sort, top, &n);
+
+	if (json_output)
+		summary_json(s, hot, n);
+	else
+		summary_text(s, hot, n, out);
+	free(hot);
 }

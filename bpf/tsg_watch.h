@@ -1,22 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tsg_watch.bpf.h - what the TSG watcher (tsg_watch.bpf.c) and gpuctl sched share:
- * the pinned TSG table, the scheduling policy rules, and ring buffer events.
+ * tsg_watch.h - the ABI of the TSG watcher (tsg_watch.bpf.c): its pinned TSG
+ * table, the scheduling policy rules, the ring buffer events and the slots
+ * of its meta and stats arrays.  Included by the BPF program and by gpuctl
+ * (cmd/sched/, cmd/trace_rm.c) as "tsg_watch.h": plain fixed-width types,
+ * sizes asserted, every slot and code named by an enum.
+ *
+ * The map key and value layouts are an ABI between a pinned watcher and any
+ * later gpuctl: gpuctl refuses a pinned table whose value size differs from
+ * sizeof(struct tsg_info) (cmd/sched/watcher.c).
  */
 #ifndef TSG_WATCH_H
 #define TSG_WATCH_H
 
 #include <linux/types.h>
 
-#define TSG_COMM_LEN	16
-#define TSG_MAX		4096
-#define POLICY_RULES	16
+enum {
+	TSG_COMM_LEN = 16,
+	TSG_MAX = 4096,		/* entries of the TSG table */
+	POLICY_RULES = 16,	/* rules of the one policy */
+	TSG_WATCH_RINGBUF = 256 * 1024,
+};
 
 /* The TSG table's key: handles are per client, clients per process. */
 struct tsg_key {
 	__u32 pid;		/* tgid of the process that allocated it */
 	__u32 hClient;
 	__u32 hTsg;
+};
+
+/* What gpuctl sched run changed on a TSG: bits of tsg_info.orig_flags. */
+enum {
+	ORIG_TIMESLICE = 1 << 0,	/* orig_timeslice holds the value to put back */
+	ORIG_INTERLEAVE = 1 << 1,	/* orig_interleave holds the level to put back */
+	ORIG_LEVEL_KNOWN = 1 << 2,	/* RM reported it (else the assumed default) */
 };
 
 struct tsg_info {
@@ -40,6 +57,16 @@ struct tsg_info {
 	__u64 want_timeslice;
 	__u32 want_interleave;	/* level + 1 */
 	__u32 set_interleave;	/* last level gpuctl set, + 1 (0: never) */
+	/*
+	 * The values before gpuctl sched run first changed this TSG, written
+	 * before that change (the watcher zeroes them): a run killed with
+	 * SIGKILL leaves them here for the next run, stop or unload to restore.
+	 */
+	__u64 orig_timeslice;
+	__u32 orig_interleave;	/* level, not + 1 */
+	__u32 orig_flags;	/* ORIG_* */
+	__u32 orig_by;		/* pid of the run that changed it; 0: nothing to restore */
+	__u32 _pad;
 };
 
 enum {
@@ -49,6 +76,7 @@ enum {
 	POLICY_MATCH_UID = 3,
 	POLICY_MATCH_CGROUP = 4,
 	POLICY_MATCH_ANY = 5,
+	POLICY_MATCH_NR,
 };
 
 enum {
@@ -56,6 +84,7 @@ enum {
 	POLICY_CLASS_LC = 1,	/* latency-critical */
 	POLICY_CLASS_BE = 2,	/* best-effort */
 	POLICY_CLASS_FIXED = 3,
+	POLICY_CLASS_NR,
 };
 
 struct policy_rule {
@@ -83,7 +112,7 @@ enum {
 };
 
 struct tsg_event {
-	__u32 type;
+	__u32 type;		/* TSG_EV_* */
 	__u32 cmd;		/* TSG_EV_APP_SET: the control */
 	__u64 value;		/* TSG_EV_APP_SET: timeslice or level */
 	struct tsg_info info;
@@ -95,19 +124,27 @@ enum {
 	META_STARTED = 1,	/* CLOCK_BOOTTIME ns when the watcher attached */
 	META_RDEV = 2,		/* the device it filters on (major << 20 | minor) */
 	META_ANY_MINOR = 3,	/* 1: any minor of that major */
-	META_NR = 4,
+	META_NR,
 };
 
 /* Counters in the stats array. */
 enum {
 	STAT_IOCTLS = 0,	/* RM escapes seen on the device */
-	STAT_TSG_NEW = 1,
-	STAT_TSG_FREE = 2,
-	STAT_APP_SET = 3,
-	STAT_TABLE_FULL = 4,
-	STAT_RB_FULL = 5,
-	STAT_DECIDED = 6,
-	STAT_NR = 8,
+	STAT_TSG_NEW = 1,	/* TSGs recorded */
+	STAT_TSG_FREE = 2,	/* TSGs freed */
+	STAT_APP_SET = 3,	/* scheduling controls processes issued themselves */
+	STAT_TABLE_FULL = 4,	/* TSGs not recorded: table full */
+	STAT_RB_FULL = 5,	/* events lost: ring buffer full */
+	STAT_DECIDED = 6,	/* decisions the policy took */
+	STAT_NR,
 };
+
+/* The sizes both sides must agree on (pinned maps outlive a gpuctl binary). */
+_Static_assert(sizeof(struct tsg_key) == 12, "tsg_key is the table's 12-byte key");
+_Static_assert(sizeof(struct tsg_info) == 128, "tsg_info is the table's 128-byte value");
+_Static_assert(sizeof(struct policy_rule) == 48, "policy_rule is 48 bytes");
+_Static_assert(sizeof(struct policy) == 8 + POLICY_RULES * 48, "policy is 776 bytes");
+_Static_assert(sizeof(struct tsg_event) == 16 + sizeof(struct tsg_info),
+	       "tsg_event is a 16-byte header and a tsg_info");
 
 #endif

@@ -12,9 +12,6 @@
 #error "the record format is little-endian; add byte swapping for this target"
 #endif
 
-_Static_assert(sizeof(struct gt_event) == 56, "gt_event is part of the file format");
-_Static_assert(sizeof(struct gt_file_header) == 168, "gt_file_header is part of the file format");
-
 /* The smallest header and event a reader accepts: version 1's. */
 #define GT_MIN_HEADER 168
 #define GT_MIN_EVENT 56
@@ -223,6 +220,42 @@ int gt_reader_open(struct gt_reader *r, FILE *f, const void *buf, size_t len)
 	return 0;
 }
 
+static bool is_tsg_type(unsigned int type)
+{
+	return type < 32 && ((1u << type) & GT_TSG_TYPES);
+}
+
+/* 1, or -1 with r->err set: a value no backend produces (trace_uvm.h limits). */
+static int event_check(struct gt_reader *r, const struct gt_event *e, uint64_t at)
+{
+	uint64_t start = r->hdr.start_ts_ns;
+	uint64_t hi = start > UINT64_MAX - GT_MAX_TS_SKEW_NS ? UINT64_MAX : start + GT_MAX_TS_SKEW_NS;
+	uint64_t lo = start > GT_MAX_TS_SKEW_NS ? start - GT_MAX_TS_SKEW_NS : 0;
+	const char *what = NULL;
+	unsigned long long v = 0;
+
+	if (e->type == GT_EV_NONE || e->type >= GT_EV_MAX) {
+		snprintf(r->err, sizeof(r->err), "corrupt event at offset %llu: type %u",
+			 (unsigned long long)at, e->type);
+		return -1;
+	}
+	if (e->latency_ns > GT_MAX_LATENCY_NS) {
+		what = "latency (ns)";
+		v = e->latency_ns;
+	} else if (e->bytes > GT_MAX_EVENT_BYTES && !is_tsg_type(e->type)) {
+		what = "byte count";
+		v = e->bytes;
+	} else if (e->ts_ns && (e->ts_ns > hi || e->ts_ns < lo)) {
+		what = "timestamp (years away from the record's start)";
+		v = e->ts_ns;
+	}
+	if (!what)
+		return 1;
+	snprintf(r->err, sizeof(r->err), "corrupt event at offset %llu: %s %llu is impossible",
+		 (unsigned long long)at, what, v);
+	return -1;
+}
+
 int gt_reader_next(struct gt_reader *r, struct gt_event *e)
 {
 	uint8_t raw[GT_MAX_EVENT];
@@ -245,10 +278,5 @@ int gt_reader_next(struct gt_reader *r, struct gt_event *e)
 	}
 	memset(e, 0, sizeof(*e));
 	memcpy(e, raw, sizeof(*e) < n ? sizeof(*e) : n);
-	if (e->type == GT_EV_NONE || e->type >= GT_EV_MAX) {
-		snprintf(r->err, sizeof(r->err), "corrupt event at offset %llu: type %u",
-			 (unsigned long long)at, e->type);
-		return -1;
-	}
-	return 1;
+	return event_check(r, e, at);
 }

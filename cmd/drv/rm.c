@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rm.c - NVIDIA RM escape layer: RM_ALLOC / RM_CONTROL / RM_FREE ioctls,
- * status codes by name, and borrowing another process's RM file (pidfd_getfd).
+ * status codes by name, the RM device and which of a process's files is one.
  *
  * RM answers a control on a client only through the open file that allocated
  * that client (NV_ERR_INVALID_CLIENT otherwise).  gpuctl keeps that rule: it
- * does not bypass it, it borrows the owner's file the way a debugger would,
- * which needs CAP_SYS_PTRACE over the target (PTRACE_MODE_ATTACH_REALCREDS).
+ * does not bypass it, it borrows the owner's file the way a debugger would
+ * (borrow_fd() of the shared layer), which needs CAP_SYS_PTRACE over the
+ * target (PTRACE_MODE_ATTACH_REALCREDS).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -31,19 +31,25 @@ const char *rm_device_path(const char *opt)
 	return env && *env ? env : RM_DEFAULT_DEVICE;
 }
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
+int rm_device_rdev(const char *dev, dev_t *rdev, char *err, size_t len)
+{
+	struct stat st;
 
-_Static_assert(sizeof(struct nvos00_params) == 16, "NVOS00 is 16 bytes");
-_Static_assert(sizeof(struct nvos21_params) == 32, "NVOS21 is 32 bytes");
-_Static_assert(sizeof(struct nvos64_params) == 48, "NVOS64 is 48 bytes");
-_Static_assert(sizeof(struct nvos54_params) == 32, "NVOS54 is 32 bytes");
-_Static_assert(sizeof(struct nv_ioctl_xfer) == 16, "nv_ioctl_xfer is 16 bytes");
-_Static_assert(sizeof(struct a06c_preempt) == 8, "PREEMPT params are 8 bytes");
+	if (stat(dev, &st)) {
+		int e = errno;
+
+		snprintf(err, len, "RM device %s: %s%s", dev, strerror(e),
+			 e == ENOENT ? " (no NVIDIA driver loaded? --device PATH or "
+				       "$GPUCTL_RM_DEVICE names another)" : "");
+		return -e;
+	}
+	if (!S_ISCHR(st.st_mode)) {
+		snprintf(err, len, "RM device %s is not a character device", dev);
+		return -ENODEV;
+	}
+	*rdev = st.st_rdev;
+	return 0;
+}
 
 /* Every code of nvstatuscodes.h (names are the driver's ABI). */
 static const struct {
@@ -284,21 +290,6 @@ int rm_free(int fd, __u32 hRoot, __u32 hParent, __u32 hObject, __u32 *status)
 	return 0;
 }
 
-int rm_borrow_fd(pid_t pid, int fd)
-{
-	int pidfd, dup, err;
-
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	dup = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	err = errno;
-	close(pidfd);
-	if (dup < 0)
-		return -err;
-	return dup;
-}
-
 unsigned long rm_fd_rdev(pid_t pid, int fd)
 {
 	char path[64];
@@ -310,16 +301,20 @@ unsigned long rm_fd_rdev(pid_t pid, int fd)
 	return st.st_rdev;
 }
 
-static const char *const level_names[] = { "low", "medium", "high" };
+static const char *const level_names[NVA06C_CTRL_INTERLEAVE_LEVEL_NR] = {
+	[NVA06C_CTRL_INTERLEAVE_LEVEL_LOW] = "low",
+	[NVA06C_CTRL_INTERLEAVE_LEVEL_MEDIUM] = "medium",
+	[NVA06C_CTRL_INTERLEAVE_LEVEL_HIGH] = "high",
+};
 
 const char *rm_level_name(__u32 level)
 {
-	return level < 3 ? level_names[level] : "?";
+	return level < NVA06C_CTRL_INTERLEAVE_LEVEL_NR ? level_names[level] : "?";
 }
 
 int rm_level_parse(const char *name)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NVA06C_CTRL_INTERLEAVE_LEVEL_NR; i++)
 		if (name && !strcmp(name, level_names[i]))
 			return i;
 	return -1;

@@ -4,7 +4,11 @@
  * speaks: NV_ESC_RM_ALLOC / CONTROL / FREE on /dev/nvidiactl, written from the
  * documented layouts (nvos.h, nv-ioctl.h, ctrla06c.h of open-gpu-kernel-modules),
  * and the TSG (KEPLER_CHANNEL_GROUP_A) controls.  Shared with the BPF watcher
- * and the model device: plain fixed-width types only.
+ * (bpf/tsg_watch.bpf.c) and the model device (tests/model): plain fixed-width
+ * types only, and the sizes the driver expects asserted here.
+ *
+ * It lives in cmd/drv/ with the other driver ABIs, not under cmd/sched/:
+ * sched, trace tsg, probe, the BPF watcher and the model module all speak it.
  */
 #ifndef GPUCTL_RM_H
 #define GPUCTL_RM_H
@@ -105,9 +109,26 @@ struct a06c_preempt {
 	__u32 timeoutUs;
 };
 
-struct a06c_interleave {
-	__u32 tsgInterleaveLevel;	/* 0 low, 1 medium, 2 high */
+/* Interleave levels (NVA06C_CTRL_INTERLEAVE_LEVEL_*); a new TSG has medium. */
+enum {
+	NVA06C_CTRL_INTERLEAVE_LEVEL_LOW = 0,
+	NVA06C_CTRL_INTERLEAVE_LEVEL_MEDIUM = 1,
+	NVA06C_CTRL_INTERLEAVE_LEVEL_HIGH = 2,
+	NVA06C_CTRL_INTERLEAVE_LEVEL_NR,
 };
+
+struct a06c_interleave {
+	__u32 tsgInterleaveLevel;	/* NVA06C_CTRL_INTERLEAVE_LEVEL_* */
+};
+
+_Static_assert(sizeof(struct nvos00_params) == 16, "NVOS00 is 16 bytes");
+_Static_assert(sizeof(struct nvos21_params) == 32, "NVOS21 is 32 bytes");
+_Static_assert(sizeof(struct nvos64_params) == 48, "NVOS64 is 48 bytes");
+_Static_assert(sizeof(struct nvos54_params) == 32, "NVOS54 is 32 bytes");
+_Static_assert(sizeof(struct nv_ioctl_xfer) == 16, "nv_ioctl_xfer is 16 bytes");
+_Static_assert(sizeof(struct a06c_timeslice) == 8, "TIMESLICE params are 8 bytes");
+_Static_assert(sizeof(struct a06c_preempt) == 8, "PREEMPT params are 8 bytes");
+_Static_assert(sizeof(struct a06c_interleave) == 4, "INTERLEAVE params are 4 bytes");
 
 /* RM status codes gpuctl names in messages (nvstatuscodes.h). */
 #define NV_OK				0x00
@@ -149,11 +170,10 @@ int rm_alloc(int fd, __u32 hRoot, __u32 hParent, __u32 *hNew, __u32 hClass,
 int rm_free(int fd, __u32 hRoot, __u32 hParent, __u32 hObject, __u32 *status);
 
 /*
- * A duplicate of process pid's fd (pidfd_open + pidfd_getfd).  -errno on
- * failure: -ESRCH (process gone), -EBADF (fd closed), -EPERM (no
- * CAP_SYS_PTRACE over it), -ENOSYS (kernel older than 5.6).
+ * The RM device dev must be a character device: 0 with *rdev its number,
+ * else -errno with the reason (and what to do) in err.
  */
-int rm_borrow_fd(pid_t pid, int fd);
+int rm_device_rdev(const char *dev, dev_t *rdev, char *err, size_t len);
 
 /* dev_t of the character device behind fd of pid (via /proc), 0 when none. */
 unsigned long rm_fd_rdev(pid_t pid, int fd);

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * policies.c - the scheduling policies gpuctl sched run knows: their words
+ * and defaults (one table entry each), how their arguments become the
+ * watcher's rules (struct policy, tsg_watch.h), and the decision those rules
+ * take, in C, for TSGs that existed before the run (the watcher takes the
+ * same decision in BPF for new ones).
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gpuctl.h"
+#include "sched.h"
+
+
+const char *const policy_class_names[POLICY_CLASS_NR] = {
+	[POLICY_CLASS_NONE] = "-",
+	[POLICY_CLASS_LC] = "lc",
+	[POLICY_CLASS_BE] = "be",
+	[POLICY_CLASS_FIXED] = "fixed",
+};
+
+const char *policy_class_name(__u32 cls)
+{
+	return cls < POLICY_CLASS_NR ? policy_class_names[cls] : "-";
+}
+
+/* MATCH := comm:NAME | pid:PID | uid:UID | cgroup:PATH */
+static const char *const match_names[POLICY_MATCH_NR] = {
+	[POLICY_MATCH_COMM] = "comm",
+	[POLICY_MATCH_PID] = "pid",
+	[POLICY_MATCH_UID] = "uid",
+	[POLICY_MATCH_CGROUP] = "cgroup",
+};
+
+enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE };
+
+/* One word of a policy's ARGS: what it sets, for which class. */
+struct policy_word {
+	const char *word;
+	enum word_kind kind;
+	__u32 cls;
+};
+
+struct class_values {
+	__u64 timeslice;	/* 0: leave as is */
+	__u32 interleave;	/* level + 1, 0: leave as is */
+};
+
+struct sched_policy {
+	const char *name;
+	const struct policy_word *words;	/* ends with a NULL word */
+	__u32 classes[2];			/* its classes, in rule order */
+	struct class_values defaults[POLICY_CLASS_NR];
+	__u32 catch_all;	/* the class of every TSG no MATCH names */
+	int max_matches;	/* MATCH rules, leaving room for the catch-all rule */
+	__u32 need_match;	/* a class that needs a MATCH (need_msg says so) */
+	bool need_value;	/* a timeslice or a level must be given (need_msg) */
+	const char *need_msg;
+};
+
+#define LEVEL(l) (NVA06C_CTRL_INTERLEAVE_LEVEL_##l + 1)
+
+static const struct policy_word lcbe_words[] = {
+	{ "lc", W_MATCH, POLICY_CLASS_LC },
+	{ "be", W_MATCH, POLICY_CLASS_BE },
+	{ "lc-timeslice", W_TIMESLICE, POLICY_CLASS_LC },
+	{ "be-timeslice", W_TIMESLICE, POLICY_CLASS_BE },
+	{ "lc-interleave", W_INTERLEAVE, POLICY_CLASS_LC },
+	{ "be-interleave", W_INTERLEAVE, POLICY_CLASS_BE },
+	{ NULL },
+};
+
+static const struct policy_word fixed_words[] = {
+	{ "match", W_MATCH, POLICY_CLASS_FIXED },
+	{ "timeslice", W_TIMESLICE, POLICY_CLASS_FIXED },
+	{ "interleave", W_INTERLEAVE, POLICY_CLASS_FIXED },
+	{ NULL },
+};
+
+static const struct sched_policy policies[] = {
+	{
+		/* latency-critical processes get long slices, the rest short ones */
+		.name = "lc-be",
+		.words = lcbe_words,
+		.classes = { POLICY_CLASS_LC, POLICY_CLASS_BE },
+		.defaults = {
+			[POLICY_CLASS_LC] = { 1000000, LEVEL(HIGH) },
+			[POLICY_CLASS_BE] = { 200, LEVEL(LOW) },
+		},
+		.catch_all = POLICY_CLASS_BE,
+		.max_matches = POLICY_RULES - 1,
+		.need_match = POLICY_CLASS_LC,
+		.need_msg = "lc-be needs at least one 'lc MATCH' (the latency-critical processes)",
+	},
+	{
+		.name = "fixed",
+		.words = fixed_words,
+		.classes = { POLICY_CLASS_FIXED },
+		.catch_all = POLICY_CLASS_FIXED,
+		.max_matches = POLICY_RULES,
+		.need_value = true,
+		.need_msg = "fixed needs 'timeslice US' and/or 'interleave LEVEL'",
+	},
+};
+
+#define NPOLICIES (sizeof(policies) / sizeof(policies[0]))
+
+const struct sched_policy *sched_policy_find(const char *name)
+{
+	for (size_t i = 0; i < NPOLICIES; i++)
+		if (!strcmp(name, policies[i].name))
+			return &policies[i];
+	return NULL;
+}
+
+const char *sched_policy_name(const struct sched_policy *p)
+{
+	return p->name;
+}
+
+const char *sched_policy_list(void)
+{
+	static char buf[128];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NPOLICIES; i++) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, sizeof(buf) - used, "%s%s",
+			 !i ? "" : i + 1 == NPOLICIES ? " or " : ", ", policies[i].name);
+	}
+	return buf;
+}
+
+static int bad_match(const char *arg)
+{
+	return usage_err("invalid MATCH '%s': comm:NAME, pid:PID, uid:UID or cgroup:PATH", arg);
+}
+
+static int parse_match(const char *arg, struct policy_rule *r)
+{
+	const char *val = strchr(arg, ':');
+	size_t klen = val ? (size_t)(val - arg) : 0;
+	unsigned long long v;
+	int m;
+
+	if (!val || !val[1])
+		return bad_match(arg);
+	val++;
+	for (m = 0; m < POLICY_MATCH_NR; m++)
+		if (match_names[m] && strlen(match_names[m]) == klen &&
+		    !strncmp(arg, match_names[m], klen))
+			break;
+	switch (m) {
+	case POLICY_MATCH_COMM:
+		if (strlen(val) >= TSG_COMM_LEN)
+			return usage_err("comm '%s' is longer than %d characters (the kernel "
+					 "keeps 15)", val, TSG_COMM_LEN - 1);
+		strncpy(r->comm, val, TSG_COMM_LEN - 1);
+		break;
+	case POLICY_MATCH_PID:
+		if (parse_u64("PID", val, 1, 4194304, &v))
+			return EXIT_USAGE;
+		r->id = v;
+		break;
+	case POLICY_MATCH_UID:
+		if (parse_u64("UID", val, 0, 0xfffffffeULL, &v))
+			return EXIT_USAGE;
+		r->id = v;
+		break;
+	case POLICY_MATCH_CGROUP: {
+		struct stat st;
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s%s", val[0] == '/' &&
+			 strncmp(val, "/sys/fs/cgroup", 14) ? "/sys/fs/cgroup" : "", val);
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			return usage_err("cgroup '%s': no such cgroup v2 directory", path);
+		r->id = st.st_ino;	/* the cgroup id on cgroup v2 */
+		break;
+	}
+	default:
+		return bad_match(arg);
+	}
+	r->match = m;
+	return 0;
+}
+
+/* The word of p that key is, or NULL. */
+static const struct policy_word *word_of(const struct sched_policy *p, const char *key)
+{
+	for (const struct policy_word *w = p->words; w->word; w++)
+		if (!strcmp(w->word, key))
+			return w;
+	return NULL;
+}
+
+int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol)
+{
+	struct policy_rule matches[POLICY_RULES] = { 0 };
+	struct class_values val[POLICY_CLASS_NR];
+	bool given = false;
+	int nm = 0;
+
+	memcpy(val, p->defaults, sizeof(val));
+	for (; argc > 0; argc -= 2, argv += 2) {
+		const struct policy_word *w = word_of(p, argv[0]);
+		unsigned long long v;
+		int l;
+
+		if (!w)
+			return usage_err("unknown %s argument '%s'", p->name, argv[0]);
+		if (argc < 2)
+			return usage_err("'%s' needs a value", argv[0]);
+		switch (w->kind) {
+		case W_MATCH:
+			if (nm >= p->max_matches)
+				return usage_err("at most %d MATCH rules", p->max_matches);
+			if (parse_match(argv[1], &matches[nm]))
+				return EXIT_USAGE;
+			matches[nm++].cls = w->cls;
+			break;
+		case W_TIMESLICE:
+			if (parse_u64("timeslice (us)", argv[1], SCHED_TS_MIN_US, SCHED_TS_MAX_US, &v))
+				return EXIT_USAGE;
+			val[w->cls].timeslice = v;
+			given = true;
+			break;
+		case W_INTERLEAVE:
+			l = rm_level_parse(argv[1]);
+			if (l < 0)
+				return usage_err("invalid interleave level '%s': low, medium or high",
+						 argv[1]);
+			val[w->cls].interleave = l + 1;
+			given = true;
+			break;
+		}
+	}
+	if (p->need_value && !given)
+		return usage_err("%s", p->need_msg);
+	memset(pol, 0, sizeof(*pol));
+	for (size_t c = 0; c < sizeof(p->classes) / sizeof(p->classes[0]); c++) {
+		__u32 cls = p->classes[c];
+		__u32 before = pol->nrules;
+
+		if (!cls)
+			continue;
+		for (int i = 0; i < nm; i++)
+			if (matches[i].cls == cls)
+				pol->rules[pol->nrules++] = matches[i];
+		if (pol->nrules == before && cls == p->need_match)
+			return usage_err("%s", p->need_msg);
+		if (pol->nrules == before && cls == p->catch_all)
+			pol->rules[pol->nrules++] = (struct policy_rule){
+				.match = POLICY_MATCH_ANY, .cls = cls,
+			};
+		for (__u32 i = before; i < pol->nrules; i++) {
+			pol->rules[i].timeslice = val[cls].timeslice;
+			pol->rules[i].interleave = val[cls].interleave;
+		}
+	}
+	return 0;
+}
+
+static bool rule_hits(const struct policy_rule *r, const struct tsg_info *i)
+{
+	switch (r->match) {
+	case POLICY_MATCH_COMM: return !strncmp(r->comm, i->comm, TSG_COMM_LEN);
+	case POLICY_MATCH_PID: return r->id == i->pid;
+	case POLICY_MATCH_UID: return r->id == i->uid;
+	case POLICY_MATCH_CGROUP: return r->id == i->cgroup;
+	case POLICY_MATCH_ANY: return true;
+	}
+	return false;
+}
+
+void policy_decide(const struct policy *pol, struct tsg_info *i)
+{
+	for (__u32 k = 0; k < pol->nrules && k < POLICY_RULES; k++) {
+		if (!rule_hits(&pol->rules[k], i))
+			continue;
+		i->want_class = pol->rules[k].cls;
+		i->want_timeslice = pol->rules[k].timeslice;
+		i->want_interleave = pol->rules[k].interleave;
+		return;
+	}
+}

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - gpuctl sched run: the daemon that applies a policy's decisions.
+ *
+ * The watcher decides (BPF, at TSG creation); this process applies each
+ * decision through the owner's borrowed RM file, applies it again when the
+ * application sets its own value back, and on SIGINT/SIGTERM/SIGHUP puts
+ * the original values back.
+ *
+ * The originals live in the TSG's own entry of the pinned table (orig_*,
+ * tsg_watch.h), written before the first change: a run killed with SIGKILL
+ * leaves them there, and the next run, stop or unload restores them
+ * (restore_left).  Starting and stopping hold the sched directory's lock, and
+ * the pid file says who runs: one policy at a time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "gpuctl.h"
+#include "sched.h"
+
+#define STOP_WAIT_MS	5000	/* how long stop waits for the policy process */
+#define READY_WAIT_MS	10000	/* how long run --detach waits for its child */
+#define PRUNE_NS	1000000000ULL
+
+/* What run reports about a TSG, one line (or JSON object) each. */
+enum run_ev { EV_APPLIED, EV_REAPPLIED, EV_FAILED, EV_RESTORED, EV_NR };
+
+static const char *const run_ev_names[EV_NR] = {
+	[EV_APPLIED] = "applied",
+	[EV_REAPPLIED] = "reapplied",
+	[EV_FAILED] = "failed",
+	[EV_RESTORED] = "restored",
+};
+
+struct run {
+	struct sched s;
+	const struct run_opts *o;
+	pid_t me;		/* the policy process: orig_by of what it changed */
+	bool draining;		/* events from before this run: not ours */
+	unsigned long applied, reapplied, failed;
+};
+
+static void run_event(enum run_ev ev, const struct tsg *t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void run_event(enum run_ev ev, const struct tsg *t, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "event", run_ev_names[ev]);
+		jsonw_uint_field(json_wtr, "id", t->info.id);
+		jsonw_uint_field(json_wtr, "pid", t->info.pid);
+		jsonw_string_field(json_wtr, "comm", t->info.comm);
+		jsonw_string_field(json_wtr, "class", policy_class_name(t->info.want_class));
+		jsonw_string_field(json_wtr, "detail", msg);
+		jsonw_end_object(json_wtr);
+		jsonw_flush(json_wtr);
+	} else {
+		printf("%-9s TSG %u (pid %u %s, %s): %s\n", run_ev_names[ev], t->info.id,
+		       t->info.pid, t->info.comm, policy_class_name(t->info.want_class), msg);
+		fflush(stdout);
+	}
+}
+
+static void set_active(struct watcher *w, const struct policy *pol, bool on)
+{
+	struct policy p = { 0 };
+	__u32 zero = 0;
+
+	if (pol)
+		p = *pol;
+	else
+		bpf_map_lookup_elem(w->policy, &zero, &p);
+	p.active = on;
+	bpf_map_update_elem(w->policy, &zero, &p, BPF_ANY);
+}
+
+/* ------------------------------------------------------------- restoring */
+
+struct restore_ctx {
+	struct run *r;		/* a run restoring its own TSGs (events), or NULL */
+	struct sched *s;
+	pid_t by;		/* what this pid changed; 0: what any (killed) run left */
+	int restored, failed;
+};
+
+/* Puts t's originals back; 0, or -1 with err.  *ts, *lv: what RM reads back. */
+static int put_back(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *lv, char *err,
+		    size_t len)
+{
+	const struct tsg_info *i = &t->info;
+
+	if ((i->orig_flags & ORIG_TIMESLICE) && tsg_set_ts(s, t, i->orig_timeslice, err, len))
+		return -1;
+	if ((i->orig_flags & ORIG_INTERLEAVE) && tsg_set_level(s, t, i->orig_interleave, err, len))
+		return -1;
+	return tsg_get(s, t, ts, lv, err, len);
+}
+
+static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_info *info,
+				   void *arg)
+{
+	struct restore_ctx *c = arg;
+	struct tsg t = { .key = *key, .info = *info }, clean;
+	const struct tsg_info *i = &t.info;
+	char err[320], label[128];
+	__u64 ts = 0;
+	__u32 lv = 0;
+	int rc;
+
+	if (!i->orig_by && (c->by || !i->want_class))
+		return TSG_KEEP;
+	if (i->orig_by && c->by && i->orig_by != (__u32)c->by)
+		return TSG_KEEP;	/* not ours */
+	if (tsg_proc_gone(key->pid))
+		return TSG_DELETE;
+	rc = i->orig_by ? put_back(c->s, &t, &ts, &lv, err, sizeof(err)) : 1;
+	/* Whatever happened, the entry no longer says a policy holds it. */
+	clean = t;
+	clean.info.want_class = 0;
+	clean.info.want_timeslice = 0;
+	clean.info.want_interleave = 0;
+	if (i->orig_flags & ORIG_INTERLEAVE)
+		clean.info.set_interleave = i->orig_interleave + 1;
+	clean.info.orig_timeslice = 0;
+	clean.info.orig_interleave = 0;
+	clean.info.orig_flags = 0;
+	clean.info.orig_by = 0;
+	bpf_map_update_elem(c->s->w.tsgs, key, &clean.info, BPF_EXIST);
+	if (rc > 0)
+		return TSG_KEEP;	/* decided, never changed: nothing to put back */
+	if (rc)
+		c->failed++;
+	else
+		c->restored++;
+	if (c->r) {
+		if (rc) {
+			c->r->failed++;
+			run_event(EV_FAILED, &t, "restoring: %s", err);
+		} else {
+			run_event(EV_RESTORED, &t, "timeslice %llu us, interleave %s%s",
+				  (unsigned long long)ts, rm_level_name(i->orig_interleave),
+				  lv != LEVEL_UNKNOWN ? "" : i->orig_flags & ORIG_LEVEL_KNOWN ?
+				  " (not readable back)" :
+				  " (assumed: RM cannot report the original)");
+		}
+		return TSG_KEEP;
+	}
+	tsg_label(&t, label, sizeof(label));
+	if (rc)
+		p_info("%s: left changed by policy process %u, which is gone; restoring "
+		       "failed: %s", label, i->orig_by, err);
+	else
+		p_info("%s: left changed by policy process %u, which is gone; restored "
+		       "timeslice %llu us, interleave %s", label, i->orig_by,
+		       (unsigned long long)ts, rm_level_name(i->orig_interleave));
+	return TSG_KEEP;
+}
+
+/*
+ * What a policy process that is gone left changed: put back, and every
+ * decision it left marked cleared.  The caller holds the lock and knows no
+ * policy process runs.
+ */
+static int restore_left(struct sched *s, int *restored, int *failed)
+{
+	struct restore_ctx c = { .s = s };
+	int err = tsg_table_walk(s->w.tsgs, restore_entry, &c);
+
+	*restored += c.restored;
+	*failed += c.failed;
+	return err;
+}
+
+/* -------------------------------------------------------------- applying */
+
+/*
+ * Before the first change to t: its current values into its table entry,
+ * where whoever restores finds them even if this process is killed.
+ */
+static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
+{
+	struct tsg_info cur;
+	__u64 ts;
+	__u32 lv;
+
+	if (tsg_get(&r->s, t, &ts, &lv, err, len))
+		return -1;
+	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur)) {
+		snprintf(err, len, "the TSG was freed meanwhile");
+		return -1;
+	}
+	cur.orig_timeslice = ts;
+	cur.orig_interleave = level_fallback(lv, &cur);
+	cur.orig_flags = (t->info.want_timeslice ? ORIG_TIMESLICE : 0) |
+			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
+			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0);
+	cur.orig_by = r->me;
+	if (bpf_map_update_elem(r->s.w.tsgs, &t->key, &cur, BPF_EXIST)) {
+		snprintf(err, len, "saving its original values in the TSG table: %s",
+			 strerror(errno));
+		return -1;
+	}
+	t->info.orig_timeslice = cur.orig_timeslice;
+	t->info.orig_interleave = cur.orig_interleave;
+	t->info.orig_flags = cur.orig_flags;
+	t->info.orig_by = cur.orig_by;
+	return 0;
+}
+
+/* Records t's class and decision in the table (for list). */
+static void tsg_mark(struct run *r, const struct tsg *t)
+{
+	struct tsg_info info;
+
+	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &info))
+		return;
+	info.want_class = t->info.want_class;
+	info.want_timeslice = t->info.want_timeslice;
+	info.want_interleave = t->info.want_interleave;
+	if (t->info.want_interleave)
+		info.set_interleave = t->info.want_interleave;
+	bpf_map_update_elem(r->s.w.tsgs, &t->key, &info, BPF_EXIST);
+}
+
+static void apply_failed(struct run *r, const struct tsg *t, const char *what, const char *err)
+{
+	r->failed++;
+	run_event(EV_FAILED, t, "%s%s", what, err);
+}
+
+/* Applies t's decision; the first time, saves the original values first. */
+static void run_apply(struct run *r, struct tsg *t, bool again)
+{
+	struct tsg_info cur;
+	__u64 rts = 0;
+	__u32 rlv = 0;
+	char err[320];
+
+	if (!t->info.want_class || bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur))
+		return;	/* no decision, or freed since */
+	if (cur.orig_by == (__u32)r->me) {
+		t->info.orig_timeslice = cur.orig_timeslice;
+		t->info.orig_interleave = cur.orig_interleave;
+		t->info.orig_flags = cur.orig_flags;
+		t->info.orig_by = cur.orig_by;
+	} else if (save_orig(r, t, err, sizeof(err))) {
+		apply_failed(r, t, "", err);
+		return;
+	}
+	if (t->info.want_timeslice &&
+	    tsg_set_ts(&r->s, t, t->info.want_timeslice, err, sizeof(err)))
+		return apply_failed(r, t, "", err);
+	if (t->info.want_interleave &&
+	    tsg_set_level(&r->s, t, t->info.want_interleave - 1, err, sizeof(err)))
+		return apply_failed(r, t, "", err);
+	if (tsg_get(&r->s, t, &rts, &rlv, err, sizeof(err)))
+		return apply_failed(r, t, "read back: ", err);
+	if (again) {
+		r->reapplied++;
+	} else {
+		r->applied++;
+		tsg_mark(r, t);
+	}
+	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
+		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
+		  (unsigned long long)t->info.orig_timeslice,
+		  (unsigned long long)t->info.want_timeslice,
+		  t->info.orig_flags & ORIG_LEVEL_KNOWN ?
+		  rm_level_name(t->info.orig_interleave) : "n/a",
+		  t->info.want_interleave ? rm_level_name(t->info.want_interleave - 1) :
+		  "unchanged",
+		  (unsigned long long)rts, rlv == LEVEL_UNKNOWN ? "level not readable" :
+		  rm_level_name(rlv));
+}
+
+/* The application set a value itself: put the decision back if it differs. */
+static void on_app_set(struct run *r, const struct tsg_event *e, struct tsg *t)
+{
+	const struct tsg_info *i = &t->info;
+
+	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &t->info) || i->orig_by != (__u32)r->me)
+		return;	/* not a TSG this run changed */
+	if ((e->cmd == NVA06C_CTRL_CMD_SET_TIMESLICE && i->want_timeslice &&
+	     e->value != i->want_timeslice) ||
+	    (e->cmd == NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL && i->want_interleave &&
+	     e->value != i->want_interleave - 1))
+		run_apply(r, t, true);
+}
+
+struct client_ctx {
+	__u32 pid, hClient, me;
+};
+
+/*
+ * A freed client took its TSGs along: this run's entries of it go.  A newer
+ * TSG under the same handles replaced its entry (orig_by 0), so it stays.
+ */
+static enum tsg_walk client_gone(const struct tsg_key *key, const struct tsg_info *info,
+				 void *arg)
+{
+	const struct client_ctx *c = arg;
+
+	return key->pid == c->pid && key->hClient == c->hClient && info->orig_by == c->me ?
+	       TSG_DELETE : TSG_KEEP;
+}
+
+static int run_on_event(void *ctx, void *data, size_t size)
+{
+	struct run *r = ctx;
+	const struct tsg_event *e = data;
+	struct tsg t;
+
+	if (size < sizeof(*e) || r->draining)
+		return 0;
+	t.key.pid = e->info.pid;
+	t.key.hClient = e->info.hClient;
+	t.key.hTsg = e->info.hTsg;
+	t.info = e->info;
+	switch (e->type) {
+	case TSG_EV_NEW:
+		run_apply(r, &t, false);
+		break;
+	case TSG_EV_APP_SET:
+		if (e->cmd != NVA06C_CTRL_CMD_PREEMPT)
+			on_app_set(r, e, &t);
+		break;
+	case TSG_EV_CLIENT_FREE: {
+		struct client_ctx c = { e->info.pid, e->info.hClient, r->me };
+
+		tsg_table_walk(r->s.w.tsgs, client_gone, &c);
+		break;
+	}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ life */
+
+/* TSGs already in the table get the same decision now. */
+static void apply_existing(struct run *r)
+{
+	struct tsg *v = NULL;
+	int n = 0;
+
+	if (tsg_read(&r->s, &v, &n))
+		return;
+	for (int i = 0; i < n; i++) {
+		/* a decision left by a killed run's policy is not this one's */
+		v[i].info.want_class = 0;
+		v[i].info.want_timeslice = 0;
+		v[i].info.want_interleave = 0;
+		policy_decide(&r->o->rules, &v[i].info);
+		run_apply(r, &v[i], false);
+	}
+	free(v);
+}
+
+static void prune_files(struct run *r)
+{
+	for (int i = 0; i < r->s.nfiles; i++)
+		if (r->s.files[i].dup >= 0 && tsg_proc_gone(r->s.files[i].pid))
+			sched_files_close(&r->s, r->s.files[i].pid);
+}
+
+/* The policy process's life after start: apply, poll, restore. */
+static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
+{
+	struct restore_ctx own = { .r = r, .s = &r->s, .by = r->me };
+	__u64 last_prune = boottime_ns();
+	pid_t pf;
+
+	if (json_output)
+		jsonw_start_array(json_wtr);
+	else
+		p_info("policy %s active (%u rules); Ctrl-C restores the original values",
+		       sched_policy_name(r->o->policy), r->o->rules.nrules);
+	apply_existing(r);
+	if (ready_fd >= 0) {
+		/* run --detach returns now: the TSGs known are done */
+		if (write(ready_fd, "r", 1) < 0)
+			p_info("telling the parent: %s", strerror(errno));
+		close(ready_fd);
+	}
+	while (!stop_requested()) {
+		int err = ring_buffer__poll(rb, 200);
+
+		if (err < 0 && err != -EINTR) {
+			p_err("polling the watcher's ring buffer: %s", strerror(-err));
+			break;
+		}
+		if (boottime_ns() - last_prune > PRUNE_NS) {
+			last_prune = boottime_ns();
+			prune_files(r);
+		}
+	}
+	set_active(&r->s.w, &r->o->rules, false);
+	ring_buffer__consume(rb);
+	tsg_table_walk(r->s.w.tsgs, restore_entry, &own);
+	if (json_output)
+		jsonw_end_array(json_wtr);
+	else
+		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
+		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
+	pf = pidfile_live(RUN_PIDFILE);
+	if (pf == r->me)
+		unlink(RUN_PIDFILE);
+	return EXIT_OK;
+}
+
+/* run --detach, in the parent: the child's pid, and the word it is ready. */
+static int detach_report(const struct run_opts *o, pid_t child, int ready_fd)
+{
+	struct pollfd p = { .fd = ready_fd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, READY_WAIT_MS) != 1 || read(ready_fd, &c, 1) != 1) {
+		close(ready_fd);
+		p_err("the policy process %d did not start (see '%s sched status')", (int)child,
+		      bin_name);
+		return EXIT_FAIL;
+	}
+	close(ready_fd);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "policy", sched_policy_name(o->policy));
+		jsonw_int_field(json_wtr, "pid", child);
+		jsonw_string_field(json_wtr, "pidfile", RUN_PIDFILE);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("policy %s running in the background as pid %d; "
+		       "'%s sched stop' restores the original values and stops it\n",
+		       sched_policy_name(o->policy), (int)child, bin_name);
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Under the lock: the pid file, the watcher (started when none runs), what
+ * a killed run left changed put back, the policy written and activated.
+ * 0, or -1 after p_err with all of it undone.
+ */
+static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buffer **rb)
+{
+	int restored = 0, failed = 0;
+	bool started = false, made_run_dir;
+	pid_t other = pidfile_live(RUN_PIDFILE);
+
+	if (other) {
+		p_err("a scheduling policy is already running (pid %d); '%s sched stop' first",
+		      (int)other, bin_name);
+		return -1;
+	}
+	made_run_dir = !mkdir(RUN_DIR, 0755);
+	*pidfd = pidfile_claim(RUN_PIDFILE, "a scheduling policy");
+	if (*pidfd < 0)
+		goto undo_dir;
+	if (!watcher_pinned(dir)) {
+		if (watcher_pin(dir, rm_device_path(r->o->device)))
+			goto undo_pidfile;
+		started = true;
+	}
+	if (watcher_open(dir, &r->s.w)) {
+		p_err("the watcher's maps under %s cannot be opened", dir);
+		goto undo_watcher;
+	}
+	snprintf(r->s.dir, sizeof(r->s.dir), "%s", dir);
+	r->s.rdev = watcher_meta(&r->s.w, META_RDEV);
+	r->s.any_minor = watcher_meta(&r->s.w, META_ANY_MINOR);
+	if (started)
+		p_info("TSG watcher started; TSGs allocated before now are not seen");
+	*rb = ring_buffer__new(r->s.w.events, run_on_event, r, NULL);
+	if (!*rb) {
+		p_err("cannot open the watcher's ring buffer: %s", strerror(errno));
+		goto undo_watcher;
+	}
+	/* A killed run's policy decides no more; what it left changed goes back. */
+	set_active(&r->s.w, NULL, false);
+	r->draining = true;
+	ring_buffer__consume(*rb);
+	r->draining = false;
+	restore_left(&r->s, &restored, &failed);
+	set_active(&r->s.w, &r->o->rules, true);
+	return 0;
+
+undo_watcher:
+	watcher_close(&r->s.w);
+	if (started)
+		watcher_unpin(dir);
+undo_pidfile:
+	close(*pidfd);
+	*pidfd = -1;
+	unlink(RUN_PIDFILE);
+undo_dir:
+	if (made_run_dir)
+		rmdir(RUN_DIR);
+	return -1;
+}
+
+int run_main(const struct run_opts *o)
+{
+	struct run r = { .s = SCHED_INIT, .o = o };
+	struct ring_buffer *rb = NULL;
+	char dir[PATH_MAX];
+	int lock, pidfd = -1, ready[2] = { -1, -1 }, ret = EXIT_FAIL;
+	unsigned int made = 0;
+	pid_t child = 0;
+
+	if (watcher_dev_check(rm_device_path(o->device)))
+		return EXIT_FAIL;
+	lock = sched_lock(true, dir, sizeof(dir), &made);
+	if (lock < 0)
+		return EXIT_FAIL;
+	if (run_start(&r, dir, &pidfd, &rb)) {
+		sched_unmake(dir, made);
+		close(lock);
+		return EXIT_FAIL;
+	}
+	stop_signals_install();
+	signal(SIGPIPE, SIG_IGN);
+	if (o->detach && pipe(ready)) {
+		p_err("pipe: %s", strerror(errno));
+		goto undo;
+	}
+	if (o->detach) {
+		child = daemon_fork();
+		if (child < 0)
+			goto undo;
+	}
+	if (child > 0) {
+		/* The parent reports and leaves; the child owns the policy. */
+		close(ready[1]);
+		pidfile_write(pidfd, child);
+		close(pidfd);
+		close(lock);
+		ring_buffer__free(rb);
+		sched_close(&r.s);
+		return detach_report(o, child, ready[0]);
+	}
+	close(ready[0]);
+	r.me = getpid();
+	if (!o->detach)
+		pidfile_write(pidfd, r.me);
+	close(pidfd);
+	close(lock);
+	ret = run_loop(&r, rb, ready[1]);
+	ring_buffer__free(rb);
+	sched_close(&r.s);
+	return ret;
+
+undo:
+	set_active(&r.s.w, &o->rules, false);
+	ring_buffer__free(rb);
+	sched_close(&r.s);
+	close(pidfd);
+	unlink(RUN_PIDFILE);
+	close(lock);
+	return EXIT_FAIL;
+}
+
+/* ------------------------------------------------------------------ stop */
+
+/* SIGTERM to the policy process, then wait for it to be gone: 0, or -1 after p_err. */
+static int stop_process(pid_t pid)
+{
+	int pfd = pidfd_of(pid);
+
+	if (pfd == -ESRCH)
+		return 0;
+	if (kill(pid, SIGTERM)) {
+		if (errno == ESRCH)
+			goto out;
+		p_err("cannot signal the policy process %d: %s", (int)pid, strerror(errno));
+		goto fail;
+	}
+	if (pfd >= 0) {
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+
+		/* a pidfd is readable once its process has exited */
+		if (poll(&p, 1, STOP_WAIT_MS) == 1)
+			goto out;
+	} else {
+		for (int i = 0; i < STOP_WAIT_MS / 20; i++) {
+			if (kill(pid, 0) && errno == ESRCH)
+				goto out;
+			usleep(20000);
+		}
+	}
+	p_err("the policy process %d did not stop within %d s", (int)pid, STOP_WAIT_MS / 1000);
+fail:
+	if (pfd >= 0)
+		close(pfd);
+	return -1;
+out:
+	if (pfd >= 0)
+		close(pfd);
+	return 0;
+}
+
+int run_stop(const char *dir, struct run_stopped *st)
+{
+	struct sched s = SCHED_INIT;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	st->pid = pidfile_live(RUN_PIDFILE);
+	if (st->pid && stop_process(st->pid))
+		return -1;
+	if (!dir)
+		return 0;
+	err = watcher_open(dir, &s.w);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return -1;
+	snprintf(s.dir, sizeof(s.dir), "%s", dir);
+	s.rdev = watcher_meta(&s.w, META_RDEV);
+	s.any_minor = watcher_meta(&s.w, META_ANY_MINOR);
+	set_active(&s.w, NULL, false);
+	err = restore_left(&s, &st->restored, &st->failed);
+	sched_close(&s);
+	if (err)
+		p_err("reading the TSG table: out of memory");
+	return err ? -1 : 0;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched.h - the sched engine, under gpuctl sched (cmd/sched.c) and trace tsg
+ * (cmd/trace_rm.c), in four rooms:
+ *
+ *   watcher.c   the TSG watcher's life: loaded privately (trace tsg) or
+ *               pinned under <bpffs>/gpuctl/sched (sched watch), the lock on
+ *               that directory, opening and removing the pins.
+ *   tsg.c       the TSG table (one walk for every reader) and RM controls on
+ *               a TSG through its process's borrowed RM file.
+ *   policies.c  the scheduling policies (lc-be, fixed): their words, their
+ *               rules, the decision for a TSG.
+ *   run.c       the run daemon: applies decisions, re-applies them, restores
+ *               the originals, also those a killed run left changed.
+ *
+ * Nothing here prints except through p_err/p_info and run's events; the
+ * command file prints the results.
+ */
+#ifndef GPUCTL_SCHED_H
+#define GPUCTL_SCHED_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "rm.h"
+#include "tsg_watch.h"
+
+/* What gpuctl accepts as a timeslice; RM may refuse more (its status is shown). */
+#define SCHED_TS_MIN_US	1ULL
+#define SCHED_TS_MAX_US	1000000000000ULL
+
+/* ------------------------------------------------------------ watcher.c */
+
+#define SCHED_OBJECT	"sched"	/* its pin directory: <bpffs>/gpuctl/sched */
+
+struct tsg_watch;
+
+/* A watcher's maps; a private one also owns its BPF object. */
+struct watcher {
+	int tsgs, policy, meta, stats, events;	/* map fds, -1 when not open */
+	struct tsg_watch *skel;			/* private: NULL for a pinned one */
+};
+#define WATCHER_INIT { -1, -1, -1, -1, -1, NULL }
+
+/*
+ * Loads and attaches a private watcher (nothing pinned) filtering device
+ * rdev: 0, or -errno with the reason in reason.  trace tsg uses it.
+ */
+int watcher_private(struct watcher *w, dev_t rdev, char *reason, size_t len);
+void watcher_close(struct watcher *w);
+__u64 watcher_meta(const struct watcher *w, __u32 slot);
+
+/*
+ * Locks the sched pin directory (pin_dir() checks it; create: make it),
+ * its path into dir.  Returns the lock's fd (close it to unlock), -ENOENT
+ * (quiet) when it is missing and !create, or -1 after p_err.  Every command
+ * that changes the watcher or a policy holds it.  made (may be NULL): the
+ * SCHED_MADE_* directories this call created, for sched_unmake.
+ */
+int sched_lock(bool create, char *dir, size_t len, unsigned int *made);
+#define SCHED_MADE_TOP	1u	/* <bpffs>/gpuctl */
+#define SCHED_MADE_DIR	2u	/* <bpffs>/gpuctl/sched */
+/* A failed start: removes the directories sched_lock made, when still empty. */
+void sched_unmake(const char *dir, unsigned int made);
+/*
+ * Before a command may start a watcher: 0 when one is pinned or dev is a
+ * character device; else -1 after p_err.  Creates nothing.
+ */
+int watcher_dev_check(const char *dev);
+/* Every pin of a working watcher is in dir. */
+bool watcher_pinned(const char *dir);
+/* Opens the pinned maps: 0, -ENOENT when no watcher is pinned, else -errno after p_err. */
+int watcher_open(const char *dir, struct watcher *w);
+/*
+ * Loads, attaches and pins a watcher for the RM device dev under dir, which
+ * the caller holds locked: 0, or -1 after p_err with nothing left pinned.
+ */
+int watcher_pin(const char *dir, const char *dev);
+/* Unlinks the names sched pins in dir (nothing else), then dir: 0 or -errno. */
+int watcher_unpin(const char *dir);
+
+/* --------------------------------------------------------------- tsg.c */
+
+/* One TSG of the table. */
+struct tsg {
+	struct tsg_key key;
+	struct tsg_info info;
+};
+
+/* What a walk does with the entry it was shown. */
+enum tsg_walk { TSG_KEEP, TSG_DELETE };
+typedef enum tsg_walk (*tsg_walk_fn)(const struct tsg_key *key, const struct tsg_info *info,
+				     void *arg);
+/*
+ * The one walk of a TSG table (the pinned one or a private one): fn sees
+ * every entry.  Keys are read first, so deleting does not restart the walk.
+ * 0, or -ENOMEM.
+ */
+int tsg_table_walk(int fd, tsg_walk_fn fn, void *arg);
+/* The process is gone (its TSGs with it). */
+bool tsg_proc_gone(__u32 pid);
+
+/* RM files borrowed from the processes, one per (pid, fd). */
+struct borrowed {
+	__u32 pid;
+	int fd;
+	int dup;
+};
+
+/* A command's hold on the pinned watcher and the RM files it borrowed. */
+struct sched {
+	struct watcher w;
+	char dir[PATH_MAX];	/* the pin directory */
+	__u64 rdev;		/* what the watcher filters on (META_RDEV) */
+	bool any_minor;
+	struct borrowed *files;
+	int nfiles, files_cap;
+};
+#define SCHED_INIT { .w = WATCHER_INIT }
+
+/*
+ * Opens the pinned watcher: 0, or -1 after p_err (bpffs missing, no watcher:
+ * how to start one, an untrusted pin directory).  Creates nothing.
+ */
+int sched_open(struct sched *s);
+void sched_close(struct sched *s);
+/* Closes the files borrowed from pid (0: all). */
+void sched_files_close(struct sched *s, __u32 pid);
+
+/* The live TSGs of the table, by ID (entries of processes gone are dropped). */
+int tsg_read(struct sched *s, struct tsg **out, int *n);
+
+/* TARGET := --tsg ID | --pid PID */
+struct tsg_target {
+	bool by_pid;
+	unsigned long long id;
+};
+/* The TSGs target names, at least one: 0, or -1 after p_err. */
+int tsg_select(struct sched *s, const struct tsg_target *tg, struct tsg **out, int *n);
+void tsg_label(const struct tsg *t, char *buf, size_t len);
+
+/*
+ * RM of some drivers (580.x on the H200) has no GET_INTERLEAVE_LEVEL for
+ * TSGs (NV_ERR_NOT_SUPPORTED): a level read is then LEVEL_UNKNOWN.
+ */
+#define LEVEL_UNKNOWN 0xff
+
+/* The process's RM file for t (borrowed once), or -1 with the reason in err. */
+int tsg_file(struct sched *s, const struct tsg *t, char *err, size_t len);
+/* Controls on t: 0, or -1 with the reason (RM status decoded) in err. */
+int tsg_get(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *level, char *err,
+	    size_t len);
+int tsg_set_ts(struct sched *s, const struct tsg *t, __u64 us, char *err, size_t len);
+int tsg_set_level(struct sched *s, const struct tsg *t, __u32 level, char *err, size_t len);
+int tsg_preempt(struct sched *s, const struct tsg *t, bool wait, __u32 timeout_us, char *err,
+		size_t len);
+/*
+ * The level to put back when RM cannot say what it was: the last one set
+ * through gpuctl or by the process, else RM's default for a new TSG (medium).
+ */
+__u32 level_fallback(__u32 level, const struct tsg_info *i);
+/* Remembers in the table the level gpuctl set on t. */
+void tsg_note_level(struct sched *s, const struct tsg *t, __u32 level);
+
+/* ---------------------------------------------------------- policies.c */
+
+extern const char *const policy_class_names[POLICY_CLASS_NR];
+const char *policy_class_name(__u32 cls);
+
+struct sched_policy;	/* one of lc-be, fixed */
+/* The policy named name, or NULL. */
+const struct sched_policy *sched_policy_find(const char *name);
+const char *sched_policy_name(const struct sched_policy *p);
+/* "lc-be or fixed": for messages. */
+const char *sched_policy_list(void);
+/* The policy's ARGS into pol's rules: 0, or EXIT_USAGE after usage_err. */
+int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol);
+/* The decision the watcher takes for a new TSG, for TSGs that existed before run. */
+void policy_decide(const struct policy *pol, struct tsg_info *i);
+
+/* --------------------------------------------------------------- run.c */
+
+struct run_opts {
+	const struct sched_policy *policy;
+	struct policy rules;
+	bool detach;
+	const char *device;	/* RM device for a watcher run starts; NULL: default */
+};
+/* gpuctl sched run: EXIT_OK, or EXIT_FAIL after p_err. */
+int run_main(const struct run_opts *o);
+
+#define RUN_DIR		"/run/gpuctl"
+#define RUN_PIDFILE	RUN_DIR "/sched-run.pid"
+
+struct run_stopped {
+	pid_t pid;		/* the policy process stopped (0: none ran) */
+	int restored;		/* TSGs a killed run left changed, now restored */
+	int failed;		/* of those, how many RM refused */
+};
+/*
+ * Stops the policy process (SIGTERM; it restores its TSGs), then restores
+ * what a killed one left changed and deactivates the policy.  dir: the
+ * sched pin directory, locked by the caller, or NULL when there is none.
+ * 0, or -1 after p_err.
+ */
+int run_stop(const char *dir, struct run_stopped *st);
+
+#endif

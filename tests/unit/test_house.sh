@@ -1,0 +1,153 @@
+#!/bin/bash
+# test_house.sh - the structure rules of the tree (issue "The house"), checked
+# so that they cannot erode silently:
+#   - no source file in cmd/ or bpf/ over 800 lines;
+#   - no function over 150 lines unless a comment within the 5 lines above
+#     its first line says "Why long:";
+#   - no include through "../" in cmd/ or bpf/;
+#   - the shared layer (cmd/lib/) includes nothing outside cmd/lib/ and bpf/;
+#   - no file includes a command file's header (a command file: cmd/*.c
+#     defining an object, or main, batch, shell), and
+#     no quoted-include circles anywhere under cmd/;
+#   - every BPF object's ABI header (bpf/*.h other than *.bpf.h helpers) is
+#     included by its .bpf.c and by the C side.
+# Needs nothing but bash, awk and grep.
+. "$(dirname "$0")/../lib.sh"
+
+# Known violations still to be removed (tests/unit/house-known.txt, one check
+# name per line): such a check reports "known" instead of failing, and fails
+# once it holds, so that the list only shrinks.
+KNOWN=$(grep -v '^#' "$(dirname "$0")/house-known.txt" 2>/dev/null)
+oneline() { tr '\n' ';' | sed 's/;*$//'; }
+check() {	# check NAME DETAIL: DETAIL empty = the rule holds
+    local known=0
+    grep -qxF -- "$1" <<<"$KNOWN" && known=1
+    if [ -z "$2" ]; then
+        [ $known = 1 ] && fail "$1" "holds now: remove it from tests/unit/house-known.txt" || ok "$1"
+    elif [ $known = 1 ]; then
+        ok "$1 (known violation, listed in house-known.txt)"
+    else
+        fail "$1" "$2"
+    fi
+}
+
+# The include folders of gpuctl's build, as the Makefile gives them.
+INC=$(grep -E '^CFLAGS +\+=' Makefile | grep -o -- '-I[^ ]*' | tr '\n' ' ')
+INCDIRS=$(echo "$INC" | sed 's/-I//g')
+
+MAXLINES=800
+MAXFUNC=150
+
+# --- file sizes ----------------------------------------------------------------
+for f in $(git ls-files 'cmd/*.c' 'cmd/*.h' 'cmd/**/*.c' 'cmd/**/*.h' 'bpf/*.c' 'bpf/*.h' | sort -u); do
+    n=$(wc -l <"$f")
+    d=""
+    [ "$n" -gt "$MAXLINES" ] && d="$n lines (more than $MAXLINES)"
+    check "size: $f" "$d"
+done
+
+# --- function lengths (Linux style: a function body opens with "{" in column 0) ---
+long=$(for f in $(git ls-files 'cmd/*.c' 'cmd/**/*.c' 'bpf/*.c' | sort -u); do
+    awk -v f="$f" -v max="$MAXFUNC" '
+        { line[NR] = $0 }
+        /^\{/ { start = NR; head = NR - 1; while (head > 1 && line[head] !~ /\)/) head--; }
+        /^\}/ && start {
+            len = NR - start - 1
+            if (len > max) {
+                why = 0
+                for (i = head - 5; i < head; i++) if (i > 0 && line[i] ~ /Why long:/) why = 1
+                if (!why) printf "%s:%d: %d lines\n", f, head, len
+            }
+            start = 0
+        }' "$f"
+done)
+for f in $(git ls-files 'cmd/*.c' 'cmd/**/*.c' 'bpf/*.c' | sort -u); do
+    check "function sizes: $f" "$(grep "^$f:" <<<"$long" | oneline)"
+done
+
+# --- includes --------------------------------------------------------------------
+bad=$(grep -rn '#include "\.\./' cmd bpf 2>/dev/null)
+check "no include through ../" "$bad"
+
+# Every quoted include of cmd/ resolved against -Icmd -Icmd/lib -Ibpf -Ibuild and
+# the including file's own directory; edges between files of the tree.
+edges=$(for f in $(git ls-files 'cmd/*.[ch]' 'cmd/**/*.[ch]' | sort -u); do
+    d=$(dirname "$f")
+    grep -o '^#include "[^"]*"' "$f" | sed 's/#include "\(.*\)"/\1/' | while read -r h; do
+        for c in "$d/$h" $(for i in $INCDIRS; do echo "$i/$h"; done); do
+            if [ -f "$c" ]; then echo "$f $(realpath --relative-to=. "$c")"; break; fi
+        done
+    done
+done)
+
+lib_out=$(echo "$edges" | awk '$1 ~ /^cmd\/lib\// && $2 !~ /^cmd\/lib\// && $2 !~ /^bpf\//')
+check "cmd/lib includes only cmd/lib and bpf" "$(echo "$lib_out" | oneline)"
+
+# A command file is cmd/<name>.c that defines an object (or main, batch, shell);
+# its header would be cmd/<name>.h.
+cmdfiles=" cmd/main.c cmd/batch.c cmd/shell.c $(grep -l '^const struct object ' cmd/*.c | tr '\n' ' ')"
+cross=$(echo "$edges" | awk -v cf="$cmdfiles" '$1 ~ /^cmd\/[^\/]*\.c$/ && $2 ~ /^cmd\/[^\/]*\.h$/ {
+        a = $1; sub(/\.c$/, "", a); b = $2; sub(/\.h$/, "", b)
+        if (a != b && index(cf, " " b ".c ")) print }')
+check "no command file includes another command file's header" "$(echo "$cross" | oneline)"
+
+# Calls: no command file uses a symbol that another command file defines
+# (main, the dispatcher, names the objects).  Read from the compiled objects.
+if [ -f build/tsg_watch.skel.h ] && command -v nm >/dev/null; then
+    O=$(mktemp -d); trap 'rm -rf "$O"' EXIT
+    okc=1
+    for f in $cmdfiles; do
+        cc -std=gnu11 $INC -c "$f" -o "$O/$(basename "$f" .c).o" 2>/dev/null || okc=0
+    done
+    if [ $okc = 1 ]; then
+        for f in $cmdfiles; do
+            b=$(basename "$f" .c)
+            nm --defined-only "$O/$b.o" | awk -v f="$f" 'NF == 3 && $2 ~ /[A-Z]/ { print $3, f }'
+        done | sort >"$O/defs"
+        calls=$(for f in $cmdfiles; do
+            [ "$f" = cmd/main.c ] && continue
+            nm -u "$O/$(basename "$f" .c).o" | awk -v f="$f" '{ print $2, f }'
+        done | sort | join - "$O/defs" | awk '$2 != $3 { print $2 " uses " $1 " of " $3 }')
+        for f in $cmdfiles; do
+            check "calls: $f calls no other command file" "$(grep "^$f " <<<"$calls" | oneline)"
+        done
+    else
+        fail "no command file calls another command file" "a command file did not compile alone"
+    fi
+else
+    echo "# build/ missing (run make first): the call check is skipped"
+fi
+
+# Circles: a header and its .c are one node (file.c/file.h -> file).
+cycles=$(echo "$edges" | awk '
+    { a = $1; b = $2; sub(/\.[ch]$/, "", a); sub(/\.[ch]$/, "", b); if (a != b) { adj[a] = adj[a] " " b; nodes[a]; nodes[b] } }
+    function dfs(n,    i, k, parts) {
+        state[n] = 1
+        k = split(adj[n], parts, " ")
+        for (i = 1; i <= k; i++) {
+            if (state[parts[i]] == 1) { print n " -> " parts[i] }
+            else if (!state[parts[i]]) dfs(parts[i])
+        }
+        state[n] = 2
+    }
+    END { for (n in nodes) if (!state[n]) dfs(n) }')
+check "no include circles under cmd/" "$(echo "$cycles" | oneline)"
+
+# --- one ABI header per BPF object, included by both sides -----------------------
+for o in bpf/*.bpf.c; do
+    base=$(basename "$o" .bpf.c)
+    abi=$(grep -o '^#include "[^"]*\.h"' "$o" | sed 's/#include "\(.*\)"/\1/' | grep -v '\.bpf\.h$' | grep -v 'vmlinux' || true)
+    if [ -z "$abi" ]; then
+        check "abi: $base" "its .bpf.c includes no ABI header (bpf/<name>.h)"
+        continue
+    fi
+    found=0
+    for h in $abi; do
+        grep -rqs "#include \"$h\"" cmd && found=1
+    done
+    d=""
+    [ $found = 1 ] || d="no cmd/ file includes $(echo $abi)"
+    check "abi: $base" "$d"
+done
+
+summary
