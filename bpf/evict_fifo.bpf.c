@@ -5,6 +5,7 @@
  * when used again, so the head is always the oldest.
  */
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 SEC("struct_ops/chunk_activate")
 int BPF_PROG(fifo_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,

@@ -17,6 +17,7 @@
  * cache line is written there); evict_prepare sums them.
  */
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 #define MAX_CPUS 256
 

@@ -6,6 +6,7 @@
  * resident instead of evicting each one just before it is needed again.
  */
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 SEC("struct_ops/chunk_activate")
 int BPF_PROG(mru_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,

@@ -11,6 +11,7 @@
  */
 #define EVICT_WITH_PIDS
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 SEC("struct_ops/chunk_activate")
 int BPF_PROG(priority_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,

@@ -9,6 +9,7 @@
  */
 #define EVICT_WITH_PIDS
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 /* pid -> resident chunks */
 struct {

@@ -6,6 +6,7 @@
  * are its bands, read by gpuctl only).
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 
 SEC("struct_ops/uvm_prefetch_before_compute")
 int BPF_PROG(adaptive_before_compute, uvm_page_index_t page_index,

@@ -6,6 +6,7 @@
  * small_pages.  The largest granted subregion wins, as in the driver.
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 
 SEC("struct_ops/uvm_prefetch_before_compute")
 int BPF_PROG(multilevel_before_compute, uvm_page_index_t page_index,

@@ -9,6 +9,7 @@
  * region was used up (a hit); a fault elsewhere means it was not.
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 #include "prefetch_block.bpf.h"
 
 struct block_state {

@@ -9,6 +9,7 @@
  * would move (a 64 KiB big page).
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 #include "prefetch_block.bpf.h"
 
 #define BIG_PAGE 16	/* 4 KiB pages in the driver's 64 KiB big page */

@@ -9,6 +9,7 @@
  * thrashing pages.  An fexit program records such blocks.
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 #include "prefetch_block.bpf.h"
 
 struct {

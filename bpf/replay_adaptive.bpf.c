@@ -7,6 +7,7 @@
  *   - the fault buffer is drained.
  */
 #include "replay_common.bpf.h"
+#include "replay.h"
 
 SEC("struct_ops/decide_replay")
 int BPF_PROG(adaptive_decide, struct uvm_fault_batch_info *batch, int default_policy)
