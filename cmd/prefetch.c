@@ -244,7 +244,9 @@ static void adaptive_daemon(int go, const char *pid_file)
 
 	if (go > 3 && dup2(go, 3) == 3)
 		go = 3;
-	close_range(go + 1, ~0U, 0);
+	if (close_range(go + 1, ~0U, 0))	/* kernels before 5.9 */
+		for (long fd = go + 1, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
+			close((int)fd);
 	if (read(go, &map_id, sizeof(map_id)) == (ssize_t)sizeof(map_id)) {
 		close(go);
 		ret = adaptive_loop(map_id);

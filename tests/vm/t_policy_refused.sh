@@ -51,6 +51,10 @@ model_run seq blocks 4 warps 1
 expect_exit 0 gpuctl prefetch load adaptive --detach --pid-file /tmp/a.pid interval_ms 100
 daemon=$(cat /tmp/a.pid)
 kill -0 "$daemon" && ok "adaptive daemon runs" || fail "adaptive daemon runs" "pid '$daemon'"
+# its first sample (no traffic) moves the threshold to lo_threshold: wait for it
+i=0; until OUT=$(gpuctl -j prefetch show) && [ "$(json_get .params.threshold)" = 30 ] || [ $i -ge 50 ]; do
+	usleep 100000; i=$((i + 1)); done
+expect_json_eq "the daemon moved the threshold to lo_threshold" .params.threshold 30
 refused 1 "second --detach with the same pid file" \
 	gpuctl prefetch load adaptive --detach --pid-file /tmp/a.pid interval_ms 100
 case $ERR in *"already runs as pid $daemon"*) ok "names the running daemon" ;;
