@@ -58,9 +58,13 @@ model:
 
 # BPF objects the tests load as users' own policies (.elf: the VM copy skips *.o).
 TEST_POLICIES := $(patsubst %.bpf.c,%.elf,$(wildcard tests/policies/*.bpf.c))
-tests/policies/%.elf: tests/policies/%.bpf.c $(wildcard bpf/*.bpf.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
+tests/policies/%.elf: tests/policies/%.bpf.c $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
 	$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
-test-policies: $(TEST_POLICIES)
+# Users' objects of every odd shape for tests/vm/t_policy_elf.sh (tests/policies/fuzz.py).
+tests/policies/fuzz/MANIFEST: tests/policies/fuzz.py $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
+	rm -rf tests/policies/fuzz
+	python3 tests/policies/fuzz.py tests/policies/fuzz $(CLANG) $(BPF_CFLAGS) -Ibpf
+test-policies: $(TEST_POLICIES) tests/policies/fuzz/MANIFEST
 
 install: gpuctl man
 	install -D -m 0755 gpuctl $(DESTDIR)$(SBINDIR)/gpuctl
@@ -92,7 +96,7 @@ bench: need-deps
 	bench/run
 
 clean:
-	rm -rf build gpuctl gpuctl-asan tests/policies/*.elf
+	rm -rf build gpuctl gpuctl-asan tests/policies/*.elf tests/policies/fuzz
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 

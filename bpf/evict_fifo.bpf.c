@@ -5,12 +5,13 @@
  * when used again, so the head is always the oldest.
  */
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 SEC("struct_ops/chunk_activate")
 int BPF_PROG(fifo_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_ACTIVATE, 1);
+	stat_add(EV_STAT_ACTIVATE, 1);
 	return UVM_BPF_EVICT_DEFAULT;
 }
 
@@ -18,7 +19,7 @@ SEC("struct_ops/chunk_used")
 int BPF_PROG(fifo_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_USED, 1);
+	stat_add(EV_STAT_USED, 1);
 	return UVM_BPF_EVICT_HANDLED;	/* no promotion */
 }
 

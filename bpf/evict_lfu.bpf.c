@@ -17,9 +17,7 @@
  * cache line is written there); evict_prepare sums them.
  */
 #include "evict_common.bpf.h"
-
-enum { P_MIN_FREQ = 0, P_DECAY = 1 };
-enum { STAT_PROTECTED = STAT_POLICY, STAT_DECAYS = STAT_POLICY + 1 };
+#include "evict.h"
 
 #define MAX_CPUS 256
 
@@ -67,7 +65,7 @@ int BPF_PROG(lfu_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *
 	__u32 now = epoch_now();
 	struct freq *f, init = { .count = 1, .epoch = now };
 
-	stat_add(STAT_ACTIVATE, 1);
+	stat_add(EV_STAT_ACTIVATE, 1);
 	f = bpf_map_lookup_elem(&freqs, &key);
 	if (!f) {
 		bpf_map_update_elem(&freqs, &key, &init, BPF_NOEXIST);
@@ -82,7 +80,7 @@ SEC("struct_ops/chunk_used")
 int BPF_PROG(lfu_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_USED, 1);
+	stat_add(EV_STAT_USED, 1);
 	return UVM_BPF_EVICT_DEFAULT;	/* recency among equals: LRU */
 }
 
@@ -94,16 +92,16 @@ int BPF_PROG(lfu_prepare, uvm_gpu_chunk_t *candidate, struct uvm_evict_chunk_inf
 	__u32 now = epoch_now(), cpu, sum = 0;
 	struct freq *f;
 
-	stat_add(STAT_PREPARE, 1);
+	stat_add(EV_STAT_PREPARE, 1);
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		f = bpf_map_lookup_percpu_elem(&freqs, &key, cpu);
 		if (!f)
 			break;
 		sum += decayed(f, now);
 	}
-	if (sum >= param(P_MIN_FREQ, 2)) {
+	if (sum >= param(EV_LFU_MIN_FREQ)) {
 		move_tail(candidate, used_list);
-		stat_add(STAT_PROTECTED, 1);
+		stat_add(EV_LFU_STAT_PROTECTED, 1);
 	}
 	return UVM_BPF_EVICT_DEFAULT;
 }
@@ -116,10 +114,10 @@ int BPF_PROG(lfu_release, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *i
 	__u64 *e = bpf_map_lookup_elem(&clock, &k0);
 	__u64 *n = bpf_map_lookup_elem(&clock, &k1);
 
-	if (e && n && ++*n >= param(P_DECAY, 128)) {
+	if (e && n && ++*n >= param(EV_LFU_DECAY)) {
 		*n = 0;
 		*e += 1;
-		stat_add(STAT_DECAYS, 1);
+		stat_add(EV_LFU_STAT_DECAYS, 1);
 	}
 	return UVM_BPF_EVICT_DEFAULT;
 }

@@ -6,12 +6,13 @@
  * resident instead of evicting each one just before it is needed again.
  */
 #include "evict_common.bpf.h"
+#include "evict.h"
 
 SEC("struct_ops/chunk_activate")
 int BPF_PROG(mru_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_ACTIVATE, 1);
+	stat_add(EV_STAT_ACTIVATE, 1);
 	move_head(chunk, used_list);
 	return UVM_BPF_EVICT_HANDLED;
 }
@@ -20,7 +21,7 @@ SEC("struct_ops/chunk_used")
 int BPF_PROG(mru_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_USED, 1);
+	stat_add(EV_STAT_USED, 1);
 	move_head(chunk, used_list);
 	return UVM_BPF_EVICT_HANDLED;
 }

@@ -11,15 +11,13 @@
  */
 #define EVICT_WITH_PIDS
 #include "evict_common.bpf.h"
-
-enum { PRIO_LOW = 1, PRIO_NORMAL = 2, PRIO_HIGH = 3 };
-enum { STAT_PROTECTED = STAT_POLICY, STAT_LOW_AGED = STAT_POLICY + 1 };
+#include "evict.h"
 
 SEC("struct_ops/chunk_activate")
 int BPF_PROG(priority_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_ACTIVATE, 1);
+	stat_add(EV_STAT_ACTIVATE, 1);
 	return UVM_BPF_EVICT_DEFAULT;
 }
 
@@ -27,9 +25,9 @@ SEC("struct_ops/chunk_used")
 int BPF_PROG(priority_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_USED, 1);
-	if (pid_value(info->owner_pid, PRIO_NORMAL) == PRIO_LOW) {
-		stat_add(STAT_LOW_AGED, 1);
+	stat_add(EV_STAT_USED, 1);
+	if (pid_value(info->owner_pid, EV_PRIO_NORMAL) == EV_PRIO_LOW) {
+		stat_add(EV_PRIORITY_STAT_LOW_AGED, 1);
 		return UVM_BPF_EVICT_HANDLED;
 	}
 	return UVM_BPF_EVICT_DEFAULT;
@@ -39,10 +37,10 @@ SEC("struct_ops/evict_prepare")
 int BPF_PROG(priority_prepare, uvm_gpu_chunk_t *candidate, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_PREPARE, 1);
-	if (pid_value(info->owner_pid, PRIO_NORMAL) == PRIO_HIGH) {
+	stat_add(EV_STAT_PREPARE, 1);
+	if (pid_value(info->owner_pid, EV_PRIO_NORMAL) == EV_PRIO_HIGH) {
 		move_tail(candidate, used_list);
-		stat_add(STAT_PROTECTED, 1);
+		stat_add(EV_PRIORITY_STAT_PROTECTED, 1);
 	}
 	return UVM_BPF_EVICT_DEFAULT;
 }

@@ -9,15 +9,12 @@
  */
 #define EVICT_WITH_PIDS
 #include "evict_common.bpf.h"
-
-enum { P_DEFAULT_SHARE = 0 };
-enum { STAT_PROTECTED = STAT_POLICY, STAT_OVER_QUOTA = STAT_POLICY + 1,
-       STAT_RELEASE = STAT_POLICY + 2 };
+#include "evict.h"
 
 /* pid -> resident chunks */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PIDS_MAX);
+	__uint(max_entries, EV_PIDS_MAX);
 	__type(key, __u32);
 	__type(value, __s64);
 } usage SEC(".maps");
@@ -60,7 +57,7 @@ static __always_inline void account(__u32 pid, __s64 n)
 static __always_inline int vs_share(__u32 pid)
 {
 	__s64 *u = bpf_map_lookup_elem(&usage, &pid), *t;
-	__u64 share = pid_value(pid, (__u32)param(P_DEFAULT_SHARE, 100));
+	__u64 share = pid_value(pid, (__u32)param(EV_QUOTA_DEFAULT_SHARE));
 	__u32 k = 0;
 	__s64 mine, all;
 
@@ -76,7 +73,7 @@ SEC("struct_ops/chunk_activate")
 int BPF_PROG(quota_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_ACTIVATE, 1);
+	stat_add(EV_STAT_ACTIVATE, 1);
 	account(info->owner_pid, 1);
 	return UVM_BPF_EVICT_DEFAULT;
 }
@@ -84,7 +81,7 @@ int BPF_PROG(quota_activate, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info
 SEC("struct_ops/chunk_release")
 int BPF_PROG(quota_release, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info)
 {
-	stat_add(STAT_RELEASE, 1);
+	stat_add(EV_QUOTA_STAT_RELEASE, 1);
 	account(info->owner_pid, -1);
 	return UVM_BPF_EVICT_DEFAULT;
 }
@@ -93,9 +90,9 @@ SEC("struct_ops/chunk_used")
 int BPF_PROG(quota_used, uvm_gpu_chunk_t *chunk, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_USED, 1);
+	stat_add(EV_STAT_USED, 1);
 	if (vs_share(info->owner_pid) > 0) {
-		stat_add(STAT_OVER_QUOTA, 1);
+		stat_add(EV_QUOTA_STAT_OVER_QUOTA, 1);
 		return UVM_BPF_EVICT_HANDLED;
 	}
 	return UVM_BPF_EVICT_DEFAULT;
@@ -105,10 +102,10 @@ SEC("struct_ops/evict_prepare")
 int BPF_PROG(quota_prepare, uvm_gpu_chunk_t *candidate, struct uvm_evict_chunk_info *info,
 	     struct list_head *used_list)
 {
-	stat_add(STAT_PREPARE, 1);
+	stat_add(EV_STAT_PREPARE, 1);
 	if (vs_share(info->owner_pid) < 0) {
 		move_tail(candidate, used_list);
-		stat_add(STAT_PROTECTED, 1);
+		stat_add(EV_QUOTA_STAT_PROTECTED, 1);
 	}
 	return UVM_BPF_EVICT_DEFAULT;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * policy_common.bpf.h - what every gpuctl struct_ops policy shares: the
- * ABI, a params array gpuctl fills at load and `set` updates, and per-CPU
- * counters `show` sums.  Each object's header names the counter slots.
+ * driver's ABI, a params array gpuctl fills at load and `set` updates, and
+ * per-CPU counters `show` sums (their sizes and names: policy_abi.h; each
+ * family's header names the slots).
  */
 #ifndef POLICY_COMMON_BPF_H
 #define POLICY_COMMON_BPF_H
@@ -12,11 +13,9 @@
 #include <bpf/bpf_tracing.h>
 
 #include "uvm_bpf_ext.h"
+#include "policy_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-#define PARAM_MAX 8
-#define STAT_MAX 8
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -40,12 +39,16 @@ static __always_inline void stat_add(__u32 slot, __u64 n)
 		*v += n;
 }
 
-/* A parameter; gpuctl writes every one at load.  def only if unreadable. */
-static __always_inline __u64 param(__u32 idx, __u64 def)
+/*
+ * A parameter (an index of the family's enum); gpuctl writes every slot at
+ * load.  The lookup of an index below PARAM_MAX cannot fail; the verifier
+ * wants the check.
+ */
+static __always_inline __u64 param(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&params, &idx);
 
-	return v ? *v : def;
+	return v ? *v : 0;
 }
 
 #endif

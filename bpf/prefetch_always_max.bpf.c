@@ -4,6 +4,7 @@
  * (max_prefetch_region, the VA block's pages), ignoring occupancy.
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 
 SEC("struct_ops/uvm_prefetch_before_compute")
 int BPF_PROG(always_max_before_compute, uvm_page_index_t page_index,

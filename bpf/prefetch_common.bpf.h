@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * prefetch_common.bpf.h - what every gpuctl prefetch policy shares on top
- * of policy_common.bpf.h: the names of its counter slots and decide().
+ * of policy_common.bpf.h: the ABI with gpuctl (prefetch.h) and decide().
  */
 #ifndef PREFETCH_COMMON_BPF_H
 #define PREFETCH_COMMON_BPF_H
 
 #include "policy_common.bpf.h"
+#include "prefetch.h"
 
-/* Counter slots; gpuctl prints them under these names. */
-enum {
-	STAT_DEFAULT = 0,	/* decisions left to the driver */
-	STAT_BYPASS = 1,	/* decisions answered by the policy */
-	STAT_ENTER_LOOP = 2,	/* decisions taken walking the tree */
-	STAT_PAGES = 3,		/* pages the policy asked for */
-	STAT_POLICY = 4,	/* first policy-specific slot */
-};
+/* decide() counts an action in the slot of the same number. */
+_Static_assert(PF_STAT_DEFAULT == UVM_BPF_ACTION_DEFAULT && PF_STAT_BYPASS == UVM_BPF_ACTION_BYPASS &&
+	       PF_STAT_ENTER_LOOP == UVM_BPF_ACTION_ENTER_LOOP, "prefetch: action slots");
 
 /* The driver's tree walk, with the threshold as a parameter. */
 static __always_inline int occupied(unsigned int counter, const uvm_va_block_region_t *r,
@@ -24,12 +20,12 @@ static __always_inline int occupied(unsigned int counter, const uvm_va_block_reg
 	return (__u64)counter * 100 > (__u64)(r->outer - r->first) * percent;
 }
 
-/* Counts the action and returns it: `return decide(STAT_BYPASS, pages);` */
+/* Counts the action and returns it: `return decide(UVM_BPF_ACTION_BYPASS, pages);` */
 static __always_inline int decide(int action, __u64 pages)
 {
 	stat_add(action, 1);
 	if (pages)
-		stat_add(STAT_PAGES, pages);
+		stat_add(PF_STAT_PAGES, pages);
 	return action;
 }
 

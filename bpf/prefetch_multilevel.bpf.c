@@ -6,9 +6,7 @@
  * small_pages.  The largest granted subregion wins, as in the driver.
  */
 #include "prefetch_common.bpf.h"
-
-enum { P_HIGH, P_MID, P_LOW, P_LARGE, P_MEDIUM, P_SMALL };
-enum { STAT_LARGE = STAT_POLICY, STAT_MEDIUM, STAT_SMALL };
+#include "prefetch.h"
 
 SEC("struct_ops/uvm_prefetch_before_compute")
 int BPF_PROG(multilevel_before_compute, uvm_page_index_t page_index,
@@ -28,15 +26,15 @@ int BPF_PROG(multilevel_on_tree_iter, uvm_perf_prefetch_bitmap_tree_t *bitmap_tr
 	__u64 pages = current_region->outer - current_region->first;
 	__u32 band;
 
-	if (occupied(counter, current_region, param(P_HIGH, 90)) &&
-	    pages <= param(P_LARGE, 512))
-		band = STAT_LARGE;
-	else if (occupied(counter, current_region, param(P_MID, 60)) &&
-		 pages <= param(P_MEDIUM, 128))
-		band = STAT_MEDIUM;
-	else if (occupied(counter, current_region, param(P_LOW, 30)) &&
-		 pages <= param(P_SMALL, 32))
-		band = STAT_SMALL;
+	if (occupied(counter, current_region, param(PF_MULTILEVEL_HIGH)) &&
+	    pages <= param(PF_MULTILEVEL_LARGE_PAGES))
+		band = PF_MULTILEVEL_STAT_LARGE;
+	else if (occupied(counter, current_region, param(PF_MULTILEVEL_MID)) &&
+		 pages <= param(PF_MULTILEVEL_MEDIUM_PAGES))
+		band = PF_MULTILEVEL_STAT_MEDIUM;
+	else if (occupied(counter, current_region, param(PF_MULTILEVEL_LOW)) &&
+		 pages <= param(PF_MULTILEVEL_SMALL_PAGES))
+		band = PF_MULTILEVEL_STAT_SMALL;
 	else
 		return 0;
 	stat_add(band, 1);

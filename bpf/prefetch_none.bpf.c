@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* none: never prefetch; every fault migrates only its own (big) page. */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 
 SEC("struct_ops/uvm_prefetch_before_compute")
 int BPF_PROG(none_before_compute, uvm_page_index_t page_index,

@@ -9,10 +9,8 @@
  * region was used up (a hit); a fault elsewhere means it was not.
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 #include "prefetch_block.bpf.h"
-
-enum { P_AGGRESSIVENESS, P_WINDOW };
-enum { STAT_GRANTED = STAT_POLICY, STAT_DENIED };
 
 struct block_state {
 	__u32 hit_rate;		/* percent, EWMA */
@@ -55,7 +53,7 @@ int BPF_PROG(probabilistic_before_compute, uvm_page_index_t page_index,
 	}
 	if (b->granted) {
 		sample = page_index >= b->last_outer &&
-			 page_index < b->last_outer + param(P_WINDOW, 32) ? 100 : 0;
+			 page_index < b->last_outer + param(PF_PROBABILISTIC_WINDOW) ? 100 : 0;
 		b->hit_rate = (b->hit_rate * 7 + sample) / 8;
 		b->granted = 0;
 	}
@@ -81,12 +79,12 @@ int BPF_PROG(probabilistic_on_tree_iter, uvm_perf_prefetch_bitmap_tree_t *bitmap
 		hit_rate = b->hit_rate;
 	/* occupancy % x (0.5 + hit rate) x aggressiveness / 100 */
 	p = (__u64)counter * 100 / pages;
-	p = p * (50 + hit_rate) / 100 * param(P_AGGRESSIVENESS, 100) / 100;
+	p = p * (50 + hit_rate) / 100 * param(PF_PROBABILISTIC_AGGRESSIVENESS) / 100;
 	if (bpf_get_prandom_u32() % 100 >= p) {
-		stat_add(STAT_DENIED, 1);
+		stat_add(PF_PROBABILISTIC_STAT_DENIED, 1);
 		return 0;
 	}
-	stat_add(STAT_GRANTED, 1);
+	stat_add(PF_PROBABILISTIC_STAT_GRANTED, 1);
 	if (b) {
 		b->last_outer = current_region->outer;
 		b->granted = 1;

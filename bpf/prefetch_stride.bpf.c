@@ -9,10 +9,8 @@
  * would move (a 64 KiB big page).
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 #include "prefetch_block.bpf.h"
-
-enum { P_CONFIDENCE, P_DEGREE, P_MAX_PAGES, P_BUDGET };
-enum { STAT_STRIDES = STAT_POLICY };	/* decisions on a confirmed stride */
 
 #define BIG_PAGE 16	/* 4 KiB pages in the driver's 64 KiB big page */
 
@@ -46,7 +44,7 @@ int BPF_PROG(stride_before_compute, uvm_page_index_t page_index,
 	     uvm_va_block_region_t *result_region)
 {
 	__u64 block = current_block();
-	__s64 first, outer, span, degree = param(P_DEGREE, 4);
+	__s64 first, outer, span, degree = param(PF_STRIDE_DEGREE);
 	struct history *h, fresh = { .last = page_index };
 	__s32 delta;
 
@@ -73,7 +71,7 @@ int BPF_PROG(stride_before_compute, uvm_page_index_t page_index,
 	}
 	h->last = page_index;
 	/* Strides within a 64 KiB big page: the driver's growth covers them. */
-	if (h->repeats < param(P_CONFIDENCE, 2) || (delta < BIG_PAGE && delta > -BIG_PAGE))
+	if (h->repeats < param(PF_STRIDE_CONFIDENCE) || (delta < BIG_PAGE && delta > -BIG_PAGE))
 		return decide(UVM_BPF_ACTION_DEFAULT, 0);
 
 	/*
@@ -81,7 +79,7 @@ int BPF_PROG(stride_before_compute, uvm_page_index_t page_index,
 	 * budget, no more strides than keep the pages migrated per access
 	 * within the default's 64 KiB big page: (d - 1) * S + 2 <= 16 (d + 1).
 	 */
-	if (param(P_BUDGET, 1)) {
+	if (param(PF_STRIDE_BUDGET)) {
 		__u32 s = delta > 0 ? delta : -delta;
 
 		if (s > BIG_PAGE && (s + BIG_PAGE - 2) / (s - BIG_PAGE) < degree)
@@ -99,7 +97,7 @@ int BPF_PROG(stride_before_compute, uvm_page_index_t page_index,
 		first = max_prefetch_region->first;
 	if (outer > max_prefetch_region->outer)
 		outer = max_prefetch_region->outer;
-	span = param(P_MAX_PAGES, 512);
+	span = param(PF_STRIDE_MAX_PAGES);
 	if (outer - first > span) {
 		if (delta > 0)
 			outer = first + span;
@@ -108,7 +106,7 @@ int BPF_PROG(stride_before_compute, uvm_page_index_t page_index,
 	}
 	if (first >= outer)
 		first = outer = 0;
-	stat_add(STAT_STRIDES, 1);
+	stat_add(PF_STRIDE_STAT_DECISIONS, 1);
 	bpf_uvm_set_va_block_region(result_region, first, outer);
 	return decide(UVM_BPF_ACTION_BYPASS, outer - first);
 }

@@ -9,10 +9,8 @@
  * thrashing pages.  An fexit program records such blocks.
  */
 #include "prefetch_common.bpf.h"
+#include "prefetch.h"
 #include "prefetch_block.bpf.h"
-
-enum { P_HOLD_MS };
-enum { STAT_SUPPRESSED = STAT_POLICY, STAT_FLAGGED };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -29,7 +27,7 @@ int BPF_PROG(note_thrashing, struct uvm_va_block_struct *va_block, void *ret)
 	if (!ret)
 		return 0;
 	if (!bpf_map_lookup_elem(&thrashing_blocks, &start))
-		stat_add(STAT_FLAGGED, 1);
+		stat_add(PF_THRASHING_STAT_FLAGGED, 1);
 	bpf_map_update_elem(&thrashing_blocks, &start, &now, BPF_ANY);
 	return 0;
 }
@@ -43,9 +41,9 @@ int BPF_PROG(thrashing_before_compute, uvm_page_index_t page_index,
 	__u64 block = current_block(), *seen;
 
 	seen = bpf_map_lookup_elem(&thrashing_blocks, &block);
-	if (!seen || bpf_ktime_get_ns() - *seen > param(P_HOLD_MS, 1000) * 1000000ULL)
+	if (!seen || bpf_ktime_get_ns() - *seen > param(PF_THRASHING_HOLD_MS) * 1000000ULL)
 		return decide(UVM_BPF_ACTION_DEFAULT, 0);
-	stat_add(STAT_SUPPRESSED, 1);
+	stat_add(PF_THRASHING_STAT_SUPPRESSED, 1);
 	bpf_uvm_set_va_block_region(result_region, 0, 0);
 	return decide(UVM_BPF_ACTION_BYPASS, 0);
 }

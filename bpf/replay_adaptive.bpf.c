@@ -7,10 +7,7 @@
  *   - the fault buffer is drained.
  */
 #include "replay_common.bpf.h"
-
-enum { P_THRESHOLD = 0, P_EVERY = 1 };
-enum { STAT_BY_SHARE = STAT_POLICY, STAT_BY_COUNT = STAT_POLICY + 1,
-       STAT_BY_DRAIN = STAT_POLICY + 2 };
+#include "replay.h"
 
 SEC("struct_ops/decide_replay")
 int BPF_PROG(adaptive_decide, struct uvm_fault_batch_info *batch, int default_policy)
@@ -18,16 +15,16 @@ int BPF_PROG(adaptive_decide, struct uvm_fault_batch_info *batch, int default_po
 	__u64 n = batch->num_faults;
 	__u64 stalled = (__u64)batch->num_duplicates + batch->num_throttled;
 
-	if (n && stalled * 100 >= param(P_THRESHOLD, 50) * n) {
-		stat_add(STAT_BY_SHARE, 1);
+	if (n && stalled * 100 >= param(RP_ADAPTIVE_THRESHOLD) * n) {
+		stat_add(RP_ADAPTIVE_STAT_BY_SHARE, 1);
 		return decide(batch, UVM_BPF_REPLAY_NOW);
 	}
-	if (batch->batches_since_replay >= param(P_EVERY, 4)) {
-		stat_add(STAT_BY_COUNT, 1);
+	if (batch->batches_since_replay >= param(RP_ADAPTIVE_EVERY)) {
+		stat_add(RP_ADAPTIVE_STAT_BY_COUNT, 1);
 		return decide(batch, UVM_BPF_REPLAY_NOW);
 	}
 	if (!batch->fault_buffer_pending) {
-		stat_add(STAT_BY_DRAIN, 1);
+		stat_add(RP_ADAPTIVE_STAT_BY_DRAIN, 1);
 		return decide(batch, UVM_BPF_REPLAY_NOW);
 	}
 	return decide(batch, UVM_BPF_REPLAY_DEFER);

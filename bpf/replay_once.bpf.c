@@ -5,6 +5,7 @@
  * each releasing more faulting warps.
  */
 #include "replay_common.bpf.h"
+#include "replay.h"
 
 SEC("struct_ops/decide_replay")
 int BPF_PROG(once_decide, struct uvm_fault_batch_info *batch, int default_policy)

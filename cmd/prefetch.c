@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
-/* prefetch.c - gpuctl prefetch: the UVM prefetch policy (struct uvm_gpu_ext). */
+/*
+ * prefetch.c - gpuctl prefetch: the UVM prefetch policy (struct uvm_gpu_ext).
+ * The policies and their parameters (bpf/prefetch.h names them for both
+ * sides), the commands, and adaptive's user-space half: a loop that moves
+ * the threshold with the host-to-device throughput, in the foreground or
+ * detached as a daemon.
+ */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "gpuctl.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "prefetch.h"
 #include "throughput.h"
 
 #include "prefetch_none.skel.h"
@@ -25,70 +30,85 @@
 #define PCT 1, 100
 
 static const struct policy_param adaptive_params[] = {
-	{ "threshold", 0, 51, PCT, "occupancy % a subregion needs; the loop moves it" },
-	{ "hi_mbps", 1, 300, 1, 1000000, "above this host-to-device MB/s: hi_threshold" },
-	{ "lo_mbps", 2, 100, 1, 1000000, "above this (and up to hi_mbps): mid_threshold, else lo_threshold" },
-	{ "hi_threshold", 3, 75, PCT, "threshold under heavy transfer" },
-	{ "mid_threshold", 4, 51, PCT, "threshold under moderate transfer" },
-	{ "lo_threshold", 5, 30, PCT, "threshold when transfers are light" },
-	{ "interval_ms", 6, 1000, 10, 60000, "how often the loop samples throughput" },
-	{ NULL, 0, 0, 0, 0, NULL },
+	[PF_ADAPTIVE_THRESHOLD] = { "threshold", 51, PCT, "occupancy % a subregion needs; the loop moves it" },
+	[PF_ADAPTIVE_HI_MBPS] = { "hi_mbps", 300, 1, 1000000, "above this host-to-device MB/s: hi_threshold" },
+	[PF_ADAPTIVE_LO_MBPS] = { "lo_mbps", 100, 1, 1000000, "above this (and up to hi_mbps): mid_threshold, else lo_threshold" },
+	[PF_ADAPTIVE_HI_THRESHOLD] = { "hi_threshold", 75, PCT, "threshold under heavy transfer" },
+	[PF_ADAPTIVE_MID_THRESHOLD] = { "mid_threshold", 51, PCT, "threshold under moderate transfer" },
+	[PF_ADAPTIVE_LO_THRESHOLD] = { "lo_threshold", 30, PCT, "threshold when transfers are light" },
+	[PF_ADAPTIVE_INTERVAL_MS] = { "interval_ms", 1000, 10, 60000, "how often the loop samples throughput" },
 };
 
 static const struct policy_param stride_params[] = {
-	{ "confidence", 0, 2, 1, 16, "faults at the same stride before prefetching" },
-	{ "degree", 1, 4, 1, 64, "strides ahead to prefetch" },
-	{ "max_pages", 2, 512, 1, 512, "largest region to prefetch, in 4 KiB pages" },
-	{ "budget", 3, 1, 0, 1, "1: fewer strides when they would move more pages than the default" },
-	{ NULL, 0, 0, 0, 0, NULL },
+	[PF_STRIDE_CONFIDENCE] = { "confidence", 2, 1, 16, "faults at the same stride before prefetching" },
+	[PF_STRIDE_DEGREE] = { "degree", 4, 1, 64, "strides ahead to prefetch" },
+	[PF_STRIDE_MAX_PAGES] = { "max_pages", 512, 1, 512, "largest region to prefetch, in 4 KiB pages" },
+	[PF_STRIDE_BUDGET] = { "budget", 1, 0, 1, "1: fewer strides when they would move more pages than the default" },
 };
 
 static const struct policy_param multilevel_params[] = {
-	{ "high", 0, 90, PCT, "occupancy % granting any size up to large_pages" },
-	{ "mid", 1, 60, PCT, "occupancy % granting up to medium_pages" },
-	{ "low", 2, 30, PCT, "occupancy % granting up to small_pages" },
-	{ "large_pages", 3, 512, 1, 512, "large granularity, in pages" },
-	{ "medium_pages", 4, 128, 1, 512, "medium granularity, in pages" },
-	{ "small_pages", 5, 32, 1, 512, "small granularity, in pages" },
-	{ NULL, 0, 0, 0, 0, NULL },
+	[PF_MULTILEVEL_HIGH] = { "high", 90, PCT, "occupancy % granting any size up to large_pages" },
+	[PF_MULTILEVEL_MID] = { "mid", 60, PCT, "occupancy % granting up to medium_pages" },
+	[PF_MULTILEVEL_LOW] = { "low", 30, PCT, "occupancy % granting up to small_pages" },
+	[PF_MULTILEVEL_LARGE_PAGES] = { "large_pages", 512, 1, 512, "large granularity, in pages" },
+	[PF_MULTILEVEL_MEDIUM_PAGES] = { "medium_pages", 128, 1, 512, "medium granularity, in pages" },
+	[PF_MULTILEVEL_SMALL_PAGES] = { "small_pages", 32, 1, 512, "small granularity, in pages" },
 };
 
 static const struct policy_param thrashing_params[] = {
-	{ "hold_ms", 0, 1000, 1, 600000, "how long a block stays flagged after thrashing" },
-	{ NULL, 0, 0, 0, 0, NULL },
+	[PF_THRASHING_HOLD_MS] = { "hold_ms", 1000, 1, 600000, "how long a block stays flagged after thrashing" },
 };
 
 static const struct policy_param probabilistic_params[] = {
-	{ "aggressiveness", 0, 100, 0, 200, "scales the grant probability (100 neutral)" },
-	{ "window", 1, 32, 1, 512, "pages past the last region that count as a hit" },
-	{ NULL, 0, 0, 0, 0, NULL },
+	[PF_PROBABILISTIC_AGGRESSIVENESS] = { "aggressiveness", 100, 0, 200, "scales the grant probability (100 neutral)" },
+	[PF_PROBABILISTIC_WINDOW] = { "window", 32, 1, 512, "pages past the last region that count as a hit" },
 };
 
-static const char *const stride_stats[] = { "stride_decisions", NULL };
-static const char *const multilevel_stats[] = { "large", "medium", "small", NULL };
-static const char *const thrashing_stats[] = { "suppressed", "blocks_flagged", NULL };
-static const char *const probabilistic_stats[] = { "granted", "denied", NULL };
+#define ROWS(t, n) _Static_assert(sizeof(t) / sizeof((t)[0]) == (n), #t ": a row per enum value")
+ROWS(adaptive_params, PF_ADAPTIVE_NPARAMS);
+ROWS(stride_params, PF_STRIDE_NPARAMS);
+ROWS(multilevel_params, PF_MULTILEVEL_NPARAMS);
+ROWS(thrashing_params, PF_THRASHING_NPARAMS);
+ROWS(probabilistic_params, PF_PROBABILISTIC_NPARAMS);
+
+static const char *const prefetch_stats[STAT_POLICY] = {
+	[PF_STAT_DEFAULT] = "default",
+	[PF_STAT_BYPASS] = "bypass",
+	[PF_STAT_ENTER_LOOP] = "enter_loop",
+	[PF_STAT_PAGES] = "pages_requested",
+};
+static const char *const stride_stats[STAT_MAX] = {
+	[PF_STRIDE_STAT_DECISIONS] = "stride_decisions",
+};
+static const char *const multilevel_stats[STAT_MAX] = {
+	[PF_MULTILEVEL_STAT_LARGE] = "large",
+	[PF_MULTILEVEL_STAT_MEDIUM] = "medium",
+	[PF_MULTILEVEL_STAT_SMALL] = "small",
+};
+static const char *const thrashing_stats[STAT_MAX] = {
+	[PF_THRASHING_STAT_SUPPRESSED] = "suppressed",
+	[PF_THRASHING_STAT_FLAGGED] = "blocks_flagged",
+};
+static const char *const probabilistic_stats[STAT_MAX] = {
+	[PF_PROBABILISTIC_STAT_GRANTED] = "granted",
+	[PF_PROBABILISTIC_STAT_DENIED] = "denied",
+};
 
 static const struct policy_def prefetch_defs[] = {
 	{ "none", "never prefetch: each fault migrates only its own page",
-	  prefetch_none__elf_bytes, NULL, NULL },
+	  prefetch_none__elf_bytes, NULL, 0, NULL },
 	{ "always_max", "prefetch the whole region the driver allows (the VA block) on every fault",
-	  prefetch_always_max__elf_bytes, NULL, NULL },
+	  prefetch_always_max__elf_bytes, NULL, 0, NULL },
 	{ "adaptive", "the driver's tree walk, threshold moved by host-to-device throughput (keeps running)",
-	  prefetch_adaptive__elf_bytes, adaptive_params, NULL },
+	  prefetch_adaptive__elf_bytes, POLICY_PARAMS(adaptive_params), NULL },
 	{ "stride", "detect a constant stride per VA block and prefetch the next strides",
-	  prefetch_stride__elf_bytes, stride_params, stride_stats },
+	  prefetch_stride__elf_bytes, POLICY_PARAMS(stride_params), stride_stats },
 	{ "multilevel", "the occupancy band of a subregion picks the granularity granted",
-	  prefetch_multilevel__elf_bytes, multilevel_params, multilevel_stats },
+	  prefetch_multilevel__elf_bytes, POLICY_PARAMS(multilevel_params), multilevel_stats },
 	{ "thrashing", "the driver's default, but nothing in blocks the driver saw thrashing",
-	  prefetch_thrashing__elf_bytes, thrashing_params, thrashing_stats },
+	  prefetch_thrashing__elf_bytes, POLICY_PARAMS(thrashing_params), thrashing_stats },
 	{ "probabilistic", "grant subregions at random, by occupancy and the block's hit rate",
-	  prefetch_probabilistic__elf_bytes, probabilistic_params, probabilistic_stats },
-	{ NULL, NULL, NULL, NULL, NULL },
-};
-
-static const char *const prefetch_stats[] = {
-	"default", "bypass", "enter_loop", "pages_requested", NULL,
+	  prefetch_probabilistic__elf_bytes, POLICY_PARAMS(probabilistic_params), probabilistic_stats },
 };
 
 static const struct policy_kind prefetch_kind = {
@@ -96,12 +116,16 @@ static const struct policy_kind prefetch_kind = {
 	.st_type = "uvm_gpu_ext",
 	.stats = prefetch_stats,
 	.defs = prefetch_defs,
+	.ndefs = sizeof(prefetch_defs) / sizeof(prefetch_defs[0]),
 };
 
-static const char *const prefetch_policy_words[] = {
-	"none", "always_max", "adaptive", "stride", "multilevel", "thrashing",
-	"probabilistic", NULL,
-};
+/* What `load` takes, from the table: for the shell's completion. */
+static const char *prefetch_words[sizeof(prefetch_defs) / sizeof(prefetch_defs[0]) + 1];
+
+__attribute__((constructor)) static void prefetch_words_init(void)
+{
+	policy_words_fill(&prefetch_kind, prefetch_words);
+}
 
 static int do_help(int argc, char **argv)
 {
@@ -120,25 +144,27 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { list | load | set | show | unload | help }\n"
-		"       POLICY := { none | always_max | adaptive | stride | multilevel | thrashing | probabilistic }\n"
-		"\n"
+		"       POLICY := ", bin_name, "prefetch");
+	policy_print_names(&prefetch_kind, stdout);
+	fprintf(stdout,
+		"\n\n"
 		"load attaches POLICY to the driver's struct uvm_gpu_ext and pins it\n"
 		"under " GPUCTL_PIN_DIR "/prefetch; it replaces a running policy\n"
 		"atomically. unload with nothing loaded succeeds. 'list' shows each\n"
-		"policy's parameters.\n",
-		bin_name, "prefetch");
+		"policy's parameters.\n");
 	return EXIT_OK;
 }
 
 /* --- adaptive: the user-space half ------------------------------------ */
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
+/* One `load adaptive`, passed down to the load's setup step. */
+struct adaptive {
+	bool detach;
+	const char *pid_file;
+	int pid_fd;	/* the claimed pid file, -1 */
+	int go_fd;	/* the daemon waits for the map id on this pipe, -1 */
+	pid_t daemon;
+};
 
 static int param_get(int fd, __u32 idx, __u64 *v)
 {
@@ -146,40 +172,43 @@ static int param_get(int fd, __u32 idx, __u64 *v)
 }
 
 /*
- * Maps throughput to the threshold until stopped (then unloads the policy)
- * or until another policy replaces adaptive (then just ends).
+ * Maps throughput to the threshold of the policy of map_id until stopped
+ * (then unloads it) or until another policy replaces it (then just ends).
  */
-static int adaptive_loop(void)
+static int adaptive_loop(__u32 map_id)
 {
 	__u64 hi, lo, t_hi, t_mid, t_lo, interval, cur = 0, want;
+	__u32 now_id, thr = PF_ADAPTIVE_THRESHOLD;
 	struct throughput tp;
 	struct timespec ts;
-	__u32 map_id, now_id, zero = 0;
 	double mbps;
-	int fd, ret = EXIT_OK;
+	int fd, ret;
 
-	fd = policy_open_map(&prefetch_kind, "params", &map_id);
+	fd = policy_map_of(&prefetch_kind, map_id, POLICY_MAP_PARAMS);
 	if (fd < 0) {
 		p_err("adaptive: cannot open its parameters: %s", strerror(-fd));
+		policy_remove(&prefetch_kind, map_id);
 		return EXIT_FAIL;
 	}
 	if (throughput_open(&tp)) {
 		close(fd);
-		policy_remove(&prefetch_kind);
+		policy_remove(&prefetch_kind, map_id);
 		return EXIT_FAIL;
 	}
 	p_info("adaptive: throughput from %s; Ctrl-C stops the loop and unloads the policy",
 	       tp.source);
 
-	while (!stop) {
-		if (param_get(fd, 1, &hi) || param_get(fd, 2, &lo) || param_get(fd, 3, &t_hi) ||
-		    param_get(fd, 4, &t_mid) || param_get(fd, 5, &t_lo) || param_get(fd, 6, &interval))
+	while (!stop_requested()) {
+		if (param_get(fd, PF_ADAPTIVE_HI_MBPS, &hi) || param_get(fd, PF_ADAPTIVE_LO_MBPS, &lo) ||
+		    param_get(fd, PF_ADAPTIVE_HI_THRESHOLD, &t_hi) ||
+		    param_get(fd, PF_ADAPTIVE_MID_THRESHOLD, &t_mid) ||
+		    param_get(fd, PF_ADAPTIVE_LO_THRESHOLD, &t_lo) ||
+		    param_get(fd, PF_ADAPTIVE_INTERVAL_MS, &interval))
 			break;
 		ts.tv_sec = interval / 1000;
 		ts.tv_nsec = (long)(interval % 1000) * 1000000;
-		if (nanosleep(&ts, NULL) && stop)
+		if (nanosleep(&ts, NULL) && stop_requested())
 			break;
-		now_id = 0;
 		if (policy_attached_map_id(&prefetch_kind, &now_id) || now_id != map_id) {
 			p_info("adaptive: replaced or unloaded; the loop ends");
 			close(fd);
@@ -189,7 +218,7 @@ static int adaptive_loop(void)
 		if (throughput_mbps(&tp, &mbps))
 			continue;
 		want = mbps > (double)hi ? t_hi : mbps > (double)lo ? t_mid : t_lo;
-		if (want != cur && !bpf_map_update_elem(fd, &zero, &want, BPF_EXIST)) {
+		if (want != cur && !bpf_map_update_elem(fd, &thr, &want, BPF_EXIST)) {
 			p_info("adaptive: %.1f MB/s (%s): threshold %llu %%", mbps, tp.source,
 			       (unsigned long long)want);
 			cur = want;
@@ -197,119 +226,179 @@ static int adaptive_loop(void)
 	}
 	close(fd);
 	throughput_close(&tp);
-	ret = policy_remove(&prefetch_kind);
+	ret = policy_remove(&prefetch_kind, map_id);
 	if (ret == EXIT_OK)
 		p_info("adaptive: stopped; policy unloaded");
 	return ret;
 }
 
-static int daemonize(const char *pid_file)
+/*
+ * The detached daemon, forked before the load commits: it holds nothing of
+ * the parent's, waits for the map id of the committed policy (end of file:
+ * the load failed), then runs the loop.  Never returns.
+ */
+static void adaptive_daemon(int go, const char *pid_file)
 {
-	char buf[32];
+	__u32 map_id;
+	int ret = EXIT_FAIL;
+
+	if (go > 3 && dup2(go, 3) == 3)
+		go = 3;
+	if (close_range(go + 1, ~0U, 0))	/* kernels before 5.9 */
+		for (long fd = go + 1, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
+			close((int)fd);
+	if (read(go, &map_id, sizeof(map_id)) == (ssize_t)sizeof(map_id)) {
+		close(go);
+		ret = adaptive_loop(map_id);
+	}
+	if (pidfile_live(pid_file) == getpid())
+		unlink(pid_file);
+	_exit(ret);
+}
+
+/*
+ * The load's last step before anything changes: throughput must be
+ * readable; with --detach the pid file is claimed and the daemon forked.
+ */
+static int adaptive_setup(void *ctx, const char *policy, struct bpf_object *obj)
+{
+	struct adaptive *ad = ctx;
+	struct throughput tp;
+	int go[2];
 	pid_t pid;
-	int fd;
 
-	fd = open(pid_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST) {
-		/* a pid file of a loop that is gone can be reused */
-		FILE *f = fopen(pid_file, "r");
-		long old = 0;
-
-		if (f) {
-			if (fscanf(f, "%ld", &old) != 1)
-				old = 0;
-			fclose(f);
-		}
-		if (old > 0 && !kill((pid_t)old, 0)) {
-			p_err("an adaptive loop already runs as pid %ld (%s)", old, pid_file);
-			return -1;
-		}
-		fd = open(pid_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	}
-	if (fd < 0) {
-		p_err("cannot create pid file %s: %s", pid_file, strerror(errno));
+	(void)policy;
+	(void)obj;
+	if (throughput_open(&tp))
 		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		p_err("cannot fork: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (pid > 0) {
-		close(fd);
-		return 1;
-	}
-	setsid();
-	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (write(fd, buf, strlen(buf)) < 0)
-		_exit(EXIT_FAIL);
-	close(fd);
-	if (freopen("/dev/null", "r", stdin) && freopen("/dev/null", "w", stdout) &&
-	    freopen("/dev/null", "w", stderr))
+	throughput_close(&tp);
+	if (!ad->detach)
 		return 0;
-	_exit(EXIT_FAIL);
+	ad->pid_fd = pidfile_claim(ad->pid_file, "an adaptive loop");
+	if (ad->pid_fd < 0)
+		return -1;
+	if (pipe2(go, O_CLOEXEC)) {
+		p_err("cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = daemon_fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	if (pid == 0)
+		adaptive_daemon(go[0], ad->pid_file);
+	close(go[0]);
+	ad->go_fd = go[1];
+	ad->daemon = pid;
+	if (pidfile_write(ad->pid_fd, pid)) {
+		p_err("cannot write pid file %s: %s", ad->pid_file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* After the load: the daemon goes on (committed) or ends; the pid file with it. */
+static int adaptive_finish(struct adaptive *ad, int ret, __u32 map_id)
+{
+	if (ret == EXIT_OK && ad->go_fd >= 0 &&
+	    write(ad->go_fd, &map_id, sizeof(map_id)) != (ssize_t)sizeof(map_id)) {
+		p_err("cannot start the adaptive daemon: %s", strerror(errno));
+		policy_remove(&prefetch_kind, map_id);
+		ret = EXIT_FAIL;
+	}
+	if (ad->go_fd >= 0)
+		close(ad->go_fd);
+	if (ad->pid_fd >= 0) {
+		if (ret != EXIT_OK)
+			unlink(ad->pid_file);
+		close(ad->pid_fd);
+	}
+	if (ret == EXIT_OK)
+		p_info("adaptive: feedback loop detached (pid %d, pid file %s)", (int)ad->daemon,
+		       ad->pid_file);
+	return ret;
 }
 
 /* --- commands ------------------------------------------------------------ */
 
 static int do_load(int argc, char **argv)
 {
-	const char *pid_file = "/run/gpuctl-prefetch-adaptive.pid";
+	struct adaptive ad = { .pid_file = "/run/gpuctl-prefetch-adaptive.pid",
+			       .pid_fd = -1, .go_fd = -1 };
+	LIBBPF_OPTS(policy_load_opts, opts);
+	bool adaptive = argc > 0 && !strcmp(argv[0], "adaptive");
 	char *rest[64];
-	bool detach = false, adaptive;
 	int i, n = 0, ret;
 
-	adaptive = argc > 0 && !strcmp(argv[0], "adaptive");
 	for (i = 0; i < argc; i++) {
 		if (adaptive && !strcmp(argv[i], "--detach")) {
-			detach = true;
+			ad.detach = true;
 		} else if (adaptive && !strcmp(argv[i], "--pid-file")) {
 			if (++i == argc)
 				return usage_err("--pid-file needs a PATH");
-			pid_file = argv[i];
+			ad.pid_file = argv[i];
 		} else if (n < (int)(sizeof(rest) / sizeof(rest[0]))) {
 			rest[n++] = argv[i];
 		} else {
 			return usage_err("too many arguments");
 		}
 	}
-	if (adaptive) {	/* before the fork: a signal must never find no handler */
-		struct sigaction sa = { .sa_handler = on_signal };
+	ret = policy_load_args(&prefetch_kind, n, rest, &opts);
+	if (ret)
+		return ret;
+	if (!adaptive)
+		return policy_load(&prefetch_kind, &opts);
 
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
-	ret = policy_load(&prefetch_kind, n, rest);
-	if (ret != EXIT_OK || !adaptive)
+	opts.setup = adaptive_setup;
+	opts.ctx = &ad;
+	stop_signals_install();	/* before the fork: a signal must never find no handler */
+	ret = policy_load(&prefetch_kind, &opts);
+	if (ad.detach)
+		return adaptive_finish(&ad, ret, opts.map_id);
+	if (ret != EXIT_OK)
 		return ret;
 	if (json_output)	/* the load's report is the command's output */
 		jsonw_flush(json_wtr);
-	if (detach) {
-		ret = daemonize(pid_file);
-		if (ret < 0) {
-			policy_remove(&prefetch_kind);
-			return EXIT_FAIL;
-		}
-		if (ret > 0) {
-			p_info("adaptive: feedback loop detached (pid file %s)", pid_file);
-			return EXIT_OK;
-		}
-		ret = adaptive_loop();
-		unlink(pid_file);
-		_exit(ret);
-	}
-	return adaptive_loop();
+	return adaptive_loop(opts.map_id);
 }
+
+static int do_list(int argc, char **argv)
+{
+	return policy_list(&prefetch_kind, argc, argv);
+}
+
+static int do_set(int argc, char **argv)
+{
+	return policy_set(&prefetch_kind, argc, argv);
+}
+
+static int do_show(int argc, char **argv)
+{
+	return policy_show(&prefetch_kind, argc, argv);
+}
+
+static int do_unload(int argc, char **argv)
+{
+	return policy_unload(&prefetch_kind, argc, argv);
+}
+
+static const struct cmd prefetch_cmds[] = {
+	{ "help", do_help },
+	{ "list", do_list },
+	{ "load", do_load },
+	{ "set", do_set },
+	{ "show", do_show },
+	{ "unload", do_unload },
+	{ NULL, NULL },
+};
 
 static int do_prefetch(int argc, char **argv)
 {
-	static const struct policy_cmds own = { do_help, do_load, NULL };
-
-	return policy_command(&prefetch_kind, &own, argc, argv);
+	return cmd_select(prefetch_cmds, argc, argv, "prefetch");
 }
 
 const struct object prefetch_object = {
-	"prefetch", do_prefetch, policy_cmds, prefetch_policy_words,
+	"prefetch", do_prefetch, prefetch_cmds, prefetch_words,
 };

@@ -11,37 +11,45 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <bpf/libbpf.h>
+
 #include "gpuctl.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "replay.h"
 
 #include "replay_batch.skel.h"
 #include "replay_once.skel.h"
 #include "replay_adaptive.skel.h"
 
-#define REPLAY_POLICY_EBPF 4	/* UVM_PERF_FAULT_REPLAY_POLICY_EBPF_VALUE */
-
-static const char *const replay_stats[] = {
-	"replay_now", "defer", "batches", "faults", NULL,
+static const char *const replay_stats[STAT_POLICY] = {
+	[RP_STAT_REPLAY] = "replay_now",
+	[RP_STAT_DEFER] = "defer",
+	[RP_STAT_BATCHES] = "batches",
+	[RP_STAT_FAULTS] = "faults",
 };
 
 static const struct policy_param adaptive_params[] = {
-	{ "threshold", 0, 50, 1, 100,
-	  "replay when duplicate + throttled entries reach this % of the batch" },
-	{ "every", 1, 4, 1, 1000000,
-	  "replay at the latest after this many batches" },
-	{ NULL, 0, 0, 0, 0, NULL },
+	[RP_ADAPTIVE_THRESHOLD] = { "threshold", 50, 1, 100,
+				    "replay when duplicate + throttled entries reach this % of the batch" },
+	[RP_ADAPTIVE_EVERY] = { "every", 4, 1, 1000000, "replay at the latest after this many batches" },
 };
 
-static const char *const adaptive_stats[] = { "by_share", "by_count", "by_drain", NULL };
+_Static_assert(sizeof(adaptive_params) / sizeof(adaptive_params[0]) == RP_ADAPTIVE_NPARAMS,
+	       "adaptive: a row per parameter");
+
+static const char *const adaptive_stats[STAT_MAX] = {
+	[RP_ADAPTIVE_STAT_BY_SHARE] = "by_share",
+	[RP_ADAPTIVE_STAT_BY_COUNT] = "by_count",
+	[RP_ADAPTIVE_STAT_BY_DRAIN] = "by_drain",
+};
 
 static const struct policy_def replay_defs[] = {
 	{ "batch", "replay after every serviced batch",
-	  replay_batch__elf_bytes, NULL, NULL },
+	  replay_batch__elf_bytes, NULL, 0, NULL },
 	{ "once", "defer replays until the fault buffer is drained",
-	  replay_once__elf_bytes, NULL, NULL },
+	  replay_once__elf_bytes, NULL, 0, NULL },
 	{ "adaptive", "replay when the duplicate/throttled share crosses a threshold, or every N batches",
-	  replay_adaptive__elf_bytes, adaptive_params, adaptive_stats },
-	{ NULL, NULL, NULL, NULL, NULL },
+	  replay_adaptive__elf_bytes, POLICY_PARAMS(adaptive_params), adaptive_stats },
 };
 
 /*
@@ -68,7 +76,7 @@ static const char *replay_inert(void)
 			continue;
 		n = fscanf(f, "%u", &v);
 		fclose(f);
-		if (n != 1 || v == REPLAY_POLICY_EBPF)
+		if (n != 1 || v == RP_DRIVER_POLICY_EBPF)
 			return NULL;
 		if (!stat(path, &st) && (st.st_mode & S_IWUSR))
 			snprintf(why, sizeof(why),
@@ -93,12 +101,17 @@ static const struct policy_kind replay_kind = {
 	.st_type = "uvm_fault_policy_ops",
 	.stats = replay_stats,
 	.defs = replay_defs,
+	.ndefs = sizeof(replay_defs) / sizeof(replay_defs[0]),
 	.inert = replay_inert,
 };
 
-static const char *const replay_policy_words[] = {
-	"batch", "once", "adaptive", NULL,
-};
+/* What `load` takes, from the table: for the shell's completion. */
+static const char *replay_words[sizeof(replay_defs) / sizeof(replay_defs[0]) + 1];
+
+__attribute__((constructor)) static void replay_words_init(void)
+{
+	policy_words_fill(&replay_kind, replay_words);
+}
 
 static int do_help(int argc, char **argv)
 {
@@ -113,24 +126,61 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { list | load | set | show | unload | help }\n"
-		"       POLICY := { batch | once | adaptive }\n"
-		"\n"
+		"       POLICY := ", bin_name, "replay");
+	policy_print_names(&replay_kind, stdout);
+	fprintf(stdout,
+		"\n\n"
 		"load attaches POLICY to the driver's struct uvm_fault_policy_ops and\n"
 		"pins it under " GPUCTL_PIN_DIR "/replay; it replaces a running policy\n"
 		"atomically. The driver asks the policy only when its module parameter\n"
 		"uvm_perf_fault_replay_policy is 4; load and show warn otherwise.\n"
-		"unload with nothing loaded succeeds.\n",
-		bin_name, "replay");
+		"unload with nothing loaded succeeds.\n");
 	return EXIT_OK;
 }
 
+static int do_list(int argc, char **argv)
+{
+	return policy_list(&replay_kind, argc, argv);
+}
+
+static int do_load(int argc, char **argv)
+{
+	LIBBPF_OPTS(policy_load_opts, opts);
+	int ret = policy_load_args(&replay_kind, argc, argv, &opts);
+
+	return ret ? ret : policy_load(&replay_kind, &opts);
+}
+
+static int do_set(int argc, char **argv)
+{
+	return policy_set(&replay_kind, argc, argv);
+}
+
+static int do_show(int argc, char **argv)
+{
+	return policy_show(&replay_kind, argc, argv);
+}
+
+static int do_unload(int argc, char **argv)
+{
+	return policy_unload(&replay_kind, argc, argv);
+}
+
+static const struct cmd replay_cmds[] = {
+	{ "help", do_help },
+	{ "list", do_list },
+	{ "load", do_load },
+	{ "set", do_set },
+	{ "show", do_show },
+	{ "unload", do_unload },
+	{ NULL, NULL },
+};
+
 static int do_replay(int argc, char **argv)
 {
-	static const struct policy_cmds own = { do_help, NULL, NULL };
-
-	return policy_command(&replay_kind, &own, argc, argv);
+	return cmd_select(replay_cmds, argc, argv, "replay");
 }
 
 const struct object replay_object = {
-	"replay", do_replay, policy_cmds, replay_policy_words,
+	"replay", do_replay, replay_cmds, replay_words,
 };

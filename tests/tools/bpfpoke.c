@@ -6,10 +6,14 @@
  *   bpfpoke detach PATH       detach the link pinned at PATH, keep the pin
  *   bpfpoke nocap CMD ARG...  run CMD as root without CAP_BPF, CAP_PERFMON
  *                             and CAP_SYS_ADMIN (dropped from the bounding set)
+ *   bpfpoke user UID CMD ARG...  run CMD as user and group UID, no
+ *                             supplementary groups, no capabilities
  *
  * Raw bpf(2) so that it links statically and needs nothing in the guest.
  */
 #include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
 #include <stdio.h>
@@ -69,6 +73,21 @@ static int nocap(char **argv)
 	return -1;
 }
 
+static int as_user(const char *uid_s, char **argv)
+{
+	char *end;
+	long uid = strtol(uid_s, &end, 10);
+
+	if (*end || uid <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (setgroups(0, NULL) || setgid((gid_t)uid) || setuid((uid_t)uid))
+		return -1;
+	execvp(argv[0], argv);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = -1;
@@ -79,8 +98,10 @@ int main(int argc, char **argv)
 		ret = detach(argv[2]);
 	else if (argc >= 3 && !strcmp(argv[1], "nocap"))
 		ret = nocap(argv + 2);
+	else if (argc >= 4 && !strcmp(argv[1], "user"))
+		ret = as_user(argv[2], argv + 3);
 	else {
-		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD...}\n");
+		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD... | user UID CMD...}\n");
 		return 2;
 	}
 	if (ret < 0) {
