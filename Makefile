@@ -44,7 +44,7 @@ gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
 # Static sanitizer runtimes: the shared libubsan ignores UBSAN_OPTIONS=log_path
 # next to libasan (reports would go to stderr only), and the VM then needs no
 # libasan/libubsan.
-gpuctl-asan: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
+gpuctl-asan: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) Makefile
 	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined -static-libasan -static-libubsan \
 		-o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
