@@ -19,13 +19,14 @@
 # Exit 0 when everything is in place.
 set -euo pipefail
 PROG=tests/deps.sh
-cd "$(dirname "$(readlink -f "$0")")/.."
+SELF=$(readlink -f "$0")
+cd "$(dirname "$SELF")/.."
 
 UPDATE=0
 case ${1:-} in
 --update) UPDATE=1 ;;
 '') ;;
--h|--help) sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+-h|--help) sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$SELF"; exit 0 ;;
 *) echo "$PROG: unknown option '$1'" >&2; exit 2 ;;
 esac
 

@@ -11,6 +11,10 @@
 # Between tests the state is reset: every gpuctl policy is unloaded, the bpffs
 # pins under /sys/fs/bpf/gpuctl are removed, processes the test left behind are
 # killed, and the model module is reloaded so each test starts from a fresh model.
+# With GPUCTL_SAN_DIR set (make test-asan: gpuctl-asan, whose ASAN_OPTIONS and
+# UBSAN_OPTIONS log_path point into that directory), a sanitizer report
+# written during a test is printed after the test's summary with a
+# "FAIL sanitizer: ..." line, which tests/run counts as one more failure.
 # all.sh exits 0 when every test exited 0, else 1.
 
 cd "$(dirname "$0")/../.." || exit 125
@@ -40,6 +44,23 @@ reset_state() {
 	insmod "$MODEL_KO" || echo "vm: error: after $1: insmod $MODEL_KO failed"
 }
 
+# san_check TEST: report the sanitizer logs TEST left; 1 when there were some
+san_check() {
+	[ -n "${GPUCTL_SAN_DIR:-}" ] || return 0
+	found=0
+	for f in "$GPUCTL_SAN_DIR"/*; do
+		[ -f "$f" ] || continue
+		found=$((found + 1))
+		echo "---- sanitizer report $(basename "$f") (during $1):"
+		head -n 60 "$f"
+		rm -f "$f"
+	done
+	[ $found = 0 ] && return 0
+	echo "FAIL sanitizer: $found report(s) from gpuctl during $1"
+	return 1
+}
+[ -n "${GPUCTL_SAN_DIR:-}" ] && mkdir -p "$GPUCTL_SAN_DIR"
+
 if [ $# -eq 0 ]; then
 	set -- tests/vm/t_*.sh
 	[ -e "$1" ] || { echo "vm: no tests/vm/t_*.sh"; exit 0; }
@@ -56,6 +77,7 @@ for t in "$@"; do
 		# anything the test left running (same session/process group)
 		kill -s KILL -$pid 2>/dev/null
 		[ $rc -eq 143 ] || [ $rc -eq 137 ] && echo "vm: $t: killed after ${T}s time limit?"
+		san_check "$t" || rc=1
 	else
 		echo "vm: no such test: $t"
 		rc=127
