@@ -229,6 +229,17 @@ static int helper_links(int fd)
 	return n;
 }
 
+/* dir as a directory stream, never through a symlink; NULL when it cannot be. */
+static DIR *opendir_nofollow(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 int leftovers(const char *dir, __u32 keep, __u32 *ids, int max, int *helpers)
 {
 	struct dirent *e;
@@ -238,13 +249,9 @@ int leftovers(const char *dir, __u32 keep, __u32 *ids, int max, int *helpers)
 	__u32 id;
 
 	*helpers = 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = opendir_nofollow(dir);
+	if (!d)
 		return 0;
-	}
 	while ((e = readdir(d))) {
 		if (!map_dir_id(e->d_name, &id) || id == keep ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
@@ -291,17 +298,13 @@ static int remove_one(int d, const char *name)
 int remove_leftovers(const char *dir, __u32 keep)
 {
 	struct dirent *e;
-	int failed = 0, fd;
+	int failed = 0;
 	DIR *d;
 	__u32 id;
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = opendir_nofollow(dir);
+	if (!d)
 		return 1;
-	}
 	while ((e = readdir(d)))
 		if (map_dir_id(e->d_name, &id) && id != keep && remove_one(dirfd(d), e->d_name))
 			failed++;
