@@ -4,7 +4,9 @@
  * The policies and their parameters (bpf/prefetch.h names them for both
  * sides), the commands, and adaptive's user-space half: a loop that moves
  * the threshold with the host-to-device throughput, in the foreground or
- * detached as a daemon.
+ * detached as a daemon.  With -p PID or -- CMD the policy runs instead in
+ * the per-process engine of the stock driver (cmd/pfengine/): the back-end
+ * choice, probe, the engines in show/unload, and migrate/advise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +17,8 @@
 #include <bpf/bpf.h>
 
 #include "gpuctl.h"
+#include "pfengine/engine.h"
+#include "pfengine/uvm.h"
 #include "policy/policy.h"
 #include "prefetch.h"
 #include "throughput.h"
@@ -127,6 +131,13 @@ __attribute__((constructor)) static void prefetch_words_init(void)
 	policy_words_fill(&prefetch_kind, prefetch_words);
 }
 
+static void print_engine_policies(void)
+{
+	for (int i = 0; pfe_policies[i]; i++)
+		printf("%s%s", i ? " | " : "{ ", pfe_policies[i]->name);
+	printf(" }");
+}
+
 static int do_help(int argc, char **argv)
 {
 	(void)argc;
@@ -136,22 +147,38 @@ static int do_help(int argc, char **argv)
 		return EXIT_OK;
 	}
 	fprintf(stdout,
-		"Usage: %1$s %2$s { list | show | unload }\n"
+		"Usage: %1$s %2$s { list | show | unload | probe }\n"
 		"       %1$s %2$s load POLICY [KEY VALUE]...\n"
 		"       %1$s %2$s load adaptive [--detach [--pid-file PATH]] [KEY VALUE]...\n"
 		"       %1$s %2$s load file PATH\n"
+		"       %1$s %2$s load ENGINE_POLICY { -p PID [--detach] | -- CMD... } [ENGINE_OPTS] [KEY VALUE]...\n"
 		"       %1$s %2$s set KEY VALUE [KEY VALUE]...\n"
+		"       %1$s %2$s list --backend engine\n"
+		"       %1$s %2$s unload -p PID\n"
+		"       %1$s %2$s migrate -p PID ADDR LENGTH [--to { GPU_UUID | cpu }] [--async] [--max-bytes BYTES]\n"
+		"       %1$s %2$s advise -p PID ADDR LENGTH HINT [{ GPU_UUID | cpu }]\n"
 		"       %1$s %2$s help\n"
 		"\n"
-		"       COMMAND := { list | load | set | show | unload | help }\n"
+		"       COMMAND := { list | load | set | show | unload | probe | migrate | advise | help }\n"
 		"       POLICY := ", bin_name, "prefetch");
 	policy_print_names(&prefetch_kind, stdout);
+	printf("\n       ENGINE_POLICY := ");
+	print_engine_policies();
 	fprintf(stdout,
-		"\n\n"
+		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID |\n"
+		"                        --max-bytes BYTES | --async | --duration S }\n"
+		"       HINT := { preferred-location | unset-preferred-location | accessed-by |\n"
+		"                 unset-accessed-by | read-duplication | unset-read-duplication }\n"
+		"\n"
 		"load attaches POLICY to the driver's struct uvm_gpu_ext and pins it\n"
 		"under " GPUCTL_PIN_DIR "/prefetch; it replaces a running policy\n"
 		"atomically. unload with nothing loaded succeeds. 'list' shows each\n"
-		"policy's parameters.\n");
+		"policy's parameters.\n"
+		"With -p PID or -- CMD, load runs ENGINE_POLICY in the per-process engine\n"
+		"instead (any driver: the process's faults through uvm-tools, UVM_MIGRATE\n"
+		"on its own UVM file), until the process exits; 'probe' says which\n"
+		"back-end works here and why. migrate and advise act once on a range of\n"
+		"another process's managed memory. Requests are cut to the GPU's free memory.\n");
 	return EXIT_OK;
 }
 
@@ -323,29 +350,164 @@ static int adaptive_finish(struct adaptive *ad, int ret, __u32 map_id)
 
 /* --- commands ------------------------------------------------------------ */
 
+/* --- the per-process engine's side of the commands ---------------------- */
+
+enum backend { BK_AUTO, BK_STRUCT_OPS, BK_ENGINE };
+
+static bool struct_ops_policy(const char *name)
+{
+	for (unsigned int i = 0; i < prefetch_kind.ndefs; i++)
+		if (!strcmp(prefetch_defs[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Takes the engine's options out of argv (-p, -- CMD, --backend, --gpu,
+ * --max-bytes, --async, --duration); the rest go to rest[].  0, or
+ * EXIT_USAGE after p_err.
+ */
+static int engine_args(int argc, char **argv, struct pfe_opts *o, enum backend *bk,
+		       bool *engine_only, char **rest, int *n, int max)
+{
+	unsigned long long v;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			if (!next)
+				return usage_err("'--' needs a command");
+			o->cmd = &argv[i + 1];
+			break;
+		}
+		if (!strcmp(a, "-p") || !strcmp(a, "--backend") || !strcmp(a, "--gpu") ||
+		    !strcmp(a, "--max-bytes") || !strcmp(a, "--duration")) {
+			if (!next)
+				return usage_err("%s needs a value", a);
+			i++;
+			if (!strcmp(a, "-p")) {
+				if (parse_u64("pid", next, 1, 0x3fffffff, &v))
+					return EXIT_USAGE;
+				o->pid = (pid_t)v;
+			} else if (!strcmp(a, "--backend")) {
+				if (!strcmp(next, "auto"))
+					*bk = BK_AUTO;
+				else if (!strcmp(next, "struct_ops"))
+					*bk = BK_STRUCT_OPS;
+				else if (!strcmp(next, "engine"))
+					*bk = BK_ENGINE;
+				else
+					return usage_err("unknown backend '%s' (auto, struct_ops, engine)", next);
+			} else if (!strcmp(a, "--gpu")) {
+				struct uvm_uuid u;
+
+				if (uuid_parse(next, &u))
+					return usage_err("'%s' is not a GPU UUID (GPU-xxxxxxxx-...)", next);
+				o->gpu = next;
+				*engine_only = true;
+			} else if (!strcmp(a, "--max-bytes")) {
+				if (pfe_parse_size("--max-bytes", next, &o->max_bytes))
+					return EXIT_USAGE;
+				if (!o->max_bytes)
+					return usage_err("--max-bytes must be above 0");
+				*engine_only = true;
+			} else {
+				if (parse_u64("--duration", next, 1, 86400 * 365, &v))
+					return EXIT_USAGE;
+				o->duration = (double)v;
+				*engine_only = true;
+			}
+			continue;
+		}
+		if (!strcmp(a, "--async")) {
+			o->async = true;
+			*engine_only = true;
+			continue;
+		}
+		if (*n == max)
+			return usage_err("too many arguments");
+		rest[(*n)++] = argv[i];
+	}
+	if (o->pid && o->cmd)
+		return usage_err("give -p PID or -- CMD, not both");
+	return 0;
+}
+
+/* load ENGINE_POLICY ... for -p PID / -- CMD. */
+static int engine_load(struct pfe_opts *o, int n, char **rest)
+{
+	struct pfe_run check;
+	char *args[64];
+	int nargs = 0;
+
+	if (!o->pid && !o->cmd)
+		return usage_err("the engine runs on one process: give -p PID or -- CMD");
+	if (n < 1)
+		return usage_err("'prefetch load' needs a POLICY");
+	o->pol = pfe_policy_find(rest[0]);
+	if (!o->pol) {
+		if (struct_ops_policy(rest[0]))
+			return usage_err("policy '%s' needs the driver's struct_ops hooks; the engine "
+					 "runs stream, stride, populate", rest[0]);
+		return usage_err("unknown engine policy '%s'", rest[0]);
+	}
+	for (int i = 1; i < n; i++) {
+		if (!strcmp(rest[i], "--detach"))
+			o->detach = true;
+		else if (!strcmp(rest[i], "--pid-file"))
+			return usage_err("the engine's pid file is its own (see 'prefetch show')");
+		else
+			args[nargs++] = rest[i];
+	}
+	if (o->detach && o->cmd)
+		return usage_err("--detach takes -p PID, not -- CMD");
+	/* parameters checked before anything is touched */
+	if (pfe_run_init(&check, o->pol, nargs, args))
+		return EXIT_USAGE;
+	pfe_run_free(&check);
+	o->nargs = nargs;
+	o->args = args;
+	return pfe_engine_main(o);
+}
+
 static int do_load(int argc, char **argv)
 {
 	struct adaptive ad = { .pid_file = "/run/gpuctl-prefetch-adaptive.pid",
 			       .pid_fd = -1, .go_fd = -1 };
 	LIBBPF_OPTS(policy_load_opts, opts);
-	bool adaptive = argc > 0 && !strcmp(argv[0], "adaptive");
-	char *rest[64];
-	int i, n = 0, ret;
+	struct pfe_opts eo = { 0 };
+	enum backend bk = BK_AUTO;
+	bool adaptive, engine_only = false;
+	char *rest[64], *pass[64];
+	int i, n = 0, m = 0, ret;
 
-	for (i = 0; i < argc; i++) {
-		if (adaptive && !strcmp(argv[i], "--detach")) {
+	ret = engine_args(argc, argv, &eo, &bk, &engine_only, rest, &n, 64);
+	if (ret)
+		return ret;
+	if (bk == BK_ENGINE || (bk == BK_AUTO && (eo.pid || eo.cmd)))
+		return engine_load(&eo, n, rest);
+	if (eo.pid || eo.cmd)
+		return usage_err("struct_ops policies are system-wide: no -p PID or -- CMD");
+	if (engine_only)
+		return usage_err("--gpu, --max-bytes, --async and --duration are the engine's "
+				 "(with -p PID or -- CMD)");
+	if (n > 0 && pfe_policy_find(rest[0]) && !struct_ops_policy(rest[0]))
+		return usage_err("policy '%s' runs in the per-process engine: give -p PID or -- CMD",
+				 rest[0]);
+	adaptive = n > 0 && !strcmp(rest[0], "adaptive");
+	for (i = 0; i < n; i++) {
+		if (adaptive && !strcmp(rest[i], "--detach")) {
 			ad.detach = true;
-		} else if (adaptive && !strcmp(argv[i], "--pid-file")) {
-			if (++i == argc)
+		} else if (adaptive && !strcmp(rest[i], "--pid-file")) {
+			if (++i == n)
 				return usage_err("--pid-file needs a PATH");
-			ad.pid_file = argv[i];
-		} else if (n < (int)(sizeof(rest) / sizeof(rest[0]))) {
-			rest[n++] = argv[i];
+			ad.pid_file = rest[i];
 		} else {
-			return usage_err("too many arguments");
+			pass[m++] = rest[i];
 		}
 	}
-	ret = policy_load_args(&prefetch_kind, n, rest, &opts);
+	ret = policy_load_args(&prefetch_kind, m, pass, &opts);
 	if (ret)
 		return ret;
 	if (!adaptive)
@@ -364,8 +526,61 @@ static int do_load(int argc, char **argv)
 	return adaptive_loop(opts.map_id);
 }
 
+/* The engine's policies with their parameters, as 'list' prints the others. */
+static int list_engine(void)
+{
+	if (json_output)
+		jsonw_start_array(json_wtr);
+	for (int i = 0; pfe_policies[i]; i++) {
+		const struct pfe_policy *p = pfe_policies[i];
+
+		if (json_output) {
+			jsonw_start_object(json_wtr);
+			jsonw_string_field(json_wtr, "name", p->name);
+			jsonw_string_field(json_wtr, "description", p->doc);
+			jsonw_name(json_wtr, "params");
+			jsonw_start_array(json_wtr);
+		} else {
+			printf("%s\n    %s\n", p->name, p->doc);
+		}
+		for (int k = 0; k < p->nparams; k++) {
+			const struct pfe_param *q = &p->params[k];
+
+			if (json_output) {
+				jsonw_start_object(json_wtr);
+				jsonw_string_field(json_wtr, "name", q->name);
+				jsonw_uint_field(json_wtr, "default", q->def);
+				jsonw_uint_field(json_wtr, "min", q->min);
+				jsonw_uint_field(json_wtr, "max", q->max);
+				jsonw_string_field(json_wtr, "description", q->doc);
+				jsonw_end_object(json_wtr);
+			} else {
+				printf("    %-14s default %-6llu [%llu..%llu] %s\n", q->name,
+				       (unsigned long long)q->def, (unsigned long long)q->min,
+				       (unsigned long long)q->max, q->doc);
+			}
+		}
+		if (json_output) {
+			jsonw_end_array(json_wtr);
+			jsonw_end_object(json_wtr);
+		}
+	}
+	if (json_output)
+		jsonw_end_array(json_wtr);
+	return EXIT_OK;
+}
+
 static int do_list(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[0], "--backend")) {
+		if (argc > 2)
+			return usage_err("unexpected argument '%s'", argv[2]);
+		if (!strcmp(argv[1], "engine"))
+			return list_engine();
+		if (strcmp(argv[1], "struct_ops"))
+			return usage_err("unknown backend '%s' (struct_ops, engine)", argv[1]);
+		argc = 0;
+	}
 	return policy_list(&prefetch_kind, argc, argv);
 }
 
@@ -374,14 +589,104 @@ static int do_set(int argc, char **argv)
 	return policy_set(&prefetch_kind, argc, argv);
 }
 
+/* The system-wide policy, then every engine (when there are any). */
 static int do_show(int argc, char **argv)
 {
-	return policy_show(&prefetch_kind, argc, argv);
+	int ret;
+
+	if (argc || pfe_reg_show(false) <= 0)
+		return policy_show(&prefetch_kind, argc, argv);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_name(json_wtr, "system");
+	}
+	ret = bpffs_mounted() ? policy_show(&prefetch_kind, 0, argv) : EXIT_OK;
+	if (!bpffs_mounted()) {
+		if (json_output)
+			jsonw_null(json_wtr);
+		else
+			printf("prefetch: no policy loaded (bpffs not mounted)\n");
+	}
+	if (json_output) {
+		jsonw_name(json_wtr, "engines");
+		jsonw_start_array(json_wtr);
+	}
+	pfe_reg_show(true);
+	if (json_output) {
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+	}
+	return ret;
 }
 
 static int do_unload(int argc, char **argv)
 {
+	unsigned long long v;
+
+	if (argc >= 1 && !strcmp(argv[0], "-p")) {
+		if (argc < 2)
+			return usage_err("-p needs a PID");
+		if (argc > 2)
+			return usage_err("unexpected argument '%s'", argv[2]);
+		if (parse_u64("pid", argv[1], 1, 0x3fffffff, &v))
+			return EXIT_USAGE;
+		return pfe_reg_unload((pid_t)v);
+	}
 	return policy_unload(&prefetch_kind, argc, argv);
+}
+
+static int do_probe(int argc, char **argv)
+{
+	char mod[64] = "", why_so[160], why_en[200] = "";
+	bool so, en;
+	int err;
+
+	(void)argv;
+	if (argc)
+		return usage_err("'prefetch probe' takes no arguments");
+	err = probe_struct_ops("uvm_gpu_ext", mod, sizeof(mod));
+	so = !err;
+	if (err == -ENOENT)
+		snprintf(why_so, sizeof(why_so), "the driver has no struct uvm_gpu_ext (a stock driver: "
+			 "the hooks come with gpuctl's kernel patches)");
+	else if (err)
+		snprintf(why_so, sizeof(why_so), "struct uvm_gpu_ext is there but not registered");
+	else
+		snprintf(why_so, sizeof(why_so), "struct uvm_gpu_ext registered by %s; system-wide",
+			 mod[0] ? mod : "the kernel");
+	en = pfe_engine_usable(why_en, sizeof(why_en));
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_name(json_wtr, "struct_ops");
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "available", so);
+		jsonw_string_field(json_wtr, "why", why_so);
+		jsonw_end_object(json_wtr);
+		jsonw_name(json_wtr, "engine");
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "available", en);
+		jsonw_string_field(json_wtr, "why", why_en);
+		jsonw_end_object(json_wtr);
+		jsonw_string_field(json_wtr, "system_wide", so ? "struct_ops" : "none");
+		jsonw_string_field(json_wtr, "per_process", en ? "engine" : "none");
+		jsonw_end_object(json_wtr);
+		return EXIT_OK;
+	}
+	printf("struct_ops: %s: %s\n", so ? "available" : "unavailable", why_so);
+	printf("engine: %s: %s\n", en ? "available" : "unavailable", why_en);
+	printf("load POLICY: %s; load ENGINE_POLICY -p PID / -- CMD: %s\n",
+	       so ? "struct_ops" : "unavailable", en ? "engine" : "unavailable");
+	return EXIT_OK;
+}
+
+static int do_migrate(int argc, char **argv)
+{
+	return pfe_migrate_main(argc, argv);
+}
+
+static int do_advise(int argc, char **argv)
+{
+	return pfe_advise_main(argc, argv);
 }
 
 static const struct cmd prefetch_cmds[] = {
@@ -391,6 +696,9 @@ static const struct cmd prefetch_cmds[] = {
 	{ "set", do_set },
 	{ "show", do_show },
 	{ "unload", do_unload },
+	{ "probe", do_probe },
+	{ "migrate", do_migrate },
+	{ "advise", do_advise },
 	{ NULL, NULL },
 };
 

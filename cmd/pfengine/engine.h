@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * engine.h - running the engine on a process (engine.c), its registry of
+ * running engines (registry.c), and the one-shot migrate/advise (oneshot.c):
+ * what cmd/prefetch.c calls.
+ */
+#ifndef GPUCTL_PFENGINE_ENGINE_H
+#define GPUCTL_PFENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pfengine.h"
+
+struct pfe_opts {
+	pid_t pid;		/* -p, or 0 */
+	char **cmd;		/* -- CMD..., or NULL */
+	const struct pfe_policy *pol;
+	int nargs;		/* KEY VALUE... */
+	char **args;
+	bool detach;
+	bool async;		/* UVM_MIGRATE_FLAG_ASYNC */
+	const char *gpu;	/* --gpu UUID, or NULL: the process's (first) GPU */
+	uint64_t max_bytes;	/* --max-bytes: most one call may move, 0: none given */
+	double duration;	/* --duration S, 0: as long as the process */
+};
+
+/* Whether the engine can run here; why (or why not) into why. */
+bool pfe_engine_usable(char *why, size_t len);
+/* Runs the engine (foreground, or detached): the command's exit code. */
+int pfe_engine_main(const struct pfe_opts *o);
+
+/* --- registry.c: one pid file and one stats file per target ------------- */
+
+/* <run dir>/prefetch: $GPUCTL_RUN_DIR or /run/gpuctl.  create: make it. */
+int pfe_reg_dir(char *buf, size_t len, bool create);
+/* The paths of target's files (kind "pid" or "stats"). */
+void pfe_reg_path(char *buf, size_t len, const char *dir, pid_t target, const char *kind);
+/* Every engine: prints (or JSON) them; how many there are, -1 on error. */
+int pfe_reg_show(bool print);
+/* Ends the engine of target: EXIT_OK / EXIT_FAIL. */
+int pfe_reg_unload(pid_t target);
+
+/* --- oneshot.c ------------------------------------------------------------ */
+
+/* prefetch migrate / advise: their whole command lines after the word. */
+int pfe_migrate_main(int argc, char **argv);
+int pfe_advise_main(int argc, char **argv);
+
+/* Parses a size: N, NK, NM, NG (binary units); p_err on failure. */
+int pfe_parse_size(const char *what, const char *arg, uint64_t *out);
+
+#endif

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * oneshot.c - `prefetch migrate` and `prefetch advise`: one UVM_MIGRATE or
+ * one range hint on another process's managed memory, through its borrowed
+ * /dev/nvidia-uvm file; the GPU counterpart of migratepages(8).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuctl.h"
+#include "engine.h"
+#include "trace/ut.h"
+#include "uvm.h"
+
+int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(arg);
+	unsigned long long v;
+	int shift = 0;
+
+	if (n && n < sizeof(num)) {
+		switch (arg[n - 1]) {
+		case 'K': case 'k': shift = 10; break;
+		case 'M': case 'm': shift = 20; break;
+		case 'G': case 'g': shift = 30; break;
+		}
+	}
+	snprintf(num, sizeof(num), "%.*s", (int)(shift ? n - 1 : n), arg);
+	if (parse_u64(what, num, 0, ~0ull >> shift, &v))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+struct target {
+	pid_t pid;
+	uint64_t addr, len;
+	const char *to;		/* a UUID, "cpu", or NULL: the process's first GPU */
+	struct uvm_uuid dst;
+	struct ut_session s;
+};
+
+/* -p PID ADDR LEN: 0, or EXIT_USAGE after p_err. */
+static int parse_target(struct target *t, int *argc, char ***argv, const char *what)
+{
+	unsigned long long v;
+
+	if (*argc < 2 || strcmp((*argv)[0], "-p"))
+		return usage_err("'%s' needs -p PID", what);
+	if (parse_u64("pid", (*argv)[1], 1, 0x3fffffff, &v))
+		return EXIT_USAGE;
+	t->pid = (pid_t)v;
+	*argc -= 2;
+	*argv += 2;
+	if (*argc < 2)
+		return usage_err("'%s' needs ADDR and LENGTH", what);
+	if (parse_u64("address", (*argv)[0], 0, ~0ull, &v))
+		return EXIT_USAGE;
+	t->addr = v;
+	if (pfe_parse_size("length", (*argv)[1], &t->len))
+		return EXIT_USAGE;
+	if (!t->len || (t->addr & 4095) || (t->len & 4095) || t->addr + t->len < t->addr)
+		return usage_err("ADDR and LENGTH must be non-zero multiples of 4096 (got 0x%llx, %llu)",
+				 (unsigned long long)t->addr, (unsigned long long)t->len);
+	*argc -= 2;
+	*argv += 2;
+	return 0;
+}
+
+static int check_to(const char *to)
+{
+	struct uvm_uuid u;
+
+	if (to && strcmp(to, "cpu") && uuid_parse(to, &u))
+		return usage_err("'%s' is neither a GPU UUID (GPU-xxxxxxxx-...) nor 'cpu'", to);
+	return 0;
+}
+
+/*
+ * Borrows the process's UVM file, checks the range is managed memory and
+ * the destination a GPU it uses: 0, or EXIT_FAIL after one error line.
+ */
+static int open_target(struct target *t, const char *what)
+{
+	struct uvm_uuid gpus[32], want;
+	struct uvm_maps m;
+	char err[256], a[48];
+	int n, ok;
+
+	if (need_caps(what, NEED_PTRACE))
+		return EXIT_FAIL;
+	if (!ut_available()) {
+		p_err("'%s' needs /dev/nvidia-uvm-tools, which is missing", what);
+		return EXIT_FAIL;
+	}
+	if (ut_attach(&t->s, t->pid, err, sizeof(err))) {
+		p_err("%s", err);
+		ut_close(&t->s);
+		return EXIT_FAIL;
+	}
+	uvm_maps_init(&m, t->pid);
+	ok = !uvm_maps_load(&m) && uvm_maps_covers(&m, t->addr, t->len);
+	uvm_maps_free(&m);
+	if (!ok) {
+		p_err("0x%llx-0x%llx is not managed memory of process %d (no /dev/nvidia-uvm mapping "
+		      "covers it)", (unsigned long long)t->addr,
+		      (unsigned long long)(t->addr + t->len), (int)t->pid);
+		return EXIT_FAIL;
+	}
+	if (t->to && !strcmp(t->to, "cpu")) {
+		t->dst = uvm_cpu_uuid;
+		return 0;
+	}
+	n = uvm_gpus(t->s.uvm_fd, gpus, 32);
+	if (n <= 0) {
+		p_err("process %d has no GPU registered with UVM", (int)t->pid);
+		return EXIT_FAIL;
+	}
+	if (!t->to) {
+		t->dst = gpus[0];
+		return 0;
+	}
+	uuid_parse(t->to, &want);
+	for (int i = 0; i < n; i++) {
+		if (!memcmp(&gpus[i], &want, sizeof(want))) {
+			t->dst = want;
+			return 0;
+		}
+	}
+	p_err("process %d does not use GPU %s", (int)t->pid, uuid_format(&want, a, sizeof(a)));
+	return EXIT_FAIL;
+}
+
+static int driver_refused(const struct target *t, const char *call, int ret, uint32_t st)
+{
+	if (ret)
+		p_err("%s on process %d failed: %s", call, (int)t->pid, strerror(-ret));
+	else
+		p_err("%s on process %d refused: %s (status 0x%x)", call, (int)t->pid,
+		      uvm_status_text(st), st);
+	return EXIT_FAIL;
+}
+
+int pfe_migrate_main(int argc, char **argv)
+{
+	struct target t = { 0 };
+	uint64_t max = 0, len, free_b = 0;
+	bool async = false, have_free = false;
+	char name[48], err[200];
+	uint32_t st = 0;
+	double t0;
+	int ret;
+
+	ut_session_init(&t.s);
+	ret = parse_target(&t, &argc, &argv, "prefetch migrate");
+	if (ret)
+		return ret;
+	for (; argc > 0; argc--, argv++) {
+		if (!strcmp(argv[0], "--to") && argc > 1) {
+			t.to = *++argv;
+			argc--;
+		} else if (!strcmp(argv[0], "--max-bytes") && argc > 1) {
+			if (pfe_parse_size("--max-bytes", *++argv, &max) || !max)
+				return max ? EXIT_USAGE : usage_err("--max-bytes must be above 0");
+			argc--;
+		} else if (!strcmp(argv[0], "--async")) {
+			async = true;
+		} else {
+			return usage_err("unexpected argument '%s'", argv[0]);
+		}
+	}
+	if (check_to(t.to))
+		return EXIT_USAGE;
+	ret = open_target(&t, "prefetch migrate");
+	if (ret) {
+		ut_close(&t.s);
+		return ret;
+	}
+	len = t.len;
+	if (!uuid_is_cpu(&t.dst)) {
+		have_free = !gpu_free_bytes(&t.dst, &free_b, err, sizeof(err));
+		if (!have_free && !max) {
+			p_err("cannot read the GPU's free memory (%s): give --max-bytes BYTES", err);
+			ut_close(&t.s);
+			return EXIT_FAIL;
+		}
+		if (have_free) {
+			uint64_t avail = free_b > (256ull << 20) ? free_b - (256ull << 20) : 0;
+
+			max = max && max < avail ? max : avail;
+		}
+	}
+	if (max && len > max) {
+		len = max & ~4095ull;
+		p_info("capped: %llu of the %llu bytes asked for (%s)", (unsigned long long)len,
+		       (unsigned long long)t.len, have_free ? "the GPU's free memory less 256 MiB" :
+		       "--max-bytes");
+		if (!len) {
+			p_err("the GPU has no memory free to migrate into");
+			ut_close(&t.s);
+			return EXIT_FAIL;
+		}
+	}
+	t0 = mono_s();
+	ret = uvm_migrate(t.s.uvm_fd, t.addr, len, &t.dst, async, &st);
+	t0 = mono_s() - t0;
+	ut_close(&t.s);
+	if (ret || st)
+		return driver_refused(&t, "UVM_MIGRATE", ret, st);
+	uuid_format(&t.dst, name, sizeof(name));
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_int_field(json_wtr, "pid", t.pid);
+		jsonw_uint_field(json_wtr, "addr", t.addr);
+		jsonw_uint_field(json_wtr, "bytes", len);
+		jsonw_uint_field(json_wtr, "asked", t.len);
+		jsonw_string_field(json_wtr, "to", uuid_is_cpu(&t.dst) ? "cpu" : name);
+		jsonw_float_field(json_wtr, "ms", t0 * 1e3);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("migrated %llu bytes of process %d at 0x%llx to %s in %.1f ms%s\n",
+		       (unsigned long long)len, (int)t.pid, (unsigned long long)t.addr,
+		       uuid_is_cpu(&t.dst) ? "cpu" : name, t0 * 1e3, async ? " (async: started)" : "");
+	}
+	return EXIT_OK;
+}
+
+int pfe_advise_main(int argc, char **argv)
+{
+	struct target t = { 0 };
+	enum uvm_hint h = HINT_NR;
+	uint32_t st = 0;
+	char call[64];
+	int ret;
+
+	ut_session_init(&t.s);
+	ret = parse_target(&t, &argc, &argv, "prefetch advise");
+	if (ret)
+		return ret;
+	if (argc < 1)
+		return usage_err("'prefetch advise' needs a HINT");
+	for (int i = 0; i < HINT_NR; i++)
+		if (!strcmp(argv[0], uvm_hint_names[i]))
+			h = i;
+	if (h == HINT_NR)
+		return usage_err("unknown hint '%s'", argv[0]);
+	if (argc > 1 && (h == HINT_PREFERRED || h == HINT_ACCESSED_BY ||
+			 h == HINT_UNSET_ACCESSED_BY))
+		t.to = argv[1];
+	else if (argc > 1)
+		return usage_err("unexpected argument '%s'", argv[1]);
+	if (argc > 2)
+		return usage_err("unexpected argument '%s'", argv[2]);
+	if (check_to(t.to))
+		return EXIT_USAGE;
+	ret = open_target(&t, "prefetch advise");
+	if (!ret) {
+		ret = uvm_hint(t.s.uvm_fd, h, t.addr, t.len, &t.dst, &st);
+		snprintf(call, sizeof(call), "advise %s", uvm_hint_names[h]);
+		ret = ret || st ? driver_refused(&t, call, ret, st) : EXIT_OK;
+	}
+	ut_close(&t.s);
+	if (ret)
+		return ret;
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_int_field(json_wtr, "pid", t.pid);
+		jsonw_string_field(json_wtr, "hint", uvm_hint_names[h]);
+		jsonw_uint_field(json_wtr, "addr", t.addr);
+		jsonw_uint_field(json_wtr, "bytes", t.len);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("%s set on 0x%llx-0x%llx of process %d\n", uvm_hint_names[h],
+		       (unsigned long long)t.addr, (unsigned long long)(t.addr + t.len), (int)t.pid);
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * registry.c - the running engines: per target process a pid file (the
+ * engine's pid; claimed exclusively, so a second engine on the same
+ * process is refused) and a stats file the engine rewrites every second,
+ * in <run dir>/prefetch ($GPUCTL_RUN_DIR, default /run/gpuctl).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuctl.h"
+#include "engine.h"
+
+static int mkdir_safe(const char *path, bool create)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT || !create)
+			return -errno;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			p_err("cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (lstat(path, &st))
+			return -errno;
+	}
+	/* the pid files decide who gets signalled: only ours may write here */
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & 022)) {
+		p_err("%s is not a directory owned by root and writable by it alone", path);
+		return -1;
+	}
+	return 0;
+}
+
+int pfe_reg_dir(char *buf, size_t len, bool create)
+{
+	const char *root = getenv("GPUCTL_RUN_DIR");
+	int ret;
+
+	if (!root || !*root)
+		root = "/run/gpuctl";
+	ret = mkdir_safe(root, create);
+	if (ret)
+		return ret;
+	snprintf(buf, len, "%s/prefetch", root);
+	return mkdir_safe(buf, create);
+}
+
+void pfe_reg_path(char *buf, size_t len, const char *dir, pid_t target, const char *kind)
+{
+	snprintf(buf, len, "%s/%d.%s", dir, (int)target, kind);
+}
+
+/* One engine's stats file: printed as a line (or a JSON object). */
+static void show_one(const char *dir, pid_t target)
+{
+	char path[PATH_MAX], *line = NULL, key[64], val[128];
+	size_t cap = 0;
+	FILE *f;
+
+	pfe_reg_path(path, sizeof(path), dir, target, "stats");
+	f = fopen(path, "re");
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_int_field(json_wtr, "pid", target);
+	} else {
+		printf("engine on pid %d:", (int)target);
+	}
+	while (f && getline(&line, &cap, f) > 0) {
+		char *end;
+		unsigned long long v;
+
+		if (sscanf(line, "%63s %127s", key, val) != 2 || !strcmp(key, "target"))
+			continue;
+		if (json_output) {
+			v = strtoull(val, &end, 10);
+			if (*end || !strcmp(key, "uptime_s"))
+				jsonw_string_field(json_wtr, key, val);
+			else
+				jsonw_uint_field(json_wtr, key, v);
+		} else if (strncmp(key, "param.", 6)) {
+			printf(" %s %s", key, val);
+		}
+	}
+	if (json_output)
+		jsonw_end_object(json_wtr);
+	else
+		printf("\n");
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+int pfe_reg_show(bool print)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (pfe_reg_dir(dir, sizeof(dir), false))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long t = strtol(de->d_name, &end, 10);
+
+		if (t <= 0 || strcmp(end, ".pid"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!pidfile_live(path))
+			continue;	/* an engine killed with -9: not running */
+		n++;
+		if (print)
+			show_one(dir, (pid_t)t);
+	}
+	closedir(d);
+	return n;
+}
+
+int pfe_reg_unload(pid_t target)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct timespec ms = { 0, 10000000 };
+	pid_t engine;
+
+	if (pfe_reg_dir(dir, sizeof(dir), false) == -1)
+		return EXIT_FAIL;
+	pfe_reg_path(path, sizeof(path), dir, target, "pid");
+	engine = pidfile_live(path);
+	if (!engine) {
+		/* Idempotent: no engine is the state asked for. */
+		if (json_output)
+			jsonw_null(json_wtr);
+		else
+			p_info("no prefetch engine on process %d", (int)target);
+		return EXIT_OK;
+	}
+	if (kill(engine, SIGTERM)) {
+		p_err("cannot stop the engine (pid %d) of process %d: %s", (int)engine,
+		      (int)target, strerror(errno));
+		return EXIT_FAIL;
+	}
+	for (int i = 0; i < 500 && pidfile_live(path) == engine; i++)
+		nanosleep(&ms, NULL);
+	if (pidfile_live(path) == engine) {
+		p_err("the engine (pid %d) of process %d did not end within 5 s", (int)engine,
+		      (int)target);
+		return EXIT_FAIL;
+	}
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_int_field(json_wtr, "pid", target);
+		jsonw_int_field(json_wtr, "engine_pid", engine);
+		jsonw_end_object(json_wtr);
+	} else {
+		p_info("prefetch engine (pid %d) of process %d ended", (int)engine, (int)target);
+	}
+	return EXIT_OK;
+}
