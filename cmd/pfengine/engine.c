@@ -84,8 +84,15 @@ static int pick_gpu(struct engine *g, bool quiet_if_none)
 	char a[48], b[48];
 	int n = uvm_gpus(g->s.uvm_fd, gpus, 32);
 
+	if (n <= 0 && g->o->gpu) {
+		/* no table (yet): the driver itself checks the UUID on each call */
+		uuid_parse(g->o->gpu, &g->dst);
+		g->have_dst = true;
+		return 0;
+	}
 	if (n < 0) {
-		p_err("cannot read the GPUs of process %d: %s", g->w.pid, strerror(-n));
+		p_err("cannot read the GPUs of process %d (%s): give --gpu UUID", g->w.pid,
+		      strerror(-n));
 		return -1;
 	}
 	if (n == 0) {
@@ -191,13 +198,22 @@ static void on_entry(const uint8_t *entry, void *arg)
 		act(g, &out.req[i]);
 }
 
+static void update_ctrs(struct engine *g)
+{
+	g->run.ctr[PFE_C_CPU_US] = cpu_us();
+	if (g->s.counters) {
+		g->run.ctr[PFE_C_DRV_FAULTS] = g->s.counters[UT_CTR_GPU_FAULTS];
+		g->run.ctr[PFE_C_DRV_HTOD] = g->s.counters[UT_CTR_BYTES_HTOD];
+	}
+}
+
 static void write_stats(struct engine *g)
 {
 	char tmp[PATH_MAX + 8], name[48];
 	const struct pfe_policy *pol = g->run.pol;
 	FILE *f;
 
-	g->run.ctr[PFE_C_CPU_US] = cpu_us();
+	update_ctrs(g);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", g->stats_path);
 	f = fopen(tmp, "we");
 	if (!f)
@@ -223,7 +239,7 @@ static void report(struct engine *g)
 {
 	const struct pfe_policy *pol = g->run.pol;
 
-	g->run.ctr[PFE_C_CPU_US] = cpu_us();
+	update_ctrs(g);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_int_field(json_wtr, "pid", g->w.pid);
@@ -258,6 +274,9 @@ static int attach(struct engine *g, bool quiet_if_absent)
 		ut_close(&g->s);
 		return 1;
 	}
+	/* the driver's own counts, to report by (stat's counters) */
+	if (!ret && ut_enable_counters(&g->s, UT_CTR_STAT_MASK, err, sizeof(err)))
+		err[0] = '\0';
 	if (!ret)
 		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, 64, err, sizeof(err));
 	if (ret) {
@@ -286,7 +305,7 @@ static int attach_when_ready(struct engine *g)
 				return ret;
 		}
 		/* its UVM file comes with cuInit, its GPU with the first context */
-		if (g->s.uvm_fd >= 0 && uvm_gpus(g->s.uvm_fd, &u, 1) > 0)
+		if (g->s.uvm_fd >= 0 && (g->o->gpu || uvm_gpus(g->s.uvm_fd, &u, 1) != 0))
 			return 0;
 		nanosleep(&ms, NULL);
 	}
@@ -306,7 +325,7 @@ static int engine_setup(struct engine *g)
 	if (g->o->pid) {
 		if (workload_follow(&g->w, g->o->pid))
 			return -1;
-	} else if (workload_spawn(&g->w, g->o->cmd, false)) {
+	} else if (workload_spawn(&g->w, g->o->cmd, json_output)) {
 		return -1;
 	}
 	if (pfe_reg_dir(g->dir, sizeof(g->dir), true))

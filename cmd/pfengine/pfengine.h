@@ -69,6 +69,8 @@ enum pfe_ctr {
 	PFE_C_CAPPED,		/* requests cut to the GPU's free memory */
 	PFE_C_LOST,		/* events the queue dropped */
 	PFE_C_CPU_US,		/* the engine's own CPU time */
+	PFE_C_DRV_FAULTS,	/* the driver's GPU fault counter for the process */
+	PFE_C_DRV_HTOD,		/* the driver's host-to-device bytes for the process */
 	PFE_C_POLICY,		/* first policy-specific counter */
 	PFE_C_MAX = PFE_C_POLICY + 4,
 };

@@ -30,6 +30,8 @@ const char *const pfe_ctr_names[PFE_C_POLICY] = {
 	[PFE_C_CAPPED] = "capped",
 	[PFE_C_LOST] = "lost_events",
 	[PFE_C_CPU_US] = "cpu_us",
+	[PFE_C_DRV_FAULTS] = "driver_gpu_faults",
+	[PFE_C_DRV_HTOD] = "driver_bytes_htod",
 };
 
 void pfe_out_add(struct pfe_out *out, uint64_t addr, uint64_t len)
@@ -53,9 +55,10 @@ static int64_t block_of(uint64_t addr)
 
 /*
  * Blocks [lo, hi] (inclusive, lo <= hi) as one request, cut to the managed
- * extent around block `at` when the engine knows extents.
+ * extent around address `at` (the fault's) when the engine knows it (when it does not, the
+ * driver refuses what is not managed memory, and the engine counts that).
  */
-static void add_blocks(const struct pfe_env *env, int64_t at, int64_t lo, int64_t hi,
+static void add_blocks(const struct pfe_env *env, uint64_t at, int64_t lo, int64_t hi,
 		       struct pfe_out *out)
 {
 	uint64_t a = (uint64_t)lo << PFE_BLOCK_SHIFT, b = ((uint64_t)hi + 1) << PFE_BLOCK_SHIFT;
@@ -64,14 +67,14 @@ static void add_blocks(const struct pfe_env *env, int64_t at, int64_t lo, int64_
 	if (lo < 0 || hi < lo)
 		return;
 	if (env && env->extent) {
-		if (env->extent(env->ctx, (uint64_t)at << PFE_BLOCK_SHIFT, &s, &e))
-			return;
-		if (a < s)
-			a = s;
-		if (b > e)
-			b = e;
-		if (a >= b)
-			return;
+		if (!env->extent(env->ctx, at, &s, &e)) {
+			if (a < s)
+				a = s;
+			if (b > e)
+				b = e;
+			if (a >= b)
+				return;
+		}
 	}
 	pfe_out_add(out, a, b - a);
 }
@@ -203,7 +206,7 @@ static void stream_event(void *st, const uint64_t *p, const struct pfe_env *env,
 	}
 	if (lo > hi)
 		return;
-	add_blocks(env, b, lo, hi, out);
+	add_blocks(env, e->addr, lo, hi, out);
 	if (s->first_req < 0)
 		s->first_req = s->dir > 0 ? lo : hi;
 	s->frontier = ahead + s->dir;
@@ -286,7 +289,7 @@ static void stride_event(void *st, const uint64_t *p, const struct pfe_env *env,
 
 		if ((t - s->reached) * (s->stride > 0 ? 1 : -1) <= 0)
 			continue;	/* asked for already */
-		add_blocks(env, b, t, t, out);
+		add_blocks(env, e->addr, t, t, out);
 		s->reached = t;
 	}
 }
@@ -448,8 +451,33 @@ static const struct pfe_policy populate_policy = {
 	.done = populate_done,
 };
 
+/* --- none: watches and counts, never migrates (a baseline) ------------- */
+
+static const char *const none_ctrs[PFE_C_MAX];
+
+static void none_init(void *st, const uint64_t *p)
+{
+	(void)st;
+	(void)p;
+}
+
+static void none_event(void *st, const uint64_t *p, const struct pfe_env *env,
+		       const struct gt_event *e, struct pfe_out *out, uint64_t *ctr)
+{
+	(void)st, (void)p, (void)env, (void)e, (void)out, (void)ctr;
+}
+
+static const struct pfe_policy none_policy = {
+	.name = "none",
+	.doc = "never migrate: the engine only counts (the cost of watching, the faults to beat)",
+	.ctr_names = none_ctrs,
+	.state_size = 1,
+	.init = none_init,
+	.event = none_event,
+};
+
 const struct pfe_policy *const pfe_policies[] = {
-	&stream_policy, &stride_policy, &populate_policy, NULL,
+	&none_policy, &stream_policy, &stride_policy, &populate_policy, NULL,
 };
 
 _Static_assert(ST_NPARAMS <= PFE_MAX_PARAMS && SD_NPARAMS <= PFE_MAX_PARAMS &&
