@@ -45,17 +45,12 @@ static int maps_push(struct uvm_maps *m, uint64_t s, uint64_t e)
 	return 0;
 }
 
-int uvm_maps_load(struct uvm_maps *m)
+int uvm_maps_parse(struct uvm_maps *m, FILE *f)
 {
-	char path[64], *line = NULL;
+	char *line = NULL;
 	size_t cap = 0;
-	FILE *f;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
 	m->n = 0;
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long s, e;
@@ -74,9 +69,23 @@ int uvm_maps_load(struct uvm_maps *m)
 			break;
 	}
 	free(line);
-	fclose(f);
 	m->loaded_s = mono_s();
 	m->reads++;
+	return ret;
+}
+
+int uvm_maps_load(struct uvm_maps *m)
+{
+	char path[64];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)m->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	ret = uvm_maps_parse(m, f);
+	fclose(f);
 	return ret;
 }
 

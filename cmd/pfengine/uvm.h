@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "uvm_ioctl.h"
@@ -65,6 +66,8 @@ struct uvm_maps {
 };
 
 void uvm_maps_init(struct uvm_maps *m, pid_t pid);
+/* Reads the lines of a maps file (what load does with /proc/PID/maps). */
+int uvm_maps_parse(struct uvm_maps *m, FILE *f);
 /* Reads /proc/PID/maps again: 0, or -errno. */
 int uvm_maps_load(struct uvm_maps *m);
 /* The extent holding addr: 0, -1 none.  Reads the maps again on a miss (not more than every min_s). */
