@@ -151,7 +151,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s load POLICY [KEY VALUE]...\n"
 		"       %1$s %2$s load adaptive [--detach [--pid-file PATH]] [KEY VALUE]...\n"
 		"       %1$s %2$s load file PATH\n"
-		"       %1$s %2$s load ENGINE_POLICY { -p PID [--detach] | -- CMD... } [ENGINE_OPTS] [KEY VALUE]...\n"
+		"       %1$s %2$s load ENGINE { -p PID [--detach] | -- CMD... } [ENGINE_OPTS] [KEY VALUE]...\n"
 		"       %1$s %2$s set KEY VALUE [KEY VALUE]...\n"
 		"       %1$s %2$s list --backend engine\n"
 		"       %1$s %2$s unload -p PID\n"
@@ -162,11 +162,10 @@ static int do_help(int argc, char **argv)
 		"       COMMAND := { list | load | set | show | unload | probe | migrate | advise | help }\n"
 		"       POLICY := ", bin_name, "prefetch");
 	policy_print_names(&prefetch_kind, stdout);
-	printf("\n       ENGINE_POLICY := ");
+	printf("\n       ENGINE := ");
 	print_engine_policies();
 	fprintf(stdout,
-		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID |\n"
-		"                        --max-bytes BYTES | --async | --duration S }\n"
+		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID | --max-bytes BYTES | --async | --duration S }\n"
 		"       HINT := { preferred-location | unset-preferred-location | accessed-by |\n"
 		"                 unset-accessed-by | read-duplication | unset-read-duplication }\n"
 		"\n"
@@ -174,7 +173,7 @@ static int do_help(int argc, char **argv)
 		"under " GPUCTL_PIN_DIR "/prefetch; it replaces a running policy\n"
 		"atomically. unload with nothing loaded succeeds. 'list' shows each\n"
 		"policy's parameters.\n"
-		"With -p PID or -- CMD, load runs ENGINE_POLICY in the per-process engine\n"
+		"With -p PID or -- CMD, load runs the ENGINE policy in the per-process engine\n"
 		"instead (any driver: the process's faults through uvm-tools, UVM_MIGRATE\n"
 		"on its own UVM file), until the process exits; 'probe' says which\n"
 		"back-end works here and why. migrate and advise act once on a range of\n"
@@ -434,7 +433,7 @@ static int engine_args(int argc, char **argv, struct pfe_opts *o, enum backend *
 	return 0;
 }
 
-/* load ENGINE_POLICY ... for -p PID / -- CMD. */
+/* load ENGINE ... for -p PID / -- CMD. */
 static int engine_load(struct pfe_opts *o, int n, char **rest)
 {
 	struct pfe_run check;
@@ -674,7 +673,7 @@ static int do_probe(int argc, char **argv)
 	}
 	printf("struct_ops: %s: %s\n", so ? "available" : "unavailable", why_so);
 	printf("engine: %s: %s\n", en ? "available" : "unavailable", why_en);
-	printf("load POLICY: %s; load ENGINE_POLICY -p PID / -- CMD: %s\n",
+	printf("load POLICY: %s; load ENGINE -p PID / -- CMD: %s\n",
 	       so ? "struct_ops" : "unavailable", en ? "engine" : "unavailable");
 	return EXIT_OK;
 }
