@@ -22,6 +22,7 @@
 #include <linux/file.h>
 #include <linux/ktime.h>
 #include <linux/miscdevice.h>
+#include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -486,12 +487,67 @@ static struct miscdevice tools_dev = {
 	.mode = 0666,	/* as the driver's: access is checked on the UVM fd */
 };
 
+/*
+ * The device exists while the parameter tools_device is 1 (0 at load):
+ * with /dev/nvidia-uvm-tools present gpuctl picks the uvm-tools trace
+ * backend where bpf is unusable, so the tests of the other choices run
+ * without it, and the tests of uvm-tools turn it on:
+ *   echo 1 >/sys/module/uvm_model/parameters/tools_device
+ */
+static DEFINE_MUTEX(tools_dev_lock);
+static bool tools_device, tools_registered, tools_loaded;
+
+static int tools_device_apply(void)
+{
+	int ret = 0;
+
+	if (tools_device && !tools_registered)
+		ret = misc_register(&tools_dev);
+	else if (!tools_device && tools_registered)
+		misc_deregister(&tools_dev);
+	if (!ret)
+		tools_registered = tools_device;
+	return ret;
+}
+
+static int tools_device_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	mutex_lock(&tools_dev_lock);
+	tools_device = on;
+	if (tools_loaded)
+		ret = tools_device_apply();
+	mutex_unlock(&tools_dev_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops tools_device_ops = {
+	.set = tools_device_set,
+	.get = param_get_bool,
+};
+module_param_cb(tools_device, &tools_device_ops, &tools_device, 0644);
+MODULE_PARM_DESC(tools_device, "1: /dev/nvidia-uvm-tools exists (default 0)");
+
 int uvm_model_tools_init(void)
 {
-	return misc_register(&tools_dev);
+	int ret;
+
+	mutex_lock(&tools_dev_lock);
+	tools_loaded = true;
+	ret = tools_device_apply();
+	mutex_unlock(&tools_dev_lock);
+	return ret;
 }
 
 void uvm_model_tools_exit(void)
 {
-	misc_deregister(&tools_dev);
+	mutex_lock(&tools_dev_lock);
+	tools_device = false;
+	tools_device_apply();
+	tools_loaded = false;
+	mutex_unlock(&tools_dev_lock);
 }

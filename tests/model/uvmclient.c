@@ -11,6 +11,8 @@
  *     readdup BASE LEN                    unreaddup BASE LEN
  *     uuids [v1]                          init [FLAGS]
  *     ioctl N                             (an unknown request: errno)
+ *     hold MS                             keep the fd MS ms, then exit
+ *   sem local PAYLOAD: the semaphore is a word of uvmclient's, printed after.
  *   WHERE: gpu (the UUID table's GPU 0), cpu, or 32 hex digits.
  *   BASE may be "+OFFSET": UVM_MODEL_VA_BASE + OFFSET.
  *
@@ -129,6 +131,7 @@ static void print_uuid(const struct uvm_uuid *u)
 static int cmd_migrate(int argc, char **argv)
 {
 	struct uvm_migrate_params p = { .cpu_numa_node = -1 };
+	static volatile unsigned int sem_word;
 	int i;
 
 	if (argc < 3)
@@ -140,7 +143,9 @@ static int cmd_migrate(int argc, char **argv)
 		if (!strcmp(argv[i], "async")) {
 			p.flags |= UVM_MIGRATE_FLAG_ASYNC;
 		} else if (!strcmp(argv[i], "sem") && i + 2 < argc) {
-			p.semaphore_address = num(argv[++i]);
+			i++;
+			p.semaphore_address = !strcmp(argv[i], "local") ? (uintptr_t)&sem_word :
+					      num(argv[i]);
 			p.semaphore_payload = (unsigned int)num(argv[++i]);
 		} else if (!strcmp(argv[i], "numa") && i + 1 < argc) {
 			p.cpu_numa_node = (int)strtol(argv[++i], NULL, 0);
@@ -151,6 +156,8 @@ static int cmd_migrate(int argc, char **argv)
 		}
 	}
 	call(UVM_MIGRATE, &p, &p.rm_status);
+	if (p.semaphore_address == (uintptr_t)&sem_word)
+		printf("semaphore %u\n", sem_word);
 	return 0;
 }
 
@@ -239,6 +246,8 @@ int main(int argc, char **argv)
 		struct uvm_initialize_params p = { .flags = argc > 1 ? num(argv[1]) : 0 };
 
 		call(UVM_INITIALIZE, &p, &p.rm_status);
+	} else if (!strcmp(argv[0], "hold") && argc >= 2) {
+		usleep((useconds_t)num(argv[1]) * 1000);
 	} else if (!strcmp(argv[0], "ioctl") && argc >= 2) {
 		unsigned char buf[256] = { 0 };
 
