@@ -588,12 +588,15 @@ static int do_set(int argc, char **argv)
 	return policy_set(&prefetch_kind, argc, argv);
 }
 
-/* The system-wide policy, then every engine (when there are any). */
+/*
+ * The system-wide policy, then every engine: as before when no engine runs
+ * and bpffs is there; else both (a stock driver has no bpffs to read).
+ */
 static int do_show(int argc, char **argv)
 {
 	int ret;
 
-	if (argc || pfe_reg_show(false) <= 0)
+	if (argc || (pfe_reg_show(false) <= 0 && bpffs_mounted()))
 		return policy_show(&prefetch_kind, argc, argv);
 	if (json_output) {
 		jsonw_start_object(json_wtr);

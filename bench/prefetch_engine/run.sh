@@ -8,7 +8,8 @@
 #   torch        4-layer d=2048 transformer encoder, Adam, managed memory
 # Then the one-shot commands and the safety checks on the real driver.
 # Expected time: about 6 minutes.  Writes to $OUT: results.tsv, summary.md,
-# safety.txt, probe.txt, logs.txt.  Managed memory: at most 8 GiB (sweep)
+# engine.jsonl (each engine's own report), safety.txt, probe.txt, logs.txt.
+# ROUNDS/SROUNDS/TROUNDS, *_CFGS and SKIP_SAFETY choose what runs (run2.sh).  Managed memory: at most 8 GiB (sweep)
 # and about 6 GiB (torch), one process at a time.
 set -u
 D=$(dirname "$(readlink -f "$0")")
@@ -41,6 +42,16 @@ cat "$OUT/probe.txt"
 
 printf 'workload\tround\tconfig\tmetric_ms\twall_s\tfaults_seen\tdriver_faults\tdriver_htod\tmigrated\tioctls\tcpu_us\terrors\tcapped\tlost\n' > "$OUT/results.tsv"
 
+# A configuration: a policy name, or LABEL for a policy with parameters.
+cfg_args() {
+	case $1 in
+	populate-noeager) echo "populate eager 0" ;;
+	populate-small) echo "populate min_kb 4" ;;
+	stream-async) echo "stream --async" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # one WORKLOAD ROUND CONFIG METRIC_KEY CMD...: a run, one row.
 one() {
 	local wl=$1 r=$2 cfg=$3 key=$4; shift 4
@@ -51,7 +62,10 @@ one() {
 		timeout 150 "$@" > "$o" 2> "$e"
 	else
 		# -j: the engine's report on stdout, the command's output on stderr
-		timeout 150 "$G" -j prefetch load "$cfg" --gpu "$GPU" --max-bytes 12G -- "$@" > "$j" 2> "$o"
+		# shellcheck disable=SC2046
+		timeout 150 "$G" -j prefetch load $(cfg_args "$cfg") --gpu "$GPU" --max-bytes 12G -- "$@" > "$j" 2> "$o"
+		{ printf '{"workload":"%s","round":%s,"config":"%s","engine":' "$wl" "$r" "$cfg"
+		  tr -d '\n' < "$j"; echo '}'; } >> "$OUT/engine.jsonl"
 	fi
 	t1=$(date +%s.%N)
 	m=$(grep -h "^$key " "$o" | tail -1 | awk '{print $2}')
@@ -70,25 +84,29 @@ PY
 	{ echo "== $wl $r $cfg"; tail -5 "$o"; tail -3 "$e"; grep -o '"error":[^}]*' "$j"; } >> "$W/logs.txt"
 }
 
-SWEEP_CFGS="alone none populate stream stride"
+SWEEP_CFGS=${SWEEP_CFGS:-"alone none populate stream stride"}
+STRIDE_CFGS=${STRIDE_CFGS:-"alone none populate stride"}
+TORCH_CFGS=${TORCH_CFGS:-"alone none populate stream"}
 for r in $(seq "$ROUNDS"); do
 	for c in $SWEEP_CFGS; do
 		log "sweep seq round $r $c"
 		one sweep-seq "$r" "$c" kernel_ms "$W/sweep" "$MIB" seq
 	done
 done
-for r in $(seq 2); do
-	for c in alone none populate stride; do
+for r in $(seq "${SROUNDS:-2}"); do
+	for c in $STRIDE_CFGS; do
 		log "sweep stride round $r $c"
 		one sweep-stride "$r" "$c" kernel_ms "$W/sweep" "$MIB" stride 5
 	done
 done
 for r in $(seq "$TROUNDS"); do
-	for c in alone none populate stream; do
+	for c in $TORCH_CFGS; do
 		log "torch round $r $c"
 		one torch "$r" "$c" median_step_ms python3 "$D/train.py" "$W/alloc.so" 5
 	done
 done
+[ -n "${SKIP_SAFETY:-}" ] && { python3 "$D/summarize.py" "$OUT/results.tsv" > "$OUT/summary.md"
+	cat "$OUT/summary.md"; tail -c 60000 "$W/logs.txt" > "$OUT/logs.txt"; log "done"; exit 0; }
 
 # --- one-shot commands and safety on the real driver -----------------------
 S=$OUT/safety.txt

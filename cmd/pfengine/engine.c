@@ -71,7 +71,14 @@ static int env_extent(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	struct engine *g = ctx;
 
-	return uvm_maps_find(&g->maps, addr, 0.002, start, end);
+	return uvm_maps_find(&g->maps, addr, 0.001, start, end);
+}
+
+static int env_fresh(void *ctx, uint64_t *start, uint64_t *end, int max)
+{
+	struct engine *g = ctx;
+
+	return uvm_maps_take_fresh(&g->maps, start, end, max);
 }
 
 /*
@@ -278,7 +285,7 @@ static int attach(struct engine *g, bool quiet_if_absent)
 	if (!ret && ut_enable_counters(&g->s, UT_CTR_STAT_MASK, err, sizeof(err)))
 		err[0] = '\0';
 	if (!ret)
-		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, 64, err, sizeof(err));
+		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, 1, err, sizeof(err));
 	if (ret) {
 		p_err("%s", err);
 		ut_close(&g->s);
@@ -402,7 +409,7 @@ static int engine_init(struct engine *g, const struct pfe_opts *o)
 	ut_session_init(&g->s);
 	workload_init(&g->w);
 	uvm_maps_init(&g->maps, o->pid);
-	g->env = (struct pfe_env){ env_extent, g };
+	g->env = (struct pfe_env){ env_extent, g, env_fresh };
 	return pfe_run_init(&g->run, o->pol, o->nargs, o->args) ? -1 : 0;
 }
 

@@ -49,6 +49,12 @@ struct pfe_out {
 struct pfe_env {
 	int (*extent)(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end);
 	void *ctx;
+	/*
+	 * Managed allocations that appeared since the last call (the engine
+	 * learns them when it reads the maps again): up to max into
+	 * start[]/end[], how many.  NULL: not known.
+	 */
+	int (*fresh)(void *ctx, uint64_t *start, uint64_t *end, int max);
 };
 
 struct pfe_param {

@@ -307,20 +307,22 @@ static const struct pfe_policy stride_policy = {
 
 /* --- populate ------------------------------------------------------------ */
 
-enum { PO_MAX_MB, PO_CHUNK_MB, PO_MIN_KB, PO_HOLD_MS, PO_NPARAMS };
-enum { PO_C_EXTENTS = PFE_C_POLICY, PO_C_UNMANAGED, PO_C_REPOPULATED };
+enum { PO_MAX_MB, PO_CHUNK_MB, PO_MIN_KB, PO_HOLD_MS, PO_EAGER, PO_NPARAMS };
+enum { PO_C_EXTENTS = PFE_C_POLICY, PO_C_UNMANAGED, PO_C_REPOPULATED, PO_C_EAGER };
 
 static const struct pfe_param populate_params[] = {
 	[PO_MAX_MB] = { "max_mb", 16384, 2, 1048576, "most MiB of one allocation moved on its first fault" },
 	[PO_CHUNK_MB] = { "chunk_mb", 256, 2, 65536, "MiB per migrate call (the fault's side first)" },
 	[PO_MIN_KB] = { "min_kb", 64, 4, 1048576, "allocations smaller than this are left to faults" },
 	[PO_HOLD_MS] = { "hold_ms", 10, 0, 60000, "least time between two populations of one allocation" },
+	[PO_EAGER] = { "eager", 1, 0, 1, "1: also move allocations made since the maps were last read, before they fault" },
 };
 
 static const char *const populate_ctrs[PFE_C_MAX] = {
 	[PO_C_EXTENTS] = "allocations",
 	[PO_C_UNMANAGED] = "unmanaged_faults",
 	[PO_C_REPOPULATED] = "repopulated",
+	[PO_C_EAGER] = "eager",
 };
 
 #define NEXTENTS 4096	/* a power of 2 */
@@ -357,11 +359,70 @@ static struct extent *extent_slot(struct populate_state *ps, uint64_t start)
 	return &ps->x[h];
 }
 
+/* Requests for [a, end) in chunks, within *room; counted as pending on x. */
+static void chunks(struct extent *x, uint64_t a, uint64_t end, uint64_t chunk, uint64_t *room,
+		   struct pfe_out *out)
+{
+	while (a < end && *room && out->n < PFE_MAX_REQS) {
+		uint64_t n = end - a < chunk ? end - a : chunk;
+
+		n = n < *room ? n : *room;
+		out->req[out->n++] = (struct pfe_req){ a, n };
+		x->pending++;
+		a += n;
+		*room -= n;
+	}
+}
+
+/*
+ * Whether extent [s, end) is to be moved at time ts: new to us, or moved
+ * before but faulted on since (and not within hold_ms).  x: its slot.
+ */
+static bool wanted(struct populate_state *ps, const uint64_t *p, uint64_t s, uint64_t end,
+		   uint64_t ts, struct extent **xp, uint64_t *ctr)
+{
+	struct extent *x;
+
+	if (end - s < p[PO_MIN_KB] << 10)
+		return false;
+	x = *xp = extent_slot(ps, s);
+	if (x->start != s || x->end != end) {
+		*x = (struct extent){ .start = s, .end = end };
+		ctr[PO_C_EXTENTS]++;
+		return true;
+	}
+	if (x->pending)
+		return false;	/* being moved now */
+	/* a fault from before the move ended: nothing new */
+	if (ts <= x->done_ts || ts - x->issued_ts < p[PO_HOLD_MS] * 1000000ull)
+		return false;
+	ctr[PO_C_REPOPULATED]++;
+	return true;
+}
+
+/* The allocations made since the maps were read before, from their start. */
+static void populate_fresh(struct populate_state *ps, const uint64_t *p, const struct pfe_env *env,
+			   uint64_t ts, struct pfe_out *out, uint64_t *ctr)
+{
+	uint64_t s, end, room;
+	struct extent *x;
+
+	while (out->n < PFE_MAX_REQS && env->fresh(env->ctx, &s, &end, 1) == 1) {
+		if (!wanted(ps, p, s, end, ts, &x, ctr))
+			continue;
+		room = p[PO_MAX_MB] << 20;
+		chunks(x, s, end, p[PO_CHUNK_MB] << 20, &room, out);
+		x->issued_ts = ts;
+		x->done_ts = 0;
+		ctr[PO_C_EAGER]++;
+	}
+}
+
 static void populate_event(void *st, const uint64_t *p, const struct pfe_env *env,
 			   const struct gt_event *e, struct pfe_out *out, uint64_t *ctr)
 {
 	struct populate_state *ps = st;
-	uint64_t s, end, from, max, chunk, a, room;
+	uint64_t s, end, from, room, chunk = p[PO_CHUNK_MB] << 20;
 	struct extent *x;
 
 	if (!is_fault(e))
@@ -370,55 +431,19 @@ static void populate_event(void *st, const uint64_t *p, const struct pfe_env *en
 		ps->now = e->ts_ns;
 	if (!env || !env->extent || env->extent(env->ctx, e->addr, &s, &end)) {
 		ctr[PO_C_UNMANAGED]++;
-		return;
+	} else if (wanted(ps, p, s, end, e->ts_ns, &x, ctr)) {
+		/* From the fault's block to the end, then what lies before it. */
+		room = p[PO_MAX_MB] << 20;
+		from = e->addr & ~(PFE_BLOCK - 1);
+		if (from < s)
+			from = s;
+		chunks(x, from, end, chunk, &room, out);
+		chunks(x, s, from, chunk, &room, out);
+		x->issued_ts = e->ts_ns;
+		x->done_ts = 0;
 	}
-	if (end - s < p[PO_MIN_KB] << 10)
-		return;
-	x = extent_slot(ps, s);
-	if (x->start != s || x->end != end) {
-		*x = (struct extent){ .start = s, .end = end };
-		ctr[PO_C_EXTENTS]++;
-	} else {
-		if (x->pending)
-			return;	/* being moved now */
-		/* a fault from before the move ended: nothing new */
-		if (e->ts_ns <= x->done_ts)
-			return;
-		if (e->ts_ns - x->issued_ts < p[PO_HOLD_MS] * 1000000ull)
-			return;
-		ctr[PO_C_REPOPULATED]++;
-	}
-	/* From the fault's block to the end, then what lies before it. */
-	max = p[PO_MAX_MB] << 20;
-	chunk = p[PO_CHUNK_MB] << 20;
-	from = e->addr & ~(PFE_BLOCK - 1);
-	if (from < s)
-		from = s;
-	room = max;
-	for (a = from; a < end && room; ) {
-		uint64_t n = end - a < chunk ? end - a : chunk;
-
-		n = n < room ? n : room;
-		if (out->n == PFE_MAX_REQS)
-			break;
-		out->req[out->n++] = (struct pfe_req){ a, n };
-		x->pending++;
-		a += n;
-		room -= n;
-	}
-	for (a = s; a < from && room; ) {
-		uint64_t n = from - a < chunk ? from - a : chunk;
-
-		n = n < room ? n : room;
-		if (out->n == PFE_MAX_REQS)
-			break;
-		out->req[out->n++] = (struct pfe_req){ a, n };
-		x->pending++;
-		a += n;
-		room -= n;
-	}
-	x->issued_ts = e->ts_ns;
-	x->done_ts = 0;
+	if (p[PO_EAGER] && env && env->fresh)
+		populate_fresh(ps, p, env, e->ts_ns, out, ctr);
 }
 
 static void populate_done(void *st, const uint64_t *p, const struct pfe_req *r, bool ok,

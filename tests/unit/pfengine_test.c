@@ -41,7 +41,27 @@ static int fake_extent(void *ctx, uint64_t addr, uint64_t *s, uint64_t *e)
 	return -1;
 }
 
-static const struct pfe_env env = { fake_extent, NULL };
+static const struct pfe_env env = { fake_extent, NULL, NULL };
+
+/* Allocations "made since the maps were read": handed out once. */
+static uint64_t fresh[8][2];
+static int nfresh;
+
+static int fake_fresh(void *ctx, uint64_t *s, uint64_t *e, int max)
+{
+	int n = nfresh < max ? nfresh : max;
+
+	(void)ctx;
+	for (int i = 0; i < n; i++) {
+		s[i] = fresh[i][0];
+		e[i] = fresh[i][1];
+	}
+	memmove(fresh, fresh + n, (nfresh - n) * sizeof(fresh[0]));
+	nfresh -= n;
+	return n;
+}
+
+static const struct pfe_env env_fresh = { fake_extent, NULL, fake_fresh };
 
 static struct gt_event fault(uint64_t addr, uint64_t ts)
 {
@@ -224,6 +244,34 @@ static void test_populate(void)
 	CHECK("populate: no extents known: nothing", feed(&r, NULL, s2 + 8192, 4, &o) == 0);
 	pfe_run_free(&r);
 
+	/* eager: allocations made since the last read move before they fault */
+	r = start("populate", 0, NULL);
+	nfresh = 2;
+	fresh[0][0] = s2;
+	fresh[0][1] = s2 + 1024 * MB;
+	fresh[1][0] = a;
+	fresh[1][1] = a + 64 * MB;
+	feed(&r, &env_fresh, a + 4096, 1, &o);
+	CHECK("populate eager: the faulting allocation, then the fresh one it has not seen",
+	      o.n == 5 && req_is(&o, 0, a, 64 * MB) && req_is(&o, 1, s2, 256 * MB) &&
+	      req_is(&o, 4, s2 + 768 * MB, 256 * MB));
+	CHECK("populate eager: counted once, the faulting one not twice", r.ctr[PFE_C_POLICY + 3] == 1 &&
+	      r.ctr[PFE_C_POLICY] == 2 && nfresh == 0);
+	CHECK("populate eager: a fault in the eagerly moved one while it moves: nothing",
+	      feed(&r, &env_fresh, s2 + 8192, 2, &o) == 0);
+	pfe_run_free(&r);
+
+	char *noeager[] = { "eager", "0" };
+
+	r = start("populate", 2, noeager);
+	nfresh = 1;
+	fresh[0][0] = s2;
+	fresh[0][1] = s2 + 1024 * MB;
+	feed(&r, &env_fresh, a + 4096, 1, &o);
+	CHECK("populate eager 0: only the faulting allocation", o.n == 1 && nfresh == 1);
+	nfresh = 0;
+	pfe_run_free(&r);
+
 	char *args[] = { "max_mb", "100", "chunk_mb", "64" };
 
 	r = start("populate", 4, args);
@@ -311,6 +359,23 @@ static void test_maps_uuid(void)
 	CHECK("maps: covers a range inside", uvm_maps_covers(&m, 0x7f0000100000ull, 0x400000));
 	CHECK("maps: does not cover a range past the end", !uvm_maps_covers(&m, 0x7f0000500000ull, 0x200000));
 	CHECK("maps: does not cover the heap", !uvm_maps_covers(&m, 0x7f0002000000ull, 4096));
+	{
+		static const char more[] =
+			"7f0000000000-7f0000600000 rw-s 7f0000000000 00:05 12 /dev/nvidia-uvm\n"
+			"7f0000800000-7f0000a00000 rw-s 7f0000800000 00:05 12 /dev/nvidia-uvm\n"
+			"7f0003000000-7f0003200000 rw-s 7f0003000000 00:05 12 /dev/nvidia-uvm\n";
+		uint64_t fs[4], fe[4];
+		FILE *g = fmemopen((void *)more, sizeof(more) - 1, "r");
+
+		CHECK("maps: the first read has nothing fresh", uvm_maps_take_fresh(&m, fs, fe, 4) == 0);
+		CHECK("maps: read again", g && uvm_maps_parse(&m, g) == 0);
+		if (g)
+			fclose(g);
+		CHECK("maps: a new and a grown mapping are fresh, the same one is not",
+		      uvm_maps_take_fresh(&m, fs, fe, 4) == 2 && fs[0] == 0x7f0000800000ull &&
+		      fs[1] == 0x7f0003000000ull && fe[1] == 0x7f0003200000ull);
+		CHECK("maps: fresh ones are handed out once", uvm_maps_take_fresh(&m, fs, fe, 4) == 0);
+	}
 	uvm_maps_free(&m);
 
 	CHECK("uuid: nvidia-smi form parsed", uuid_parse("GPU-4a1b2c3d-0011-2233-4455-66778899aabb", &u) == 0);
