@@ -87,7 +87,7 @@ static bool is_fault(const struct gt_event *e)
 /* --- stream ------------------------------------------------------------ */
 
 enum { ST_CONFIDENCE, ST_DISTANCE, ST_MAX_DISTANCE, ST_GAP, ST_NPARAMS };
-enum { ST_C_STREAMS = PFE_C_POLICY, ST_C_CAUGHT_UP, ST_C_DISTANCE };
+enum { ST_C_STREAMS = PFE_C_POLICY, ST_C_CAUGHT_UP, ST_C_DISTANCE, ST_C_STRAGGLERS };
 
 static const struct pfe_param stream_params[] = {
 	[ST_CONFIDENCE] = { "confidence", 2, 1, 64, "blocks in sequence before a stream is trusted" },
@@ -100,11 +100,13 @@ static const char *const stream_ctrs[PFE_C_MAX] = {
 	[ST_C_STREAMS] = "streams",
 	[ST_C_CAUGHT_UP] = "caught_up",
 	[ST_C_DISTANCE] = "distance",
+	[ST_C_STRAGGLERS] = "stragglers",
 };
 
 #define NSTREAMS 16
 
 struct stream {
+	int64_t first;		/* the block it started at */
 	int64_t last;		/* the last block the GPU faulted in */
 	int64_t first_req;	/* the first block requested, or -1 */
 	int64_t frontier;	/* the next block not requested yet (in dir) */
@@ -161,11 +163,23 @@ static void stream_event(void *st, const uint64_t *p, const struct pfe_env *env,
 	for (int i = 0; i < NSTREAMS && !s; i++)
 		if (stream_takes(&ss->s[i], b, (int64_t)p[ST_GAP]))
 			s = &ss->s[i];
+	/*
+	 * A straggler behind a stream's head (warps lag behind the others):
+	 * a block the stream passed already, not a new stream.
+	 */
+	for (int i = 0; i < NSTREAMS && !s; i++) {
+		struct stream *t = &ss->s[i];
+
+		if (t->live && t->dir && (b - t->first) * t->dir >= 0 && (t->last - b) * t->dir >= 0) {
+			ctr[ST_C_STRAGGLERS]++;
+			return;
+		}
+	}
 	if (!s) {
 		for (int i = 1; i < NSTREAMS; i++)
 			if (!ss->s[i].live || (lru->live && ss->s[i].used < lru->used))
 				lru = &ss->s[i];
-		*lru = (struct stream){ .last = b, .first_req = -1, .frontier = b, .grown_at = -1,
+		*lru = (struct stream){ .first = b, .last = b, .first_req = -1, .frontier = b, .grown_at = -1,
 					.hits = 1, .dist = (uint32_t)p[ST_DISTANCE], .used = ss->tick,
 					.live = true };
 		ctr[ST_C_STREAMS]++;

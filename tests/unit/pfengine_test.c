@@ -115,6 +115,11 @@ static void test_stream(void)
 	CHECK("stream: distance never above max_distance", r.ctr[PFE_C_POLICY + 2] <= 512);
 	CHECK("stream: one stream seen", r.ctr[PFE_C_POLICY] == 1);
 	CHECK("stream: every request counted", r.ctr[PFE_C_REQUESTS] == (uint64_t)total + 2);
+	total = 0;
+	for (int b = 350; b > 300; b -= 7)
+		total += feed(&r, NULL, BASE + BLK(b), 500, &o);
+	CHECK("stream: stragglers behind the head: no new stream, nothing asked",
+	      total == 0 && r.ctr[PFE_C_POLICY] == 1 && r.ctr[PFE_C_POLICY + 3] == 8);
 	pfe_run_free(&r);
 
 	/* Descending */
