@@ -13,7 +13,7 @@ ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
 CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
-LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline
+LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline -lmicrohttpd -lpthread
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm -Icmd/drv \
                -Wall -Wextra -Werror -Wno-unused-parameter
 

@@ -79,7 +79,7 @@ static int do_version(int argc, char **argv)
 
 static const struct object *const object_list[] = {
 	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
-	&trace_object, &stat_object, NULL,
+	&trace_object, &stat_object, &exporter_object, NULL,
 };
 
 static const struct dispatch dispatch = { run_command, object_list, batch_cmds };
