@@ -41,6 +41,18 @@ build/%.skel.h: build/%.bpf.o
 gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
 	$(CC) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
 
+# A static gpuctl for any x86-64 Linux (as bpftool's releases are):
+# packaging/static/deps.sh builds the two libraries Debian ships unusable
+# for static linking; the others are Debian's own .a files.
+STATIC_PREFIX := build/static/prefix
+STATIC_LIBS := -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd -lcap -lreadline -ltinfo \
+	-l:libmicrohttpd.a -lpthread
+$(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a: packaging/static/deps.sh
+	packaging/static/deps.sh
+
+gpuctl-static: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a
+	$(CC) $(CFLAGS) -I$(STATIC_PREFIX)/include -static -o $@ $(CMD_SRCS) $(LDFLAGS) $(STATIC_LIBS)
+
 # Static sanitizer runtimes: the shared libubsan ignores UBSAN_OPTIONS=log_path
 # next to libasan (reports would go to stderr only), and the VM then needs no
 # libasan/libubsan.
@@ -111,10 +123,12 @@ bench: need-deps
 	bench/run
 
 clean:
-	rm -rf build gpuctl gpuctl-asan tests/policies/*.elf tests/policies/fuzz
+	rm -rf build gpuctl gpuctl-asan gpuctl-static tests/policies/*.elf tests/policies/fuzz
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 
-.PHONY: all man model test-policies install deps need-deps test test-asan demo bench clean asan
+static: gpuctl-static
+
+.PHONY: static all man model test-policies install deps need-deps test test-asan demo bench clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -8,7 +8,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -46,13 +47,15 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* "HOST:PORT", ":PORT" or "[V6]:PORT", numeric only (no DNS): 0 or usage_err's code. */
+/*
+ * "HOST:PORT", ":PORT" (every IPv4 address) or "[V6]:PORT", numeric only:
+ * no name service (the static binary has none).  0 or usage_err's code.
+ */
 static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV };
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
 	char host[128], *port;
-	struct addrinfo *res;
 	unsigned long long p;
 	const char *h;
 
@@ -75,13 +78,19 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 	}
 	if (parse_u64("listen port", port, 1, 65535, &p))
 		return EXIT_USAGE;
-	hints.ai_family = *h ? AF_UNSPEC : AF_INET;
-	if (getaddrinfo(*h ? h : NULL, port, &hints, &res) || !res)
+	memset(ss, 0, sizeof(*ss));
+	if (!*h || inet_pton(AF_INET, h, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(p);
+		*len = sizeof(*v4);	/* "" left sin_addr 0: INADDR_ANY */
+	} else if (inet_pton(AF_INET6, h, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(p);
+		*len = sizeof(*v6);
+	} else {
 		return usage_err("bad listen address '%s': '%s' is not a numeric IPv4 or IPv6 "
 				 "address", arg, h);
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
+	}
 	return 0;
 }
 

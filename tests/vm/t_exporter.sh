@@ -1,0 +1,258 @@
+#!/bin/sh
+# gpuctl exporter against a real Prometheus server (Debian's, carried in by
+# tests/run through VM_BINS): the exporter serves while uvmsim and rmclient
+# processes run, Prometheus scrapes it every second, and its HTTP API must
+# give back the model's own counters, the watcher's TSGs and the policy's
+# counters.  Also: promtool on the exposition, processes that come and go
+# between scrapes (no fd kept), a scrape during every step of policy swaps,
+# slow and aborted clients, the driver going away and coming back, and bad
+# input (bad address, port in use, no capabilities, no bpffs).
+. "$(dirname "$0")/../lib.sh"
+
+export GPUCTL_RM_DEVICE=/dev/uvm_model_rm
+RMC=${RMCLIENT:-tests/model/rmclient}
+[ -x "$RMC" ] || RMC=$(command -v rmclient)
+G=$(command -v gpuctl)
+W=$T_DIR
+PORT=9471
+URL=http://127.0.0.1:$PORT/metrics
+PROM=127.0.0.1:9090
+NOBODY=65534
+
+for b in prometheus promtool; do
+	command -v $b >/dev/null || { fail "$b in the guest" "missing: run through tests/run (VM_BINS)"; summary; }
+done
+
+# get URL [TIMEOUT]: the body on stdout; exit status 1 when not 200
+get() {
+	python3 - "$1" "${2:-5}" <<'EOF'
+import sys, urllib.request
+try:
+    r = urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2]))
+    sys.stdout.write(r.read().decode())
+    sys.exit(0 if r.status == 200 else 1)
+except Exception as e:
+    sys.stderr.write("%s\n" % e)
+    sys.exit(1)
+EOF
+}
+# q EXPR: a Prometheus instant query, one "labels value" line per series
+q() {
+	python3 - "$PROM" "$1" <<'EOF'
+import sys, json, urllib.request, urllib.parse
+u = "http://%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
+d = json.load(urllib.request.urlopen(u, timeout=10))
+assert d["status"] == "success", d
+for r in d["data"]["result"]:
+    m = r["metric"]
+    print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k not in ("instance", "job")), r["value"][1])
+EOF
+}
+# metric NAME_AND_LABELS: its value in the exporter's current exposition
+metric() { get $URL | awk -v m="$1" 'index($0, m " ") == 1 { print $2; exit }'; }
+# scrapes_after N: waits until Prometheus has scraped N more times (at most 30 s)
+prom_scrapes() { q 'prometheus_target_interval_length_seconds_count{interval="1s"}' | awk '{ s += $2 } END { print s + 0 }'; }
+wait_scrapes() {
+	target=$(( $(prom_scrapes) + $1 ))
+	i=0
+	while [ "$(prom_scrapes)" -lt "$target" ] && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+}
+start_client() {	# start_client NAME ARGS...: rmclient as comm NAME; CPID
+	name=$1; shift
+	cp "$RMC" "$W/$name"
+	"$W/$name" "$@" >"$W/$name.out" 2>&1 &
+	CPID=$!
+	i=0
+	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+	done
+}
+
+# --- bad input: one line, documented exit code, nothing left running --------------
+expect_exit 2 "$G" exporter --listen nonsense && expect_stderr_line "bad listen address"
+expect_exit 2 "$G" exporter serve --listen 300.1.1.1:80 && expect_stderr_line "bad IPv4 address"
+expect_exit 2 "$G" exporter serve --listen :0 && expect_stderr_line "port 0"
+expect_exit 2 "$G" exporter serve --frobnicate 1 && expect_stderr_line "unknown option"
+expect_exit 2 "$G" exporter textfile extra && expect_stderr_line "textfile extra argument"
+expect_exit 1 tests/tools/bpfpoke user $NOBODY "$G" exporter serve --listen 127.0.0.1:$PORT &&
+	expect_stderr_line "no capabilities"
+expect_err "the capability is named" "CAP_SYS_PTRACE|CAP_BPF"
+mkdir -p $W/notbpf
+expect_exit 1 env GPUCTL_BPFFS=$W/notbpf "$G" exporter serve --listen 127.0.0.1:$PORT &&
+	expect_stderr_line "bpffs absent"
+expect_err "bpffs: says how to mount it" "mount -t bpf"
+
+# --- the exporter, the watcher, Prometheus ---------------------------------------
+expect_exit 0 "$G" sched watch
+"$G" exporter --listen 127.0.0.1:$PORT --interval 200 2>$W/exporter.err &
+EXP=$!
+i=0
+until get $URL >/dev/null 2>&1; do i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.2; done
+get $URL >$W/first.prom && ok "exporter answers /metrics" || fail "exporter" "$(cat $W/exporter.err)"
+FDS0=$(metric process_open_fds)
+expect_exit 1 timeout 20 "$G" exporter --listen 127.0.0.1:$PORT && expect_stderr_line "port in use"
+expect_err "port in use: says so" "Address already in use"
+expect_exit 0 promtool check metrics <$W/first.prom && ok "promtool: first exposition is clean"
+get http://127.0.0.1:$PORT/nothing >/dev/null 2>&1 &&
+	fail "404" "/nothing answered 200" || ok "/nothing is not found"
+
+cat >$W/prom.yml <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: gpuctl
+    static_configs:
+      - targets: ["127.0.0.1:$PORT"]
+EOF
+expect_exit 0 promtool check config $W/prom.yml
+prometheus --config.file=$W/prom.yml --storage.tsdb.path=$W/tsdb --web.listen-address=$PROM \
+	--log.level=warn >$W/prom.log 2>&1 &
+PROMPID=$!
+i=0
+until get http://$PROM/-/ready >/dev/null 2>&1; do i=$((i + 1)); [ $i -gt 240 ] && break; sleep 0.5; done
+get http://$PROM/-/ready >/dev/null 2>&1 && ok "prometheus is ready" ||
+	{ fail "prometheus" "$(tail -5 $W/prom.log)"; kill $EXP; summary; }
+
+# GPU work: TSGs, a process with a UVM file, a policy and its decisions
+start_client lcapp -n 2; LC=$CPID
+start_client beapp -n 3; BE=$CPID
+expect_exit 0 "$G" prefetch load always_max
+uvmsim reset >/dev/null
+uvmsim run seq blocks 8 >/dev/null && ok "uvmsim ran"
+wait_scrapes 3
+[ "$(q 'up{job="gpuctl"}' | awk '{ print $2 }')" = 1 ] && ok "prometheus: target up" ||
+	fail "prometheus: target" "$(q 'up')"
+
+# TSGs: what Prometheus holds is what the watcher's table holds
+n_list=$("$G" -j sched list | python3 -c 'import sys, json; print(len(json.load(sys.stdin)))')
+n_prom=$(q 'gpuctl_tsg_info' | grep -c .)
+[ "$n_prom" = 5 ] && [ "$n_list" = 5 ] && ok "prometheus: 5 TSGs, as sched list" ||
+	fail "TSG series" "prometheus $n_prom, sched list $n_list"
+[ "$(q "count(gpuctl_tsg_info{pid=\"$BE\",comm=\"beapp\",class=\"none\"})" | awk '{print $2}')" = 3 ] &&
+	ok "prometheus: beapp's 3 TSGs by pid and comm" || fail "beapp TSGs" "$(q gpuctl_tsg_info)"
+[ "$(q 'gpuctl_sched_watcher_events_total{event="tsg_new"}' | awk '{print $2}')" -ge 5 ] &&
+	ok "prometheus: watcher counted the TSGs" || fail "watcher counter" "$(q gpuctl_sched_watcher_events_total)"
+
+# the policy: its counters against gpuctl prefetch show's
+wait_scrapes 2
+show=$("$G" -j prefetch show)
+for c in bypass pages_requested; do
+	want=$(printf '%s' "$show" | python3 -c "import sys, json; print(json.load(sys.stdin)['counters']['$c'])")
+	got=$(q "gpuctl_policy_decisions_total{object=\"prefetch\",policy=\"always_max\",counter=\"$c\"}" | awk '{print $2}')
+	[ -n "$want" ] && [ "$want" != 0 ] && [ "$got" = "$want" ] && ok "prometheus: policy $c = $want, as prefetch show" ||
+		fail "policy counter $c" "prometheus '$got', show '$want'"
+done
+# ... and against the model's own count of the decisions the policy answered
+want=$(uvmsim stats -j | python3 -c 'import sys, json; print(json.load(sys.stdin)["act_bypass"])')
+got=$(q 'gpuctl_policy_decisions_total{object="prefetch",counter="bypass"}' | awk '{print $2}')
+[ "$want" != 0 ] && [ "$got" = "$want" ] && ok "prometheus: policy bypass = the model's act_bypass ($want)" ||
+	fail "policy vs model" "prometheus '$got', model act_bypass '$want'"
+[ "$(q 'gpuctl_exporter_source_up{source="policies",reason="ok"}' | awk '{print $2}')" = 1 ] &&
+	ok "prometheus: policies source up" || fail "policies source" "$(q gpuctl_exporter_source_up)"
+
+# per-process UVM counters: the model's own count of the process's faults
+if [ -c /dev/nvidia-uvm-tools ]; then
+	[ "$(q 'gpuctl_exporter_source_up{source="uvm_tools"}' | awk '{print $2}')" = 1 ] &&
+		ok "prometheus: uvm_tools source up" || fail "uvm_tools source" "$(q gpuctl_exporter_source_up)"
+	# uvmsim waits for SIGCONT before its run: the exporter attaches first
+	sh -c 'kill -STOP $$; exec uvmsim run seq blocks 4' >$W/sim.out 2>&1 &
+	SIM=$!
+	i=0
+	while [ -z "$(q "gpuctl_gpu_process_info{pid=\"$SIM\"}")" ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
+	f0=$(uvmsim stats -j | python3 -c 'import sys, json; print(json.load(sys.stdin)["fault_entries"])')
+	kill -CONT $SIM; wait $SIM
+	f1=$(uvmsim stats -j | python3 -c 'import sys, json; print(json.load(sys.stdin)["fault_entries"])')
+	wait_scrapes 2
+	got=$(q "max_over_time(gpuctl_uvm_gpu_faults_total{pid=\"$SIM\"}[1m])" | awk '{print $2}')
+	[ -n "$got" ] && [ "$got" = $((f1 - f0)) ] && ok "prometheus: uvmsim's GPU faults = the model's ($got)" ||
+		fail "per-process faults" "prometheus '$got', model $((f1 - f0))"
+else
+	expect_exit 0 true
+	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="no_driver"}')" = 0 ] &&
+		ok "no tools device: uvm_tools says no_driver" || fail "uvm_tools reason" "$(get $URL | grep source_up)"
+fi
+
+# --- processes that come and go between scrapes ----------------------------------
+kill $LC; wait $LC 2>/dev/null
+start_client lateapp -n 1; LATE=$CPID
+wait_scrapes 3
+[ -z "$(q "gpuctl_tsg_info{pid=\"$LC\"}")" ] && ok "exited process: its TSGs are gone from prometheus" ||
+	fail "exited process" "$(q "gpuctl_tsg_info{pid=\"$LC\"}")"
+[ -n "$(q "gpuctl_tsg_info{pid=\"$LATE\",comm=\"lateapp\"}")" ] && ok "new process: its TSG is scraped" ||
+	fail "new process" "$(q gpuctl_tsg_info)"
+if [ -c /dev/nvidia-uvm ]; then
+	# processes with a UVM file: attached (or said why), dropped when they exit
+	for k in 1 2 3; do sh -c 'exec 3</dev/nvidia-uvm; exec sleep 30' & eval U$k=$!; done
+	sleep 1
+	[ "$(get $URL | grep -c "^gpuctl_gpu_process_info{pid=\"\($U1\|$U2\|$U3\)\"")" = 3 ] &&
+		ok "3 processes with a UVM file listed" || fail "UVM processes" "$(get $URL | grep process_info)"
+	kill $U1 $U2 $U3; wait $U1 $U2 $U3 2>/dev/null
+	sleep 1
+fi
+[ "$(get $URL | grep -c '^gpuctl_gpu_process_info')" = 0 ] && ok "exited UVM processes dropped" ||
+	fail "dropped" "$(get $URL | grep process_info)"
+[ "$(metric process_open_fds)" = "$FDS0" ] && ok "exporter fds back to $FDS0 after the churn" ||
+	fail "fd leak" "$(metric process_open_fds) open fds, $FDS0 before"
+
+# --- scrapes during policy swaps: each one whole, one policy, promtool-clean ------------
+(for p in stride always_max none always_max stride; do "$G" prefetch load $p >/dev/null 2>&1; done) &
+SWAP=$!
+bad=0 n=0
+while kill -0 $SWAP 2>/dev/null; do
+	if get $URL >$W/swap.prom 2>/dev/null && promtool check metrics <$W/swap.prom >/dev/null 2>&1 &&
+	   [ "$(grep -c '^gpuctl_policy_info{object="prefetch"' $W/swap.prom)" = 1 ]; then
+		n=$((n + 1))
+	else
+		bad=$((bad + 1)); cp $W/swap.prom $W/swap-bad.prom
+	fi
+done
+wait $SWAP
+[ $bad = 0 ] && [ $n -ge 3 ] && ok "$n scrapes during 5 policy swaps: each whole, one prefetch policy" ||
+	fail "scrape during swap" "$bad bad of $((n + bad)): $(head -c 300 $W/swap-bad.prom 2>/dev/null)"
+wait_scrapes 2
+[ "$(q 'gpuctl_policy_info{object="prefetch"}' | sed 's/.*policy=\([a-z_]*\).*/\1/')" = stride ] &&
+	ok "prometheus: the last policy swapped in is the one shown" || fail "after swap" "$(q gpuctl_policy_info)"
+
+# --- slow and aborted clients do not stall others ------------------------------
+python3 - "$PORT" <<'EOF' && ok "a stalled, a non-reading and an aborted client stall no scrape" || fail "slow client" "see above"
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+stalled = socket.create_connection(("127.0.0.1", port)); stalled.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+deaf = socket.create_connection(("127.0.0.1", port)); deaf.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
+gone = socket.create_connection(("127.0.0.1", port)); gone.send(b"GET /metr"); gone.close()
+t = time.time()
+for _ in range(5):
+    body = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=3).read()
+    assert b"gpuctl_exporter_scrapes_total" in body
+took = time.time() - t
+print("5 scrapes in %.2f s beside the slow clients" % took)
+sys.exit(0 if took < 5 else 1)
+EOF
+
+# --- the driver goes away and comes back --------------------------------------
+"$G" prefetch unload >/dev/null 2>&1
+kill $BE $LATE; wait $BE $LATE 2>/dev/null
+if rmmod "$MODEL_NAME" 2>/dev/null || { sleep 2; rmmod "$MODEL_NAME" 2>/dev/null; }; then
+	sleep 1
+	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="no_driver"}')" = 0 ] &&
+		ok "driver gone: still serving, uvm_tools says no_driver" || fail "no driver" "$(get $URL | grep source_up)"
+	insmod "$MODEL_KO"
+	sleep 1
+	if [ -c /dev/nvidia-uvm-tools ]; then
+		[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="ok"}')" = 1 ] &&
+			ok "driver back: uvm_tools up again" || fail "driver back" "$(get $URL | grep source_up)"
+	fi
+else
+	fail "rmmod the model" "$(lsmod | head -5)"
+fi
+
+# --- textfile, and the end -----------------------------------------------------
+expect_exit 0 "$G" exporter textfile --output $W/gpuctl.prom
+expect_exit 0 promtool check metrics <$W/gpuctl.prom && ok "textfile passes promtool"
+[ ! -e $W/gpuctl.prom.tmp ] && ok "textfile: no temporary left" || fail "textfile" "tmp left"
+kill $EXP; wait $EXP
+[ $? = 0 ] && ok "SIGTERM: the exporter exits 0" || fail "exporter exit" "status $?"
+kill $PROMPID; wait $PROMPID 2>/dev/null
+"$G" sched unload >/dev/null 2>&1
+summary
