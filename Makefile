@@ -39,7 +39,7 @@ build/%.skel.h: build/%.bpf.o
 	mv $@.tmp $@
 
 gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
-	$(CC) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
 
 # A static gpuctl for any x86-64 Linux (as bpftool's releases are):
 # packaging/static/deps.sh builds the two libraries Debian ships unusable

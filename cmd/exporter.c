@@ -34,6 +34,8 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s textfile [--output FILE]\n"
 		"       %1$s %2$s help\n"
 		"\n"
+		"       COMMAND := { serve | textfile | help }\n"
+		"\n"
 		"serve answers GET /metrics (Prometheus text format) on ADDR:PORT, by\n"
 		"default :%3$d (every address); '%1$s %2$s --listen ...' is serve too.\n"
 		"It attaches to every process with /dev/nvidia-uvm open (UVM tools\n"

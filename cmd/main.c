@@ -49,7 +49,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s batch file FILE\n"
 		"       %1$s version\n"
 		"\n"
-		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | batch | shell }\n"
+		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | exporter | batch | shell }\n"
 		"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n",
 		bin_name);
 	return EXIT_OK;

@@ -23,39 +23,23 @@ for b in prometheus promtool; do
 	command -v $b >/dev/null || { fail "$b in the guest" "missing: run through tests/run (VM_BINS)"; summary; }
 done
 
-# get URL [TIMEOUT]: the body on stdout; exit status 1 when not 200
-get() {
-	python3 - "$1" "${2:-5}" <<'EOF'
-import sys, urllib.request
-try:
-    r = urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2]))
-    sys.stdout.write(r.read().decode())
-    sys.exit(0 if r.status == 200 else 1)
-except Exception as e:
-    sys.stderr.write("%s\n" % e)
-    sys.exit(1)
-EOF
-}
-# q EXPR: a Prometheus instant query, one "labels value" line per series
-q() {
-	python3 - "$PROM" "$1" <<'EOF'
-import sys, json, urllib.request, urllib.parse
-u = "http://%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
-d = json.load(urllib.request.urlopen(u, timeout=10))
-assert d["status"] == "success", d
-for r in d["data"]["result"]:
-    m = r["metric"]
-    print(",".join("%s=%s" % (k, m[k]) for k in sorted(m) if k not in ("instance", "job")), r["value"][1])
-EOF
-}
+# The guest is slow (TCG): HTTP through busybox wget, not a python3 per call.
+get() { wget -q -T "${2:-5}" -O- "$1"; }	# get URL: the body; fails unless 200
+enc() { printf '%s' "$1" | sed -e 's/%/%25/g' -e 's/ /%20/g' -e 's/{/%7B/g' -e 's/}/%7D/g' \
+	-e 's/"/%22/g' -e 's/=/%3D/g' -e 's/,/%2C/g' -e 's/\[/%5B/g' -e 's/\]/%5D/g' -e 's/(/%28/g' \
+	-e 's/)/%29/g' -e 's/+/%2B/g' -e 's/~/%7E/g'; }
+q() { wget -q -T 10 -O- "http://$PROM/api/v1/query?query=$(enc "$1")"; }	# the JSON
+qv() { q "$1" | sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p'; }	# the (last) value
+qn() { q "$1" | grep -o '"metric":' | wc -l; }				# how many series
 # metric NAME_AND_LABELS: its value in the exporter's current exposition
 metric() { get $URL | awk -v m="$1" 'index($0, m " ") == 1 { print $2; exit }'; }
-# scrapes_after N: waits until Prometheus has scraped N more times (at most 30 s)
-prom_scrapes() { q 'prometheus_target_interval_length_seconds_count{interval="1s"}' | awk '{ s += $2 } END { print s + 0 }'; }
+# wait_scrapes N: until Prometheus has scraped the exporter N more times (at most ~30 s)
 wait_scrapes() {
-	target=$(( $(prom_scrapes) + $1 ))
+	w0=$(qv 'max(gpuctl_exporter_scrapes_total)'); w0=${w0:-0}
 	i=0
-	while [ "$(prom_scrapes)" -lt "$target" ] && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+	while [ "$(qv "max(gpuctl_exporter_scrapes_total) - $w0 >= $1")" = "" ] && [ $i -lt 60 ]; do
+		sleep 0.5; i=$((i + 1))
+	done
 }
 start_client() {	# start_client NAME ARGS...: rmclient as comm NAME; CPID
 	name=$1; shift
@@ -114,6 +98,7 @@ until get http://$PROM/-/ready >/dev/null 2>&1; do i=$((i + 1)); [ $i -gt 240 ] 
 get http://$PROM/-/ready >/dev/null 2>&1 && ok "prometheus is ready" ||
 	{ fail "prometheus" "$(tail -5 $W/prom.log)"; kill $EXP; summary; }
 
+echo "# $(date +%T) prometheus ready"
 # GPU work: TSGs, a process with a UVM file, a policy and its decisions
 start_client lcapp -n 2; LC=$CPID
 start_client beapp -n 3; BE=$CPID
@@ -121,50 +106,51 @@ expect_exit 0 "$G" prefetch load always_max
 uvmsim reset >/dev/null
 uvmsim run seq blocks 8 >/dev/null && ok "uvmsim ran"
 wait_scrapes 3
-[ "$(q 'up{job="gpuctl"}' | awk '{ print $2 }')" = 1 ] && ok "prometheus: target up" ||
-	fail "prometheus: target" "$(q 'up')"
+[ "$(qv 'up{job="gpuctl"}')" = 1 ] && ok "prometheus: target up" ||
+	fail "prometheus: target" "$(q up)"
 
 # TSGs: what Prometheus holds is what the watcher's table holds
-n_list=$("$G" -j sched list | python3 -c 'import sys, json; print(len(json.load(sys.stdin)))')
-n_prom=$(q 'gpuctl_tsg_info' | grep -c .)
+n_list=$("$G" -j sched list | grep -o '"id":' | wc -l)
+n_prom=$(qn 'gpuctl_tsg_info')
 [ "$n_prom" = 5 ] && [ "$n_list" = 5 ] && ok "prometheus: 5 TSGs, as sched list" ||
 	fail "TSG series" "prometheus $n_prom, sched list $n_list"
-[ "$(q "count(gpuctl_tsg_info{pid=\"$BE\",comm=\"beapp\",class=\"none\"})" | awk '{print $2}')" = 3 ] &&
+[ "$(qv "count(gpuctl_tsg_info{pid=\"$BE\",comm=\"beapp\",class=\"none\"})")" = 3 ] &&
 	ok "prometheus: beapp's 3 TSGs by pid and comm" || fail "beapp TSGs" "$(q gpuctl_tsg_info)"
-[ "$(q 'gpuctl_sched_watcher_events_total{event="tsg_new"}' | awk '{print $2}')" -ge 5 ] &&
+[ "$(qv 'gpuctl_sched_watcher_events_total{event="tsg_new"}')" -ge 5 ] &&
 	ok "prometheus: watcher counted the TSGs" || fail "watcher counter" "$(q gpuctl_sched_watcher_events_total)"
 
 # the policy: its counters against gpuctl prefetch show's
 wait_scrapes 2
 show=$("$G" -j prefetch show)
+OUT=$show
 for c in bypass pages_requested; do
-	want=$(printf '%s' "$show" | python3 -c "import sys, json; print(json.load(sys.stdin)['counters']['$c'])")
-	got=$(q "gpuctl_policy_decisions_total{object=\"prefetch\",policy=\"always_max\",counter=\"$c\"}" | awk '{print $2}')
+	want=$(json_get .counters.$c)
+	got=$(qv "gpuctl_policy_decisions_total{object=\"prefetch\",policy=\"always_max\",counter=\"$c\"}")
 	[ -n "$want" ] && [ "$want" != 0 ] && [ "$got" = "$want" ] && ok "prometheus: policy $c = $want, as prefetch show" ||
 		fail "policy counter $c" "prometheus '$got', show '$want'"
 done
 # ... and against the model's own count of the decisions the policy answered
-want=$(uvmsim stats -j | python3 -c 'import sys, json; print(json.load(sys.stdin)["act_bypass"])')
-got=$(q 'gpuctl_policy_decisions_total{object="prefetch",counter="bypass"}' | awk '{print $2}')
+OUT=$(uvmsim stats -j); want=$(json_get .act_bypass)
+got=$(qv 'gpuctl_policy_decisions_total{object="prefetch",counter="bypass"}')
 [ "$want" != 0 ] && [ "$got" = "$want" ] && ok "prometheus: policy bypass = the model's act_bypass ($want)" ||
 	fail "policy vs model" "prometheus '$got', model act_bypass '$want'"
-[ "$(q 'gpuctl_exporter_source_up{source="policies",reason="ok"}' | awk '{print $2}')" = 1 ] &&
+[ "$(qv 'gpuctl_exporter_source_up{source="policies",reason="ok"}')" = 1 ] &&
 	ok "prometheus: policies source up" || fail "policies source" "$(q gpuctl_exporter_source_up)"
 
 # per-process UVM counters: the model's own count of the process's faults
 if [ -c /dev/nvidia-uvm-tools ]; then
-	[ "$(q 'gpuctl_exporter_source_up{source="uvm_tools"}' | awk '{print $2}')" = 1 ] &&
+	[ "$(qv 'gpuctl_exporter_source_up{source="uvm_tools"}')" = 1 ] &&
 		ok "prometheus: uvm_tools source up" || fail "uvm_tools source" "$(q gpuctl_exporter_source_up)"
 	# uvmsim waits for SIGCONT before its run: the exporter attaches first
 	sh -c 'kill -STOP $$; exec uvmsim run seq blocks 4' >$W/sim.out 2>&1 &
 	SIM=$!
 	i=0
-	while [ -z "$(q "gpuctl_gpu_process_info{pid=\"$SIM\"}")" ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
-	f0=$(uvmsim stats -j | python3 -c 'import sys, json; print(json.load(sys.stdin)["fault_entries"])')
+	while [ "$(qn "gpuctl_gpu_process_info{pid=\"$SIM\"}")" = 0 ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
+	OUT=$(uvmsim stats -j); f0=$(json_get .fault_entries)
 	kill -CONT $SIM; wait $SIM
-	f1=$(uvmsim stats -j | python3 -c 'import sys, json; print(json.load(sys.stdin)["fault_entries"])')
+	OUT=$(uvmsim stats -j); f1=$(json_get .fault_entries)
 	wait_scrapes 2
-	got=$(q "max_over_time(gpuctl_uvm_gpu_faults_total{pid=\"$SIM\"}[1m])" | awk '{print $2}')
+	got=$(qv "max_over_time(gpuctl_uvm_gpu_faults_total{pid=\"$SIM\"}[1m])")
 	[ -n "$got" ] && [ "$got" = $((f1 - f0)) ] && ok "prometheus: uvmsim's GPU faults = the model's ($got)" ||
 		fail "per-process faults" "prometheus '$got', model $((f1 - f0))"
 else
@@ -174,12 +160,13 @@ else
 fi
 
 # --- processes that come and go between scrapes ----------------------------------
+echo "# $(date +%T) churn"
 kill $LC; wait $LC 2>/dev/null
 start_client lateapp -n 1; LATE=$CPID
 wait_scrapes 3
-[ -z "$(q "gpuctl_tsg_info{pid=\"$LC\"}")" ] && ok "exited process: its TSGs are gone from prometheus" ||
+[ "$(qn "gpuctl_tsg_info{pid=\"$LC\"}")" = 0 ] && ok "exited process: its TSGs are gone from prometheus" ||
 	fail "exited process" "$(q "gpuctl_tsg_info{pid=\"$LC\"}")"
-[ -n "$(q "gpuctl_tsg_info{pid=\"$LATE\",comm=\"lateapp\"}")" ] && ok "new process: its TSG is scraped" ||
+[ "$(qn "gpuctl_tsg_info{pid=\"$LATE\",comm=\"lateapp\"}")" = 1 ] && ok "new process: its TSG is scraped" ||
 	fail "new process" "$(q gpuctl_tsg_info)"
 if [ -c /dev/nvidia-uvm ]; then
 	# processes with a UVM file: attached (or said why), dropped when they exit
@@ -196,22 +183,26 @@ fi
 	fail "fd leak" "$(metric process_open_fds) open fds, $FDS0 before"
 
 # --- scrapes during policy swaps: each one whole, one policy, promtool-clean ------------
-(for p in stride always_max none always_max stride; do "$G" prefetch load $p >/dev/null 2>&1; done) &
+echo "# $(date +%T) swaps"
+(for p in stride always_max stride; do "$G" prefetch load $p >/dev/null 2>&1; done) &
 SWAP=$!
 bad=0 n=0
 while kill -0 $SWAP 2>/dev/null; do
-	if get $URL >$W/swap.prom 2>/dev/null && promtool check metrics <$W/swap.prom >/dev/null 2>&1 &&
-	   [ "$(grep -c '^gpuctl_policy_info{object="prefetch"' $W/swap.prom)" = 1 ]; then
-		n=$((n + 1))
-	else
-		bad=$((bad + 1)); cp $W/swap.prom $W/swap-bad.prom
-	fi
+	n=$((n + 1))
+	get $URL >$W/swap.$n.prom 2>/dev/null && grep -q '^process_start_time_seconds ' $W/swap.$n.prom &&
+		[ "$(grep -c '^gpuctl_policy_info{object="prefetch"' $W/swap.$n.prom)" = 1 ] ||
+		{ bad=$((bad + 1)); cp $W/swap.$n.prom $W/swap-bad.prom; }
 done
 wait $SWAP
-[ $bad = 0 ] && [ $n -ge 3 ] && ok "$n scrapes during 5 policy swaps: each whole, one prefetch policy" ||
-	fail "scrape during swap" "$bad bad of $((n + bad)): $(head -c 300 $W/swap-bad.prom 2>/dev/null)"
+[ $bad = 0 ] && [ $n -ge 3 ] && ok "$n scrapes during 3 policy swaps: each whole, one prefetch policy" ||
+	fail "scrape during swap" "$bad bad of $n: $(head -c 300 $W/swap-bad.prom 2>/dev/null)"
+for k in 1 $((n / 2)) $n; do
+	promtool check metrics <$W/swap.$k.prom >/dev/null 2>&1 || bad=$((bad + 1))
+done
+[ $bad = 0 ] && ok "promtool: scrapes taken during the swaps are clean" || fail "promtool during swaps" "$bad"
 wait_scrapes 2
-[ "$(q 'gpuctl_policy_info{object="prefetch"}' | sed 's/.*policy=\([a-z_]*\).*/\1/')" = stride ] &&
+[ "$(qn 'gpuctl_policy_info{object="prefetch",policy="stride"}')" = 1 ] &&
+	[ "$(qn 'gpuctl_policy_info{object="prefetch"}')" = 1 ] &&
 	ok "prometheus: the last policy swapped in is the one shown" || fail "after swap" "$(q gpuctl_policy_info)"
 
 # --- slow and aborted clients do not stall others ------------------------------
@@ -231,6 +222,7 @@ sys.exit(0 if took < 5 else 1)
 EOF
 
 # --- the driver goes away and comes back --------------------------------------
+echo "# $(date +%T) driver"
 "$G" prefetch unload >/dev/null 2>&1
 kill $BE $LATE; wait $BE $LATE 2>/dev/null
 if rmmod "$MODEL_NAME" 2>/dev/null || { sleep 2; rmmod "$MODEL_NAME" 2>/dev/null; }; then
