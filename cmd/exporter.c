@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "gpuctl.h"
@@ -112,6 +113,17 @@ static void nap(unsigned int ms)
 		poll(NULL, 0, ms - t < 100 ? ms - t : 100);
 }
 
+/* Two fds per attached process: the soft limit (often 1024) up to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
 static int do_serve(int argc, char **argv)
 {
 	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
@@ -165,6 +177,7 @@ static int do_serve(int argc, char **argv)
 	}
 	stop_signals_install();
 	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
 	exp_init(e, maxp, true);
 	exp_rescan(e);		/* no thread runs yet: no lock needed */
 	h = exp_http_start(e, fd, err, sizeof(err));

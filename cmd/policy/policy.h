@@ -119,7 +119,8 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv);
 void policy_print_names(const struct policy_kind *k, FILE *f);
 /*
  * The built-ins' names into words[k->ndefs + 1], NULL-terminated (the
- * shell's completion); checks k's tables first (an internal error aborts).
+ * shell's completion); checks k's tables first (an internal error aborts)
+ * and registers k for policy_kinds().
  */
 void policy_words_fill(const struct policy_kind *k, const char **words);
 

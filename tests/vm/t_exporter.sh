@@ -23,12 +23,13 @@ for b in prometheus promtool; do
 	command -v $b >/dev/null || { fail "$b in the guest" "missing: run through tests/run (VM_BINS)"; summary; }
 done
 
-# The guest is slow (TCG): HTTP through busybox wget, not a python3 per call.
-get() { wget -q -T "${2:-5}" -O- "$1"; }	# get URL: the body; fails unless 200
+# The guest is slow (TCG): HTTP through tests/tools/httpget, not a python3 per call.
+HTTPGET=${HTTPGET:-tests/tools/httpget}
+get() { "$HTTPGET" "$1" "${2:-5}"; }	# get URL: the body; fails unless 200
 enc() { printf '%s' "$1" | sed -e 's/%/%25/g' -e 's/ /%20/g' -e 's/{/%7B/g' -e 's/}/%7D/g' \
 	-e 's/"/%22/g' -e 's/=/%3D/g' -e 's/,/%2C/g' -e 's/\[/%5B/g' -e 's/\]/%5D/g' -e 's/(/%28/g' \
 	-e 's/)/%29/g' -e 's/+/%2B/g' -e 's/~/%7E/g'; }
-q() { wget -q -T 10 -O- "http://$PROM/api/v1/query?query=$(enc "$1")"; }	# the JSON
+q() { "$HTTPGET" "http://$PROM/api/v1/query?query=$(enc "$1")" 10; }	# the JSON
 qv() { q "$1" | sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p'; }	# the (last) value
 qn() { q "$1" | grep -o '"metric":' | wc -l; }				# how many series
 # metric NAME_AND_LABELS: its value in the exporter's current exposition
@@ -73,10 +74,10 @@ EXP=$!
 i=0
 until get $URL >/dev/null 2>&1; do i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.2; done
 get $URL >$W/first.prom && ok "exporter answers /metrics" || fail "exporter" "$(cat $W/exporter.err)"
-FDS0=$(metric process_open_fds)
 expect_exit 1 timeout 20 "$G" exporter --listen 127.0.0.1:$PORT && expect_stderr_line "port in use"
 expect_err "port in use: says so" "Address already in use"
-expect_exit 0 promtool check metrics <$W/first.prom && ok "promtool: first exposition is clean"
+expect_exit 0 promtool check metrics <$W/first.prom && grep -q '^gpuctl_exporter_build_info' $W/first.prom &&
+	ok "promtool: first exposition is clean"
 get http://127.0.0.1:$PORT/nothing >/dev/null 2>&1 &&
 	fail "404" "/nothing answered 200" || ok "/nothing is not found"
 
@@ -108,6 +109,7 @@ uvmsim run seq blocks 8 >/dev/null && ok "uvmsim ran"
 wait_scrapes 3
 [ "$(qv 'up{job="gpuctl"}')" = 1 ] && ok "prometheus: target up" ||
 	fail "prometheus: target" "$(q up)"
+FDS0=$(metric process_open_fds)	# Prometheus's keep-alive connection included
 
 # TSGs: what Prometheus holds is what the watcher's table holds
 n_list=$("$G" -j sched list | grep -o '"id":' | wc -l)
