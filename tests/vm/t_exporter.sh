@@ -170,15 +170,29 @@ wait_scrapes 3
 	fail "exited process" "$(q "gpuctl_tsg_info{pid=\"$LC\"}")"
 [ "$(qn "gpuctl_tsg_info{pid=\"$LATE\",comm=\"lateapp\"}")" = 1 ] && ok "new process: its TSG is scraped" ||
 	fail "new process" "$(q gpuctl_tsg_info)"
-if [ -c /dev/nvidia-uvm ]; then
-	# processes with a UVM file: attached (or said why), dropped when they exit
-	for k in 1 2 3; do sh -c 'exec 3</dev/nvidia-uvm; exec sleep 30' & eval U$k=$!; done
-	sleep 1
-	[ "$(get $URL | grep -c "^gpuctl_gpu_process_info{pid=\"\($U1\|$U2\|$U3\)\"")" = 3 ] &&
-		ok "3 processes with a UVM file listed" || fail "UVM processes" "$(get $URL | grep process_info)"
-	kill $U1 $U2 $U3; wait $U1 $U2 $U3 2>/dev/null
-	sleep 1
+# processes with a UVM file: listed, attached or said why, dropped when they exit
+# (without the model's UVM device, a stand-in node: found, "no_driver")
+FAKE=
+[ -e /dev/nvidia-uvm ] || { mknod /dev/nvidia-uvm c 1 3; FAKE=1; }
+for k in 1 2 3; do sh -c 'exec 3</dev/nvidia-uvm; exec sleep 30' & eval U$k=\$!; done
+sleep 1
+get $URL >$W/uvm.prom
+n=0 why=0
+for p in $U1 $U2 $U3; do
+	grep -q "^gpuctl_gpu_process_info{pid=\"$p\",comm=\"sleep\"" $W/uvm.prom && n=$((n + 1))
+	grep -q "^gpuctl_gpu_process_info{pid=\"$p\",.*attached=\"1\"" $W/uvm.prom ||
+		grep -q "^gpuctl_exporter_attach_failed{pid=\"$p\",comm=\"sleep\",reason=\"[a-z_]*\"} 1" $W/uvm.prom &&
+		why=$((why + 1))
+done
+[ $n = 3 ] && ok "3 processes with a UVM file listed" || fail "UVM processes" "$(grep process_info $W/uvm.prom)"
+[ $why = 3 ] && ok "each attached, or its reason given" || fail "attach reasons" "$(grep attach_ $W/uvm.prom)"
+if [ -n "$FAKE" ]; then
+	[ "$(grep -c '^gpuctl_exporter_attach_failed{.*reason="no_driver"} 1' $W/uvm.prom)" = 3 ] &&
+		ok "no tools device: reason no_driver" || fail "reason" "$(grep attach_failed $W/uvm.prom)"
 fi
+kill $U1 $U2 $U3; wait $U1 $U2 $U3 2>/dev/null
+[ -n "$FAKE" ] && rm -f /dev/nvidia-uvm
+sleep 1
 [ "$(get $URL | grep -c '^gpuctl_gpu_process_info')" = 0 ] && ok "exited UVM processes dropped" ||
 	fail "dropped" "$(get $URL | grep process_info)"
 [ "$(metric process_open_fds)" = "$FDS0" ] && ok "exporter fds back to $FDS0 after the churn" ||
