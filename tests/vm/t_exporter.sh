@@ -140,23 +140,28 @@ got=$(qv 'gpuctl_policy_decisions_total{object="prefetch",counter="bypass"}')
 	ok "prometheus: policies source up" || fail "policies source" "$(q gpuctl_exporter_source_up)"
 
 # per-process UVM counters: the model's own count of the process's faults
+TOOLS=/sys/module/${MODEL_NAME:-uvm_model}/parameters/tools_device
+[ -w $TOOLS ] && echo 1 >$TOOLS
 if [ -c /dev/nvidia-uvm-tools ]; then
-	[ "$(qv 'gpuctl_exporter_source_up{source="uvm_tools"}')" = 1 ] &&
-		ok "prometheus: uvm_tools source up" || fail "uvm_tools source" "$(q gpuctl_exporter_source_up)"
-	# uvmsim waits for SIGCONT before its run: the exporter attaches first
-	sh -c 'kill -STOP $$; exec uvmsim run seq blocks 4' >$W/sim.out 2>&1 &
+	sleep 0.5
+	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="ok"}')" = 1 ] &&
+		ok "uvm_tools source up" || fail "uvm_tools source" "$(get $URL | grep source_up)"
+	uvmsim reset va_blocks 64 batch 64 >/dev/null
+	# like a CUDA program's start-up, uvmsim waits before faulting: the exporter attaches
+	uvmsim run seq blocks 4 wait_ms 2000 >$W/sim.out 2>&1 &
 	SIM=$!
-	i=0
-	while [ "$(qn "gpuctl_gpu_process_info{pid=\"$SIM\"}")" = 0 ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
-	OUT=$(uvmsim stats -j); f0=$(json_get .fault_entries)
-	kill -CONT $SIM; wait $SIM
-	OUT=$(uvmsim stats -j); f1=$(json_get .fault_entries)
+	wait $SIM
+	OUT=$(uvmsim stats -j)
+	faults=$(json_get .fault_entries) migrated=$(json_get .pages_migrated)
 	wait_scrapes 2
-	got=$(qv "max_over_time(gpuctl_uvm_gpu_faults_total{pid=\"$SIM\"}[1m])")
-	[ -n "$got" ] && [ "$got" = $((f1 - f0)) ] && ok "prometheus: uvmsim's GPU faults = the model's ($got)" ||
-		fail "per-process faults" "prometheus '$got', model $((f1 - f0))"
+	got=$(qv "max_over_time(gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\"}[2m])")
+	[ "$faults" -gt 0 ] && [ "$got" = "$faults" ] &&
+		ok "prometheus: uvmsim's GPU faults = the model's fault entries ($got)" ||
+		fail "per-process faults" "prometheus '$got', model $faults"
+	got=$(qv "max_over_time(gpuctl_uvm_migrated_bytes_total{pid=\"$SIM\",direction=\"htod\"}[2m])")
+	[ "$got" = $((migrated * 4096)) ] && ok "prometheus: uvmsim's bytes htod = pages migrated x 4 KiB ($got)" ||
+		fail "per-process bytes" "prometheus '$got', model $migrated pages"
 else
-	expect_exit 0 true
 	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="no_driver"}')" = 0 ] &&
 		ok "no tools device: uvm_tools says no_driver" || fail "uvm_tools reason" "$(get $URL | grep source_up)"
 fi
@@ -246,6 +251,7 @@ if rmmod "$MODEL_NAME" 2>/dev/null || { sleep 2; rmmod "$MODEL_NAME" 2>/dev/null
 	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="no_driver"}')" = 0 ] &&
 		ok "driver gone: still serving, uvm_tools says no_driver" || fail "no driver" "$(get $URL | grep source_up)"
 	insmod "$MODEL_KO"
+	[ -w $TOOLS ] && echo 1 >$TOOLS
 	sleep 1
 	if [ -c /dev/nvidia-uvm-tools ]; then
 		[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="ok"}')" = 1 ] &&
