@@ -147,8 +147,9 @@ if [ -c /dev/nvidia-uvm-tools ]; then
 	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="ok"}')" = 1 ] &&
 		ok "uvm_tools source up" || fail "uvm_tools source" "$(get $URL | grep source_up)"
 	uvmsim reset va_blocks 64 batch 64 >/dev/null
-	# like a CUDA program's start-up, uvmsim waits before faulting: the exporter attaches
-	uvmsim run seq blocks 4 wait_ms 2000 >$W/sim.out 2>&1 &
+	# like a CUDA program, uvmsim waits before faulting (the exporter attaches) and lives on
+	# after (Prometheus scrapes it: a process's last counts after the last scrape are not seen)
+	uvmsim run seq blocks 4 wait_ms 1500 hold_ms 3000 >$W/sim.out 2>&1 &
 	SIM=$!
 	wait $SIM
 	OUT=$(uvmsim stats -j)
