@@ -106,11 +106,14 @@ static int check_access(const char *what)
 	return 0;
 }
 
-/* Sleeps ms, waking every 100 ms to see whether a stop signal came. */
-static void nap(unsigned int ms)
+/*
+ * Sleeps ms, waking every 100 ms to see whether a stop signal came, and
+ * dropping the attached processes that exit meanwhile.
+ */
+static void nap(struct exporter *e, unsigned int ms)
 {
 	for (unsigned int t = 0; t < ms && !stop_requested(); t += 100)
-		poll(NULL, 0, ms - t < 100 ? ms - t : 100);
+		exp_wait(e, ms - t < 100 ? ms - t : 100);
 }
 
 /* Two fds per attached process: the soft limit (often 1024) up to the hard one. */
@@ -189,7 +192,7 @@ static int do_serve(int argc, char **argv)
 	}
 	p_info("exporter: serving http://%s/metrics", listen_arg);
 	while (!stop_requested()) {
-		nap(interval);
+		nap(e, interval);
 		pthread_mutex_lock(&e->lock);
 		exp_rescan(e);
 		pthread_mutex_unlock(&e->lock);

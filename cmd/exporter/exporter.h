@@ -67,6 +67,7 @@ struct exp_proc {
 	unsigned long long start;	/* starttime in /proc/PID/stat: tells pid reuse */
 	char comm[16];
 	struct ut_session s;
+	int pidfd;			/* readable once it exits (attached only), else -1 */
 	bool attached;
 	bool seen;			/* in the current walk of /proc */
 	enum exp_fail fail;
@@ -97,6 +98,12 @@ struct exporter {
 void exp_init(struct exporter *e, unsigned int max_procs, bool attach);
 /* Walks /proc: attaches new GPU processes, retries failed ones, drops exited ones. */
 void exp_rescan(struct exporter *e);
+/*
+ * Sleeps up to ms, and drops at once each attached process that exits
+ * meanwhile: the file borrowed from it keeps its UVM state (and its GPU
+ * memory) alive until closed.  Takes e->lock itself.
+ */
+void exp_wait(struct exporter *e, int ms);
 /* Drops every process (closes every fd it holds). */
 void exp_free(struct exporter *e);
 

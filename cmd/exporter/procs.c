@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,6 +137,7 @@ static void proc_attach(struct exporter *e, struct exp_proc *p, int nattached)
 		if (!err)
 			err = ut_enable_counters(&p->s, UT_CTR_STAT_MASK, p->why, sizeof(p->why));
 		if (!err) {
+			p->pidfd = pidfd_of(p->pid);	/* -1: dropped at the next walk only */
 			p->attached = true;
 			p->fail = EF_NONE;
 			e->st.attached_total++;
@@ -154,6 +156,8 @@ static void proc_attach(struct exporter *e, struct exp_proc *p, int nattached)
 static void proc_drop(struct exporter *e, int i)
 {
 	ut_close(&e->procs[i].s);
+	if (e->procs[i].pidfd >= 0)
+		close(e->procs[i].pidfd);
 	e->procs[i] = e->procs[--e->nprocs];
 	e->st.dropped_total++;
 }
@@ -183,6 +187,7 @@ static struct exp_proc *proc_add(struct exporter *e, pid_t pid, unsigned long lo
 	p = &e->procs[e->nprocs++];
 	memset(p, 0, sizeof(*p));
 	ut_session_init(&p->s);
+	p->pidfd = -1;
 	p->pid = pid;
 	p->start = start;
 	p->fail = EF_NONE;
@@ -250,6 +255,42 @@ void exp_rescan(struct exporter *e)
 	e->st.rescan_s = mono_s() - t0;
 	e->st.rescan_cpu_s = cpu_now() - c0;
 	e->st.rescan_cpu_total_s += e->st.rescan_cpu_s;
+}
+
+void exp_wait(struct exporter *e, int ms)
+{
+	struct pollfd *pfd;
+	pid_t *pids;
+	int n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	pfd = calloc(e->nprocs + 1, sizeof(*pfd));
+	pids = calloc(e->nprocs + 1, sizeof(*pids));
+	for (int i = 0; pfd && pids && i < e->nprocs; i++) {
+		if (e->procs[i].pidfd < 0)
+			continue;
+		pfd[n].fd = e->procs[i].pidfd;
+		pfd[n].events = POLLIN;
+		pids[n++] = e->procs[i].pid;
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (!pfd || !pids || poll(pfd, n, ms) <= 0)
+		goto out;
+	pthread_mutex_lock(&e->lock);
+	for (int k = 0; k < n; k++) {
+		struct exp_proc *p;
+
+		if (!(pfd[k].revents & (POLLIN | POLLHUP)))
+			continue;
+		/* the pid, not the fd: a rescan may have dropped it meanwhile */
+		p = proc_find(e, pids[k]);
+		if (p && p->pidfd == pfd[k].fd)
+			proc_drop(e, p - e->procs);
+	}
+	pthread_mutex_unlock(&e->lock);
+out:
+	free(pfd);
+	free(pids);
 }
 
 void exp_free(struct exporter *e)

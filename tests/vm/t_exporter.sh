@@ -162,6 +162,27 @@ if [ -c /dev/nvidia-uvm-tools ]; then
 	got=$(qv "max_over_time(gpuctl_uvm_migrated_bytes_total{pid=\"$SIM\",direction=\"htod\"}[2m])")
 	[ "$got" = $((migrated * 4096)) ] && ok "prometheus: uvmsim's bytes htod = pages migrated x 4 KiB ($got)" ||
 		fail "per-process bytes" "prometheus '$got', model $migrated pages"
+	# an exited process is dropped at once (its pidfd), not at the next walk of /proc:
+	# the file borrowed from it keeps its UVM state alive until closed
+	uvmsim run seq blocks 1 wait_ms 60000 >/dev/null 2>&1 &
+	SIM2=$!
+	sleep 0.5
+	"$G" exporter --listen 127.0.0.1:9473 --interval 60000 2>/dev/null &
+	EXP2=$!
+	i=0
+	until get http://127.0.0.1:9473/metrics 2>/dev/null | grep -q "^gpuctl_gpu_process_info{pid=\"$SIM2\",.*attached=\"1\"}"; do
+		i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.2
+	done
+	[ $i -le 50 ] && ok "a second exporter (one walk a minute) attached to uvmsim" || fail "attach" "no"
+	kill $SIM2; wait $SIM2 2>/dev/null
+	sleep 0.5
+	get http://127.0.0.1:9473/metrics >$W/drop.prom
+	! grep -q "^gpuctl_gpu_process_info{pid=\"$SIM2\"" $W/drop.prom &&
+		grep -q '^gpuctl_exporter_processes_dropped_total 1$' $W/drop.prom &&
+		grep -q '^gpuctl_exporter_rescans_total 1$' $W/drop.prom &&
+		ok "exited process dropped within 0.5 s, before any second walk" ||
+		fail "drop at exit" "$(grep -E 'process_info|dropped|rescans_total' $W/drop.prom)"
+	kill $EXP2; wait $EXP2
 else
 	[ "$(metric 'gpuctl_exporter_source_up{source="uvm_tools",reason="no_driver"}')" = 0 ] &&
 		ok "no tools device: uvm_tools says no_driver" || fail "uvm_tools reason" "$(get $URL | grep source_up)"
