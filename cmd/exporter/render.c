@@ -2,8 +2,8 @@
 /*
  * render.c - the exposition (Prometheus text format 0.0.4, which
  * node_exporter's textfile collector reads too): each family once, its
- * HELP and TYPE first, then its samples; units in the names (_bytes,
- * _seconds, _microseconds), counters ending in _total.
+ * HELP and TYPE first, then its samples; base units in the names (_bytes,
+ * _seconds), counters ending in _total.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

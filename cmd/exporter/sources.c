@@ -105,17 +105,18 @@ static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
 			 policy_class_name(r->v[i].info.want_class) : "none", false);
 		fputs("} 1\n", f);
 	}
-	om_family(f, "gpuctl_tsg_timeslice_microseconds", "gauge",
+	/* RM counts in microseconds; the exposition's base unit is the second */
+	om_family(f, "gpuctl_tsg_timeslice_seconds", "gauge",
 		  "Timeslice last set on the TSG, by its process or by the policy.");
 	for (int i = 0; i < r->n; i++) {
 		uint64_t ts = tsg_timeslice(&r->v[i].info);
 
 		if (!ts)
 			continue;
-		fputs("gpuctl_tsg_timeslice_microseconds{", f);
+		fputs("gpuctl_tsg_timeslice_seconds{", f);
 		tsg_labels(f, &r->v[i]);
-		fputs("} ", f);
-		om_u64(f, ts);
+		fprintf(f, "} %llu.%06llu\n", (unsigned long long)(ts / 1000000),
+			(unsigned long long)(ts % 1000000));
 	}
 	om_family(f, "gpuctl_tsg_interleave_level", "gauge",
 		  "Interleave level last set on the TSG (0 low, 1 medium, 2 high).");

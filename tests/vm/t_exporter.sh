@@ -102,7 +102,7 @@ get http://$PROM/-/ready >/dev/null 2>&1 && ok "prometheus is ready" ||
 echo "# $(date +%T) prometheus ready"
 # GPU work: TSGs, a process with a UVM file, a policy and its decisions
 start_client lcapp -n 2; LC=$CPID
-start_client beapp -n 3; BE=$CPID
+start_client beapp -n 3 -r 700; BE=$CPID	# sets its own timeslice, 700 us
 expect_exit 0 "$G" prefetch load always_max
 uvmsim reset >/dev/null
 uvmsim run seq blocks 8 >/dev/null && ok "uvmsim ran"
@@ -118,6 +118,8 @@ n_prom=$(qn 'gpuctl_tsg_info')
 	fail "TSG series" "prometheus $n_prom, sched list $n_list"
 [ "$(qv "count(gpuctl_tsg_info{pid=\"$BE\",comm=\"beapp\",class=\"none\"})")" = 3 ] &&
 	ok "prometheus: beapp's 3 TSGs by pid and comm" || fail "beapp TSGs" "$(q gpuctl_tsg_info)"
+[ "$(qv "count(gpuctl_tsg_timeslice_seconds{pid=\"$BE\"} == 0.0007)")" = 3 ] &&
+	ok "prometheus: beapp's own 700 us timeslice, in seconds" || fail "timeslice" "$(q gpuctl_tsg_timeslice_seconds)"
 [ "$(qv 'gpuctl_sched_watcher_events_total{event="tsg_new"}')" -ge 5 ] &&
 	ok "prometheus: watcher counted the TSGs" || fail "watcher counter" "$(q gpuctl_sched_watcher_events_total)"
 
