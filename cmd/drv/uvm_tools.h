@@ -170,6 +170,7 @@ enum {
 	UT_THRASHING_ADDR = 8,
 	UT_THRASHING_BYTES = 16,
 	UT_THRASHING_TS = 24,
+	UT_THRASHING_PROCESSORS = 32,	/* u64 mask by processor id value */
 };
 
 /* Values of the fields the model writes (UvmEvent* enums). */

@@ -397,8 +397,11 @@ static void service_batch(NvU32 pending)
 
 static void thrashing_detected(uvm_va_block_t *blk, unsigned int page)
 {
-	if (!test_and_set_bit(page, blk->thrashing.bitmap))
+	if (!test_and_set_bit(page, blk->thrashing.bitmap)) {
 		model.stats.thrashing_pages++;
+		uvm_model_ev_thrashing(blk->start + ((NvU64)page << UVM_MODEL_PAGE_SHIFT),
+				       UVM_PAGE_SIZE_4K);
+	}
 }
 
 static void access_one(const struct uvm_model_access *a, NvU32 pending)
