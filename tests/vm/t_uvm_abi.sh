@@ -165,6 +165,20 @@ STATS=$(uvmsim stats)
 [ "$(stat_of pages_accessed_by)" = 0 ] && [ "$(stat_of pages_preferred_gpu)" = 512 ] &&
 	[ "$(stat_of pages_preferred_cpu)" = 512 ] && [ "$(stat_of pages_read_dup)" = 512 ] &&
 	ok "hints recorded per page" || fail "hints" "$STATS"
+# a GPU fault on pages that prefer the CPU maps them there: faults once, moves nothing
+uvmsim reset va_blocks 64 >/dev/null
+status "prefer the GPU for block 0" 0x0 -p $P prefer $B $MB2 gpu
+status "prefer the CPU for block 1, NUMA node 0" 0x0 -p $P prefer $((B + MB2)) $MB2 cpu numa 0
+uvmsim run seq blocks 2 >/dev/null && STATS=$(uvmsim stats)
+[ "$(stat_of pages_mapped_remote)" = 512 ] && ok "CPU-preferred block: 512 pages mapped remotely" ||
+	fail "mapped remote" "$STATS"
+[ "$(stat_of pages_migrated)" = 512 ] && ok "only the GPU-preferred block migrated" || fail "migrated" "$STATS"
+pre=$(stat_of fault_entries)
+uvmsim run seq blocks 2 >/dev/null && STATS=$(uvmsim stats)
+[ "$(stat_of fault_entries)" = "$pre" ] && [ "$(stat_of remote_accesses)" = 512 ] &&
+	ok "a second sweep: no faults, the CPU-preferred block read remotely" || fail "second sweep" "$STATS"
+status "prefer the GPU again" 0x0 -p $P prefer $B $((2 * MB2)) gpu
+status "readdup" 0x0 -p $P readdup $B $MB2
 status "unprefer" 0x0 -p $P unprefer $B $((2 * MB2))
 status "unreaddup" 0x0 -p $P unreaddup $B $MB2
 STATS=$(uvmsim stats)
