@@ -284,6 +284,36 @@ const char *str_printable(char *dst, size_t len, const char *src, size_t n);
  */
 int pin_dir_lock(const char *object, bool create, char *buf, size_t len);
 
+/* -------------------------------------------------------------- nvdrv.c */
+/*
+ * The ABI version of kernel-patch/nvidia-uvm/uvm_bpf_ext.h this gpuctl speaks
+ * (UVM_BPF_EXT_ABI_VERSION; tests/unit/test_kernel_patch.sh keeps them equal).
+ */
+#define UVM_HOOKS_ABI 1
+/* Driver versions kernel-patch/ has a series for, NULL-terminated. */
+extern const char *const kpatch_versions[];
+/*
+ * The loaded NVIDIA driver's version (/sys/module/nvidia/version, else the
+ * number in /proc/driver/nvidia/version, both under $GPUCTL_SYSROOT): 0, or
+ * -ENOENT with buf empty.
+ */
+int nv_driver_version(char *buf, size_t len);
+/*
+ * kernel-patch/'s series for driver version: the same version (*exact), or
+ * one of its branch (580.159.04 -> 580.142), or NULL.
+ */
+const char *kpatch_series(const char *version, bool *exact);
+/*
+ * ABI version of the BPF hooks a loaded module carries (enum
+ * uvm_bpf_ext_abi in its BTF), 0 when none does; module gets its name.
+ */
+int uvm_hooks_abi(char *module, size_t len);
+/*
+ * What to do when a driver of version carries hooks of ABI abi (0: none):
+ * NULL when they are this gpuctl's, else a hint (in buf, or static).
+ */
+const char *uvm_hooks_hint(const char *version, int abi, char *buf, size_t len);
+
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */
 double mono_s(void);		/* CLOCK_MONOTONIC in seconds */

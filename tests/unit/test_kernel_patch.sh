@@ -134,6 +134,13 @@ else
     fail "ABI version 1 is an enum in BTF, compared by btf-parity" "missing"
 fi
 
+# gpuctl probe's copies: the version list and the ABI version it speaks.
+c_versions=$(sed -n 's/^const char \*const kpatch_versions\[\] = { \(.*\), NULL };$/\1/p' cmd/lib/nvdrv.c | tr -d '",')
+[ "$c_versions" = "$(echo $versions)" ] && ok "cmd/lib/nvdrv.c lists the versions of versions/list" ||
+    fail "cmd/lib/nvdrv.c lists the versions of versions/list" "'$c_versions'"
+grep -q '^#define UVM_HOOKS_ABI 1$' cmd/lib/gpuctl.h && ok "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" ||
+    fail "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" "UVM_HOOKS_ABI in cmd/lib/gpuctl.h differs from uvm_bpf_ext.h"
+
 if bash -n $KP/btf-parity && $KP/btf-parity 2>/dev/null; [ $? = 2 ]; then
     ok "btf-parity usage"
 else
