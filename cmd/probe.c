@@ -101,11 +101,7 @@ struct probe {
 	struct fentry_result fentry_mod;
 	bool caps_known;
 	int cap_held[N(cap_table)];
-	char driver_version[64];
-	int hooks_abi;		/* enum uvm_bpf_ext_abi of the loaded hooks, 0: none */
-	char hooks_module[64];
-	char hooks_hint[320];
-	const char *hooks_hint_p;	/* NULL: hooks of this gpuctl's ABI */
+	struct uvm_hooks_info hooks;	/* driver version, series, UVM hooks */
 	struct {
 		bool loaded;
 		bool btf;
@@ -299,10 +295,7 @@ static void run_probe(struct probe *p)
 	for (size_t i = 0; i < N(cap_table) && p->caps_known; i++)
 		p->cap_held[i] = cap_held(cap_table[i].cap);
 
-	nv_driver_version(p->driver_version, sizeof(p->driver_version));
-	p->hooks_abi = uvm_hooks_abi(p->hooks_module, sizeof(p->hooks_module));
-	p->hooks_hint_p = uvm_hooks_hint(p->driver_version, p->hooks_abi,
-					 p->hooks_hint, sizeof(p->hooks_hint));
+	uvm_hooks_probe(&p->hooks);
 	for (size_t i = 0; i < N(module_table); i++) {
 		char path[PATH_MAX];
 
@@ -450,26 +443,6 @@ static void json_fentry(const char *name, const struct probe *p,
 	jsonw_end_object(json_wtr);
 }
 
-/* "uvm_hooks": {"abi", "module", "series", "hint"} under "nvidia" */
-static void json_hooks(json_writer_t *w, const struct probe *p)
-{
-	bool exact;
-	const char *series = p->driver_version[0] ?
-			     kpatch_series(p->driver_version, &exact) : NULL;
-
-	jsonw_name(w, "uvm_hooks");
-	jsonw_start_object(w);
-	if (p->hooks_abi)
-		jsonw_int_field(w, "abi", p->hooks_abi);
-	else
-		jsonw_null_field(w, "abi");
-	jsonw_string_field(w, "module", p->hooks_abi ? p->hooks_module : NULL);
-	jsonw_int_field(w, "gpuctl_abi", UVM_HOOKS_ABI);
-	jsonw_string_field(w, "series", series);
-	json_hint(p->hooks_hint_p);
-	jsonw_end_object(w);
-}
-
 static void print_json(const struct probe *p)
 {
 	json_writer_t *w = json_wtr;
@@ -514,8 +487,18 @@ static void print_json(const struct probe *p)
 	jsonw_name(w, "nvidia");
 	jsonw_start_object(w);
 	jsonw_string_field(w, "driver_version",
-			   p->driver_version[0] ? p->driver_version : NULL);
-	json_hooks(w, p);
+			   p->hooks.driver_version[0] ? p->hooks.driver_version : NULL);
+	jsonw_name(w, "uvm_hooks");	/* abi, module: null without hooks */
+	jsonw_start_object(w);
+	jsonw_int_field(w, "gpuctl_abi", UVM_HOOKS_ABI);
+	jsonw_string_field(w, "series", p->hooks.series);
+	jsonw_string_field(w, "module", p->hooks.abi ? p->hooks.module : NULL);
+	if (p->hooks.abi)
+		jsonw_int_field(w, "abi", p->hooks.abi);
+	else
+		jsonw_null_field(w, "abi");
+	json_hint(p->hooks.hint);
+	jsonw_end_object(w);
 	jsonw_name(w, "modules");
 	jsonw_start_array(w);
 	for (size_t i = 0; i < N(module_table); i++) {
@@ -646,27 +629,6 @@ static void text_rm(const struct probe *p)
 	line("  rm (TSG events)", value, p->rm_device_ok ? NULL : hint);
 }
 
-/*
- * The BPF hooks of kernel-patch/ in the loaded UVM module: ABI version,
- * module, and what to do when they are missing or of another ABI.
- */
-static void text_hooks(const struct probe *p)
-{
-	char value[128];
-	bool exact;
-	const char *series = p->driver_version[0] ?
-			     kpatch_series(p->driver_version, &exact) : NULL;
-
-	snprintf(value, sizeof(value), "%s%s", series ? series : "none",
-		 series && !exact ? " (same branch)" : "");
-	line("kernel-patch series", value, NULL);
-	if (p->hooks_abi)
-		snprintf(value, sizeof(value), "yes (%s, ABI %d)", p->hooks_module, p->hooks_abi);
-	else
-		snprintf(value, sizeof(value), "no");
-	line("UVM hooks", value, p->hooks_hint_p);
-}
-
 static void print_text(const struct probe *p)
 {
 	char value[256];
@@ -703,9 +665,16 @@ static void print_text(const struct probe *p)
 	}
 
 	printf("\nnvidia\n");
-	line("driver version", p->driver_version[0] ? p->driver_version : "none",
-	     p->driver_version[0] ? NULL : "install and load the NVIDIA driver");
-	text_hooks(p);
+	line("driver version", p->hooks.driver_version[0] ? p->hooks.driver_version : "none",
+	     p->hooks.driver_version[0] ? NULL : "install and load the NVIDIA driver");
+	snprintf(value, sizeof(value), "%s%s", p->hooks.series ? p->hooks.series : "none",
+		 p->hooks.series && !p->hooks.series_exact ? " (same branch)" : "");
+	line("kernel-patch series", value, NULL);
+	if (p->hooks.abi)
+		snprintf(value, sizeof(value), "yes (%s, ABI %d)", p->hooks.module, p->hooks.abi);
+	else
+		snprintf(value, sizeof(value), "no");
+	line("UVM hooks", value, p->hooks.hint);
 	for (size_t i = 0; i < N(module_table); i++) {
 		char label[64];
 

@@ -298,21 +298,17 @@ extern const char *const kpatch_versions[];
  * -ENOENT with buf empty.
  */
 int nv_driver_version(char *buf, size_t len);
-/*
- * kernel-patch/'s series for driver version: the same version (*exact), or
- * one of its branch (580.159.04 -> 580.142), or NULL.
- */
-const char *kpatch_series(const char *version, bool *exact);
-/*
- * ABI version of the BPF hooks a loaded module carries (enum
- * uvm_bpf_ext_abi in its BTF), 0 when none does; module gets its name.
- */
-int uvm_hooks_abi(char *module, size_t len);
-/*
- * What to do when a driver of version carries hooks of ABI abi (0: none):
- * NULL when they are this gpuctl's, else a hint (in buf, or static).
- */
-const char *uvm_hooks_hint(const char *version, int abi, char *buf, size_t len);
+/* The driver, its kernel-patch/ series and the hooks its UVM module carries. */
+struct uvm_hooks_info {
+	char driver_version[64];	/* "" when no driver is loaded */
+	const char *series;	/* kernel-patch/'s series for it, NULL: none */
+	bool series_exact;	/* false: a series of its branch (580.159.04 -> 580.142) */
+	int abi;		/* enum uvm_bpf_ext_abi in a loaded module's BTF, 0: none */
+	char module[64];	/* that module */
+	const char *hint;	/* what to do; NULL when the hooks are this gpuctl's */
+	char hint_buf[320];
+};
+void uvm_hooks_probe(struct uvm_hooks_info *h);
 
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */

@@ -80,7 +80,7 @@ int nv_driver_version(char *buf, size_t len)
 	return -ENOENT;
 }
 
-const char *kpatch_series(const char *version, bool *exact)
+static const char *kpatch_series(const char *version, bool *exact)
 {
 	size_t branch = strcspn(version, ".");
 
@@ -99,7 +99,7 @@ const char *kpatch_series(const char *version, bool *exact)
 	return NULL;
 }
 
-int uvm_hooks_abi(char *module, size_t len)
+static int uvm_hooks_abi(char *module, size_t len)
 {
 	const struct btf *btf;
 	const struct btf_type *t;
@@ -124,7 +124,7 @@ int uvm_hooks_abi(char *module, size_t len)
 	return 0;
 }
 
-const char *uvm_hooks_hint(const char *version, int abi, char *buf, size_t len)
+static const char *uvm_hooks_hint(const char *version, int abi, char *buf, size_t len)
 {
 	const char *series;
 	bool exact;
@@ -154,4 +154,14 @@ const char *uvm_hooks_hint(const char *version, int abi, char *buf, size_t len)
 		 "(series %s%s; see kernel-patch/README.md)", version, series,
 		 exact ? "" : ", same branch, used if it applies without fuzz");
 	return buf;
+}
+
+void uvm_hooks_probe(struct uvm_hooks_info *h)
+{
+	memset(h, 0, sizeof(*h));
+	nv_driver_version(h->driver_version, sizeof(h->driver_version));
+	if (h->driver_version[0])
+		h->series = kpatch_series(h->driver_version, &h->series_exact);
+	h->abi = uvm_hooks_abi(h->module, sizeof(h->module));
+	h->hint = uvm_hooks_hint(h->driver_version, h->abi, h->hint_buf, sizeof(h->hint_buf));
 }
