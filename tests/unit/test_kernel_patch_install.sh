@@ -88,6 +88,40 @@ case $ERR in
 *) fail "580.159.04: branch series tried, refused without fuzz-free apply" "$ERR" ;;
 esac
 
+# Real trees (seconds: the kernel-open archives of 580/595 are small; 550
+# needs Debian's .deb, so only under KERNEL_PATCH_CHECK): each version's
+# series applies to its tree through the install path (SKIP_BUILD), and a
+# newer release of a branch (580.159.04, as on the GPU machines) takes the
+# branch's series when that applies without fuzz.
+real=""
+for v in 580.142 595.45.04; do
+    [ -r "${NV_TARBALLS:-/work/shared/nvidia}/open-gpu-kernel-modules-$v-kernel-open.tar.xz" ] && real="$real $v"
+done
+[ -n "${KERNEL_PATCH_CHECK:-}" ] && real="550.163.01 580.142 595.45.04"
+for v in $real; do
+    if ! $KP/scripts/nvsrc "$v" "$T_DIR/real-$v" > "$T_DIR/nvsrc.log" 2>&1; then
+        fail "$v: source tree" "$(tail -n 2 "$T_DIR/nvsrc.log")"
+        continue
+    fi
+    reset_root
+    mkdir -p "$R/sys/module/nvidia"
+    echo "$v" > "$R/sys/module/nvidia/version"
+    GPUCTL_SYSROOT=$R NVIDIA_SRC=$T_DIR/real-$v SKIP_BUILD=1 expect_exit 0 $INSTALL &&
+        case $OUT in *"NVIDIA $v: series/$v applied to a copy of $T_DIR/real-$v/kernel-open"*) ok "$v: install applies its series" ;;
+        *) fail "$v: install applies its series" "$OUT" ;; esac
+done
+case " $real " in
+*" 580.142 "*)
+    cp -a "$T_DIR/real-580.142" "$T_DIR/real-159"
+    sed -i 's/NV_VERSION_STRING=\\"580.142\\"/NV_VERSION_STRING=\\"580.159.04\\"/' "$T_DIR/real-159/kernel-open/Kbuild"
+    echo 580.159.04 > "$R/sys/module/nvidia/version"
+    GPUCTL_SYSROOT=$R NVIDIA_SRC=$T_DIR/real-159 SKIP_BUILD=1 expect_exit 0 $INSTALL &&
+        case $OUT in *"NVIDIA 580.159.04: series/580.142 (same branch) applies without fuzz"*) ok "580.159.04: takes 580.142's series when it applies" ;;
+        *) fail "580.159.04: takes 580.142's series when it applies" "$OUT" ;; esac
+    ;;
+*) printf 'skip installs on real trees (no NVIDIA archives in %s)\n' "${NV_TARBALLS:-/work/shared/nvidia}" ;;
+esac
+
 # Signing: a throwaway key and certificate, sign-file from the VM headers.
 SYSOUT=${SYSOUT:-$(tests/vm/kernel-cache --print 2>/dev/null | sed -n 's/^SYSOUT=//p')}
 if command -v openssl > /dev/null && [ -x "$SYSOUT/scripts/sign-file" ]; then
