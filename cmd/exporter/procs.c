@@ -239,9 +239,13 @@ void exp_rescan(struct exporter *e)
 				proc_attach(e, p, nattached);
 				nattached += p->attached;
 			}
-		} else if (e->attach && !p->attached) {
-			proc_attach(e, p, nattached);	/* a retry: the driver may be there now */
-			nattached += p->attached;
+		} else {
+			/* the name it has now: an exec after we found it renames it */
+			snprintf(p->comm, sizeof(p->comm), "%s", comm);
+			if (e->attach && !p->attached) {
+				proc_attach(e, p, nattached);	/* a retry: the driver may be there now */
+				nattached += p->attached;
+			}
 		}
 		p->seen = true;
 	}
