@@ -31,7 +31,7 @@ static int do_help(int argc, char **argv)
 		return EXIT_OK;
 	}
 	fprintf(stdout,
-		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N]\n"
+		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
 		"       %1$s %2$s textfile [--output FILE]\n"
 		"       %1$s %2$s help\n"
 		"\n"
@@ -42,6 +42,8 @@ static int do_help(int argc, char **argv)
 		"It attaches to every process with /dev/nvidia-uvm open (UVM tools\n"
 		"counters only) at most every --interval ms (default %4$d), drops those\n"
 		"that exit, and reads the TSG watcher and the loaded policies per scrape.\n"
+		"--events also counts replays, evictions and thrashing per process from\n"
+		"an event queue each (costs more than counters).\n"
 		"textfile writes one exposition without per-process counters (they count\n"
 		"only while attached) to FILE, atomically (node_exporter's textfile\n"
 		"collector reads *.prom), or to stdout.  Needs CAP_BPF, CAP_PERFMON and\n"
@@ -131,6 +133,7 @@ static int do_serve(int argc, char **argv)
 {
 	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
 	const char *listen_arg = NULL;
+	bool events = false;
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct exporter *e;
@@ -142,6 +145,10 @@ static int do_serve(int argc, char **argv)
 		const char *opt = argv[0];
 
 		NEXT_ARG();
+		if (!strcmp(opt, "--events")) {
+			events = true;
+			continue;
+		}
 		if (argc < 1)
 			return usage_err("'%s' needs a value", opt);
 		if (!strcmp(opt, "--listen")) {
@@ -182,6 +189,7 @@ static int do_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
 	exp_init(e, maxp, true);
+	e->events = events;
 	exp_rescan(e);		/* no thread runs yet: no lock needed */
 	h = exp_http_start(e, fd, err, sizeof(err));
 	if (!h) {

@@ -72,6 +72,8 @@ struct exp_proc {
 	bool seen;			/* in the current walk of /proc */
 	enum exp_fail fail;
 	char why[160];			/* the last attach error, for the log */
+	/* --events: counted from its event queue (s.queue_fd >= 0) */
+	uint64_t replays, evictions, evicted_bytes, thrashing, dropped;
 };
 
 struct exp_stats {
@@ -90,6 +92,7 @@ struct exporter {
 	int nprocs, cap;
 	unsigned int max_procs;
 	bool attach;			/* serve: attach (counters); textfile: only list */
+	bool events;			/* --events: an event queue per process too */
 	enum exp_src_state src[SRC_NR];
 	struct exp_stats st;
 };
@@ -101,9 +104,12 @@ void exp_rescan(struct exporter *e);
 /*
  * Sleeps up to ms, and drops at once each attached process that exits
  * meanwhile: the file borrowed from it keeps its UVM state (and its GPU
- * memory) alive until closed.  Takes e->lock itself.
+ * memory) alive until closed.  Reads an event queue the driver says is
+ * half full.  Takes e->lock itself.
  */
 void exp_wait(struct exporter *e, int ms);
+/* --events: reads every queue (the driver's per-CPU buffers flushed first). */
+void exp_drain(struct exporter *e);
 /* Drops every process (closes every fd it holds). */
 void exp_free(struct exporter *e);
 

@@ -30,6 +30,15 @@ const char *const exp_fail_names[EF_NR] = {
 	[EF_REFUSED] = "refused",
 };
 
+/*
+ * --events: the rare events only (no fault or migration stream, which
+ * would cost per fault), in a queue that holds far more than a walk's
+ * worth of them; the driver wakes us at half full.
+ */
+#define EXP_EVENTS ((1u << UT_EV_GPU_FAULT_REPLAY) | (1u << UT_EV_EVICTION) | \
+		    (1u << UT_EV_THRASHING))
+#define EXP_QUEUE_ENTRIES 4096
+
 static double cpu_now(void)
 {
 	struct timespec ts;
@@ -136,6 +145,9 @@ static void proc_attach(struct exporter *e, struct exp_proc *p, int nattached)
 		err = ut_attach(&p->s, p->pid, p->why, sizeof(p->why));
 		if (!err)
 			err = ut_enable_counters(&p->s, UT_CTR_STAT_MASK, p->why, sizeof(p->why));
+		if (!err && e->events && ut_open_queue(&p->s, EXP_QUEUE_ENTRIES, EXP_EVENTS,
+						       EXP_QUEUE_ENTRIES / 2, p->why, sizeof(p->why)))
+			p_info("exporter: pid %d (%s): counters only: %s", p->pid, p->comm, p->why);
 		if (!err) {
 			p->pidfd = pidfd_of(p->pid);	/* -1: dropped at the next walk only */
 			p->attached = true;
@@ -261,6 +273,42 @@ void exp_rescan(struct exporter *e)
 	e->st.rescan_cpu_total_s += e->st.rescan_cpu_s;
 }
 
+static void count_event(const uint8_t *entry, void *arg)
+{
+	struct exp_proc *p = arg;
+	struct gt_event ev;
+
+	if (!ut_decode(entry, p->s.q.abi, &ev))
+		return;
+	if (ev.type == GT_EV_REPLAY) {
+		p->replays++;
+	} else if (ev.type == GT_EV_EVICTION) {
+		p->evictions++;
+		p->evicted_bytes += ev.bytes;
+	} else if (ev.type == GT_EV_THRASHING) {
+		p->thrashing++;
+	}
+}
+
+static void proc_drain(struct exp_proc *p)
+{
+	if (p->s.queue_fd < 0)
+		return;
+	while (ut_queue_consume(&p->s.q, 0, count_event, p))
+		;
+	p->dropped += ut_queue_new_drops(&p->s.q);
+}
+
+void exp_drain(struct exporter *e)
+{
+	for (int i = 0; i < e->nprocs; i++) {
+		if (e->procs[i].s.queue_fd < 0)
+			continue;
+		ut_flush(&e->procs[i].s);
+		proc_drain(&e->procs[i]);
+	}
+}
+
 void exp_wait(struct exporter *e, int ms)
 {
 	struct pollfd *pfd;
@@ -268,14 +316,19 @@ void exp_wait(struct exporter *e, int ms)
 	int n = 0;
 
 	pthread_mutex_lock(&e->lock);
-	pfd = calloc(e->nprocs + 1, sizeof(*pfd));
-	pids = calloc(e->nprocs + 1, sizeof(*pids));
+	/* each process: its pidfd, and its queue when it has one */
+	pfd = calloc(2 * e->nprocs + 1, sizeof(*pfd));
+	pids = calloc(2 * e->nprocs + 1, sizeof(*pids));
 	for (int i = 0; pfd && pids && i < e->nprocs; i++) {
-		if (e->procs[i].pidfd < 0)
-			continue;
-		pfd[n].fd = e->procs[i].pidfd;
-		pfd[n].events = POLLIN;
-		pids[n++] = e->procs[i].pid;
+		int fds[2] = { e->procs[i].pidfd, e->procs[i].s.queue_fd };
+
+		for (int k = 0; k < 2; k++) {
+			if (fds[k] < 0)
+				continue;
+			pfd[n].fd = fds[k];
+			pfd[n].events = POLLIN;
+			pids[n++] = e->procs[i].pid;
+		}
 	}
 	pthread_mutex_unlock(&e->lock);
 	if (!pfd || !pids || poll(pfd, n, ms) <= 0)
@@ -290,6 +343,8 @@ void exp_wait(struct exporter *e, int ms)
 		p = proc_find(e, pids[k]);
 		if (p && p->pidfd == pfd[k].fd)
 			proc_drop(e, p - e->procs);
+		else if (p && p->s.queue_fd == pfd[k].fd)
+			proc_drain(p);
 	}
 	pthread_mutex_unlock(&e->lock);
 out:

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -71,6 +72,40 @@ static void write_proc_counter(FILE *f, const struct exporter *e, const char *na
 	}
 }
 
+/* --events: the counts of each process's queue, by field offset. */
+static const struct {
+	const char *name, *help;
+	size_t off;
+} event_families[] = {
+	{ "gpuctl_uvm_replays_total", "Fault replays for the process (event queue; --events).",
+	  offsetof(struct exp_proc, replays) },
+	{ "gpuctl_uvm_evictions_total", "Evictions of the process's memory from the GPU (--events).",
+	  offsetof(struct exp_proc, evictions) },
+	{ "gpuctl_uvm_evicted_bytes_total", "Bytes of the process evicted from the GPU (--events).",
+	  offsetof(struct exp_proc, evicted_bytes) },
+	{ "gpuctl_uvm_thrashing_total", "Thrashing the driver detected in the process (--events).",
+	  offsetof(struct exp_proc, thrashing) },
+	{ "gpuctl_uvm_events_dropped_total", "Events lost: the process's queue was full (--events).",
+	  offsetof(struct exp_proc, dropped) },
+};
+
+static void write_proc_events(FILE *f, const struct exporter *e)
+{
+	for (size_t k = 0; k < sizeof(event_families) / sizeof(event_families[0]); k++) {
+		om_family(f, event_families[k].name, "counter", event_families[k].help);
+		for (int i = 0; i < e->nprocs; i++) {
+			const struct exp_proc *p = &e->procs[i];
+
+			if (!p->attached || p->s.queue_fd < 0)
+				continue;
+			fprintf(f, "%s{", event_families[k].name);
+			proc_labels(f, p);
+			fputs("} ", f);
+			om_u64(f, *(const uint64_t *)((const char *)p + event_families[k].off));
+		}
+	}
+}
+
 static void write_procs(FILE *f, const struct exporter *e)
 {
 	om_family(f, "gpuctl_gpu_process_info", "gauge",
@@ -93,6 +128,8 @@ static void write_procs(FILE *f, const struct exporter *e)
 			   "Bytes UVM migrated for the process, by direction, since the exporter attached.",
 			   UT_CTR_BYTES_HTOD, "htod");
 	write_proc_counter(f, e, "gpuctl_uvm_migrated_bytes_total", NULL, UT_CTR_BYTES_DTOH, "dtoh");
+	if (e->events)
+		write_proc_events(f, e);
 	om_family(f, "gpuctl_exporter_attach_failed", "gauge",
 		  "A GPU process the exporter could not attach to, and why.");
 	for (int i = 0; i < e->nprocs; i++) {
@@ -196,6 +233,8 @@ char *exp_render(struct exporter *e, size_t *len)
 	f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
+	if (e->events)
+		exp_drain(e);
 	write_procs(f, e);
 	exp_write_tsgs(e, f);
 	exp_write_policies(e, f);

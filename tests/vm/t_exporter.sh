@@ -165,17 +165,32 @@ if [ -c /dev/nvidia-uvm-tools ]; then
 	[ "$got" = $((migrated * 4096)) ] && ok "prometheus: uvmsim's bytes htod = pages migrated x 4 KiB ($got)" ||
 		fail "per-process bytes" "prometheus '$got', model $migrated pages"
 	# an exited process is dropped at once (its pidfd), not at the next walk of /proc:
-	# the file borrowed from it keeps its UVM state alive until closed
-	uvmsim run seq blocks 1 wait_ms 60000 >/dev/null 2>&1 &
+	# the file borrowed from it keeps its UVM state alive until closed.  This exporter
+	# also counts the rare events (--events): replays against the model's.
+	uvmsim reset va_blocks 64 batch 16 >/dev/null
+	uvmsim run seq blocks 4 wait_ms 1500 hold_ms 60000 >/dev/null 2>&1 &
 	SIM2=$!
-	sleep 0.5
-	"$G" exporter --listen 127.0.0.1:9473 --interval 60000 2>/dev/null &
+	sleep 0.3
+	"$G" exporter --listen 127.0.0.1:9473 --interval 60000 --events 2>$W/exp2.err &
 	EXP2=$!
 	i=0
 	until get http://127.0.0.1:9473/metrics 2>/dev/null | grep -q "^gpuctl_gpu_process_info{pid=\"$SIM2\",.*attached=\"1\"}"; do
 		i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.2
 	done
-	[ $i -le 50 ] && ok "a second exporter (one walk a minute) attached to uvmsim" || fail "attach" "no"
+	[ $i -le 50 ] && ok "a second exporter (one walk a minute, --events) attached to uvmsim" ||
+		fail "attach" "$(cat $W/exp2.err)"
+	prev=x i=0
+	while :; do	# until the run is over: the model's fault count stands still
+		OUT=$(uvmsim stats -j); cur=$(json_get .fault_entries)
+		[ "$cur" != 0 ] && [ "$cur" = "$prev" ] && break
+		prev=$cur i=$((i + 1)); [ $i -gt 40 ] && break; sleep 0.5
+	done
+	replays=$(json_get .replays)
+	got=$(get http://127.0.0.1:9473/metrics | awk -v m="gpuctl_uvm_replays_total{pid=\"$SIM2\",comm=\"uvmsim\"}" 'index($0, m " ") == 1 { print $2 }')
+	[ "$replays" -gt 0 ] && [ "$got" = "$replays" ] && ok "--events: uvmsim's replays = the model's ($got)" ||
+		fail "--events replays" "exporter '$got', model '$replays'"
+	got=$(metric "gpuctl_uvm_replays_total{pid=\"$SIM2\",comm=\"uvmsim\"}")
+	[ -z "$got" ] && ok "counters only by default: no event families" || fail "default exporter" "has replays: $got"
 	kill $SIM2; wait $SIM2 2>/dev/null
 	sleep 0.5
 	get http://127.0.0.1:9473/metrics >$W/drop.prom
