@@ -34,6 +34,7 @@ enum {
 	ORIG_TIMESLICE = 1 << 0,	/* orig_timeslice holds the value to put back */
 	ORIG_INTERLEAVE = 1 << 1,	/* orig_interleave holds the level to put back */
 	ORIG_LEVEL_KNOWN = 1 << 2,	/* RM reported it (else the assumed default) */
+	ORIG_SCHEDULE = 1 << 3,		/* the hint gate may take it off its runlist: put back on */
 };
 
 struct tsg_info {

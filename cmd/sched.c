@@ -74,7 +74,8 @@ static int do_help(int argc, char **argv)
 		"       TARGET := { --tsg ID | --pid PID }\n"
 		"       POLICY := { lc-be | fixed }\n"
 		"       lc-be ARGS := { lc MATCH | be MATCH | lc-timeslice US | be-timeslice US |\n"
-		"                       lc-interleave LEVEL | be-interleave LEVEL }...\n"
+		"                       lc-interleave LEVEL | be-interleave LEVEL |\n"
+		"                       hint FILE | hint-hold MS | hint-mode MODE }...\n"
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n"
 		"       MATCH := { comm:NAME | pid:PID | uid:UID | cgroup:PATH }\n"
 		"\n"
@@ -582,7 +583,7 @@ static int do_run(int argc, char **argv)
 			args[nargs++] = argv[0];
 		}
 	}
-	ret = sched_policy_parse(o.policy, nargs, args, &o.rules);
+	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.gate);
 	free(args);
 	if (ret)
 		return ret;

@@ -91,12 +91,25 @@ struct nv_ioctl_xfer {
 #define KEPLER_CHANNEL_GROUP_A		0xa06c	/* a TSG */
 
 /* TSG controls (ctrla06c.h). */
+#define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE		0xa06c0101	/* struct a06c_schedule */
 #define NVA06C_CTRL_CMD_SET_TIMESLICE		0xa06c0103	/* struct a06c_timeslice */
 #define NVA06C_CTRL_CMD_GET_TIMESLICE		0xa06c0104	/* struct a06c_timeslice */
 #define NVA06C_CTRL_CMD_PREEMPT			0xa06c0105	/* struct a06c_preempt */
 #define NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL	0xa06c0107	/* struct a06c_interleave */
 #define NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL	0xa06c0108	/* struct a06c_interleave */
 #define NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US	1000000u
+
+/*
+ * GPFIFO_SCHEDULE (NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS, 3 NvBools): bEnable 1
+ * enables the TSG's channels and puts it on its runlist; 0 disables them and
+ * takes it off (RM updates the runlist; a TSG running on the engine is
+ * switched out).  Work the process submits meanwhile waits in its channels.
+ */
+struct a06c_schedule {
+	__u8 bEnable;
+	__u8 bSkipSubmit;
+	__u8 bSkipEnable;
+};
 
 struct a06c_timeslice {
 	__u64 timesliceUs;
@@ -126,6 +139,7 @@ _Static_assert(sizeof(struct nvos21_params) == 32, "NVOS21 is 32 bytes");
 _Static_assert(sizeof(struct nvos64_params) == 48, "NVOS64 is 48 bytes");
 _Static_assert(sizeof(struct nvos54_params) == 32, "NVOS54 is 32 bytes");
 _Static_assert(sizeof(struct nv_ioctl_xfer) == 16, "nv_ioctl_xfer is 16 bytes");
+_Static_assert(sizeof(struct a06c_schedule) == 3, "GPFIFO_SCHEDULE params are 3 bytes");
 _Static_assert(sizeof(struct a06c_timeslice) == 8, "TIMESLICE params are 8 bytes");
 _Static_assert(sizeof(struct a06c_preempt) == 8, "PREEMPT params are 8 bytes");
 _Static_assert(sizeof(struct a06c_interleave) == 4, "INTERLEAVE params are 4 bytes");

@@ -302,6 +302,14 @@ int tsg_preempt(struct sched *s, const struct tsg *t, bool wait, __u32 timeout_u
 	return tsg_ctl(s, t, NVA06C_CTRL_CMD_PREEMPT, &p, sizeof(p), "PREEMPT", err, len);
 }
 
+int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, size_t len)
+{
+	struct a06c_schedule p = { .bEnable = enable };
+
+	return tsg_ctl(s, t, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &p, sizeof(p),
+		       enable ? "GPFIFO_SCHEDULE on" : "GPFIFO_SCHEDULE off", err, len);
+}
+
 __u32 level_fallback(__u32 level, const struct tsg_info *i)
 {
 	if (level != LEVEL_UNKNOWN)

@@ -7,7 +7,9 @@
  *     devices/subdevices, TSGs (KEPLER_CHANNEL_GROUP_A, default timeslice
  *     1024 us, interleave medium);
  *   NV_ESC_RM_FREE: an object, or a whole client;
- *   NV_ESC_RM_CONTROL: GET/SET_TIMESLICE, GET/SET_INTERLEAVE_LEVEL, PREEMPT;
+ *   NV_ESC_RM_CONTROL: GET/SET_TIMESLICE, GET/SET_INTERLEAVE_LEVEL, PREEMPT,
+ *     GPFIFO_SCHEDULE (a TSG on or off its runlist: rm_tsgs_off counts those
+ *     off, rm_schedule_calls the calls, both read-only parameters for tests);
  *   NV_ESC_IOCTL_XFER_CMD wrapping any of them.
  * RM's ownership rule holds: a client answers only through the open file
  * that allocated it (NV_ERR_INVALID_CLIENT otherwise), so a second opener
@@ -48,7 +50,20 @@ struct rm_obj {
 	u64 timeslice;
 	u32 level;
 	u32 preempts;
+	bool off;		/* GPFIFO_SCHEDULE bEnable=0: off its runlist */
 };
+
+/*
+ * What tests read of GPFIFO_SCHEDULE (RM has no control that reports it):
+ * the TSGs now off their runlist, of all clients, and the calls taken.
+ * Freeing a TSG that is off takes it out of the count, as RM frees it.
+ */
+static int rm_tsgs_off;
+module_param(rm_tsgs_off, int, 0444);
+MODULE_PARM_DESC(rm_tsgs_off, "TSGs now off their runlist (GPFIFO_SCHEDULE bEnable=0)");
+static unsigned int rm_schedule_calls;
+module_param(rm_schedule_calls, uint, 0444);
+MODULE_PARM_DESC(rm_schedule_calls, "GPFIFO_SCHEDULE controls taken");
 
 struct rm_client {
 	struct list_head node;
@@ -105,6 +120,7 @@ static void client_destroy(struct rm_client *c)
 	struct rm_obj *o, *t;
 
 	list_for_each_entry_safe(o, t, &c->objs, node) {
+		rm_tsgs_off -= o->off;
 		list_del(&o->node);
 		kfree(o);
 	}
@@ -178,6 +194,7 @@ static u32 do_free(struct file *file, u32 hRoot, u32 hObj)
 	o = obj_find(c, hObj);
 	if (!o)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
+	rm_tsgs_off -= o->off;
 	list_del(&o->node);
 	kfree(o);
 	return NV_OK;
@@ -209,6 +226,9 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 		break;
 	case NVA06C_CTRL_CMD_PREEMPT:
 		want = sizeof(struct a06c_preempt);
+		break;
+	case NVA06C_CTRL_CMD_GPFIFO_SCHEDULE:
+		want = sizeof(struct a06c_schedule);
 		break;
 	default:
 		return NV_ERR_NOT_SUPPORTED;
@@ -259,6 +279,21 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 		if (pr.bManualTimeout && pr.timeoutUs > NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US)
 			return NV_ERR_INVALID_ARGUMENT;
 		o->preempts++;
+		return NV_OK;
+	}
+	case NVA06C_CTRL_CMD_GPFIFO_SCHEDULE: {
+		struct a06c_schedule sc;
+
+		if (copy_from_user(&sc, up, sizeof(sc)))
+			return NV_ERR_INVALID_POINTER;
+		/* ctrla06fgpfifo.h: with bEnable, not both skips */
+		if (sc.bEnable && sc.bSkipSubmit && sc.bSkipEnable)
+			return NV_ERR_INVALID_ARGUMENT;
+		rm_schedule_calls++;
+		if (o->off == !sc.bEnable)
+			return NV_OK;	/* as RM: asking again changes nothing */
+		o->off = !sc.bEnable;
+		rm_tsgs_off += o->off ? 1 : -1;
 		return NV_OK;
 	}
 	}
