@@ -79,6 +79,8 @@ static int do_help(int argc, char **argv)
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n"
 		"       MATCH := { comm:NAME | pid:PID | uid:UID | cgroup:PATH }\n"
 		"\n"
+		"lc-be hint FILE: BE TSGs go off their runlist while an LC process says\n"
+		"(libgpuctl-hint.so, GPUCTL_HINT=FILE) that it has a request in flight.\n"
 		"watch pins a watcher under " GPUCTL_PIN_DIR "/sched that records the TSGs\n"
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
