@@ -63,6 +63,14 @@ expect_stderr_line "hint is lc-be's"
 
 # --- the gate ------------------------------------------------------------------
 expect_exit 0 "$GPUCTL" sched watch
+mkdir "$W/adir"; ln -s "$W/elsewhere" "$W/alink"
+expect_exit 1 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$W/adir"
+expect_stderr_line "hint FILE a directory: exit 1"
+expect_exit 1 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$W/alink"
+expect_stderr_line "hint FILE a symlink: exit 1"
+[ -e "$W/elsewhere" ] && fail "symlink" "followed" || ok "symlink not followed"
+expect_exit 0 "$GPUCTL" sched status
+expect_out "refused run left no policy process" "no policy process"
 start_client be1 -n 2; BE1=$CPID
 start_client be2 -n 2; BE2=$CPID
 start_client lc1 -n 1; LC1=$CPID
@@ -89,14 +97,16 @@ grep -q "^hint gate: [0-9]* LC requests" "$W/run.out" && ok "stop line reports t
 [ -e "$H" ] && fail "hint file" "left behind" || ok "hint file removed"
 
 # --- hint-hold: a request held too long puts BE back on --------------------------
-start_run hint-hold 300
+start_run hint-hold 1500
 busy 1
 wait_off 3 && ok "hold: off at first" || fail "hold first" "$(off) off"
-sleep 0.5
-[ "$(off)" = 0 ] && ok "hint-hold 300: back on while the request lasts" || fail "hold" "$(off) off"
-busy 0; sleep 0.2; busy 1
+sleep 2
+[ "$(off)" = 0 ] && ok "hint-hold 1500: back on while the request lasts" || fail "hold" "$(off) off"
+busy 0; sleep 0.5; busy 1
 wait_off 3 && ok "next request: off again" || fail "hold next" "$(off) off"
 busy 0; wait_off 0
+kill -INT $RUN; wait $RUN
+start_run hint-hold 0
 
 # --- SIGKILL of the run: the watchdog restores -----------------------------------
 busy 1; wait_off 3
@@ -110,12 +120,12 @@ expect_exit 0 "$GPUCTL" sched status
 expect_out "status: no policy process" "no policy process"
 
 # --- SIGKILL of run and watchdog: the next stop restores ---------------------------
-start_run
-busy 1; wait_off 3
+start_run hint-hold 0
+busy 1; wait_off 3 || fail "second run" "$(off) off: $(cat $W/run.err)"
 WD=$(watchdog_pid)
 kill -9 $WD $RUN; wait $RUN 2>/dev/null
 sleep 0.3
-[ "$(off)" = 3 ] && ok "both killed: BE stays off (documented)" || fail "both killed" "$(off) off"
+[ "$(off)" = 3 ] && ok "both killed: BE stays off (documented)" || fail "both killed" "$(off) off, wd $WD: $(cat $W/run.err)"
 expect_exit 0 "$GPUCTL" sched stop
 [ "$(off)" = 0 ] && ok "sched stop after both were killed: BE back on" || fail "stop restore" "$(off) off"
 busy 0
