@@ -12,6 +12,10 @@
  * GPFIFO_SCHEDULE on each BE TSG through the BE process's own RM file,
  * borrowed as for every other control (RM's ownership rule kept).
  *
+ * be-rotate MS (with or without a hint): only one BE process's TSGs are on
+ * the runlist at a time, the next one's after MS; an LC request then waits
+ * for one BE TSG switch instead of one per BE process.
+ *
  * Safety: every TSG the gate may take off carries ORIG_SCHEDULE in its
  * table entry from before the first change, so whoever restores a killed
  * run's changes puts it back on (run.c); hold_ms bounds how long one
@@ -54,6 +58,9 @@ struct gate {
 	struct gate_tsg *v;
 	int n, cap;
 	int stop;		/* atomic */
+	__u32 wake;		/* futex word to wait on without a hint page */
+	__u32 rot_pid;		/* be-rotate: the BE process on the runlist */
+	__u64 rot_next_ns;	/* when the next one's turn comes */
 	struct gate_stats st;
 	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
 	unsigned int nlat;
@@ -67,9 +74,14 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static __u32 *wait_word(struct gate *g)
+{
+	return g->page ? &g->page->busy : &g->wake;
+}
+
 static void hint_wake(struct gate *g)
 {
-	syscall(SYS_futex, &g->page->busy, FUTEX_WAKE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, wait_word(g), FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* One GPFIFO_SCHEDULE on e; a TSG RM no longer knows is marked dead. */
@@ -110,6 +122,68 @@ static int gate_all(struct gate *g, bool off)
 	return calls;
 }
 
+static bool rot_has(struct gate *g, __u32 pid)
+{
+	for (int i = 0; i < g->n; i++)
+		if (!g->v[i].dead && g->v[i].t.key.pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * be-rotate: the live BE process after rot_pid (by pid, wrapping), 0 when
+ * none.  Caller holds mu.
+ */
+static __u32 rot_after(struct gate *g, __u32 pid)
+{
+	__u32 next = 0, first = 0;
+
+	for (int i = 0; i < g->n; i++) {
+		__u32 p = g->v[i].t.key.pid;
+
+		if (g->v[i].dead)
+			continue;
+		if (!first || p < first)
+			first = p;
+		if (p > pid && (!next || p < next))
+			next = p;
+	}
+	return next ? next : first;
+}
+
+/*
+ * Every TSG to its state: off while LC is busy (lc_off), else on when it
+ * is the turn of its process (or no rotation).  Offs go first, so two BE
+ * processes are never on together.  Caller holds mu.
+ */
+static int gate_sync(struct gate *g, bool lc_off, __u64 now)
+{
+	int calls = 0;
+
+	if (!g->o.rotate_ms)
+		return gate_all(g, lc_off);
+	/* the turn passes on when it is over, or when its process is gone */
+	if (!lc_off && (now >= g->rot_next_ns || !rot_has(g, g->rot_pid))) {
+		__u32 next = rot_after(g, g->rot_pid);
+
+		if (next != g->rot_pid && g->rot_pid)
+			g->st.rotations++;
+		g->rot_pid = next;
+		g->rot_next_ns = now + (__u64)g->o.rotate_ms * 1000000ULL;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->n; i++) {
+			struct gate_tsg *e = &g->v[i];
+			bool off = lc_off || e->t.key.pid != g->rot_pid;
+
+			if (e->dead || e->off == off || off != !pass)
+				continue;
+			gate_set(g, e, off);
+			calls++;
+		}
+	return calls;
+}
+
 static void *gate_thread(void *arg)
 {
 	struct gate *g = arg;
@@ -117,7 +191,8 @@ static void *gate_thread(void *arg)
 	bool forced = false, is_off = false;
 
 	while (!__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE)) {
-		__u32 busy = __atomic_load_n(&g->page->busy, __ATOMIC_ACQUIRE);
+		__u32 word = __atomic_load_n(wait_word(g), __ATOMIC_ACQUIRE);
+		__u32 busy = g->page ? word : 0;	/* be-rotate alone: never busy */
 		/* a count gone negative (an end without a begin) is no request */
 		bool want = (__s32)busy > 0;
 		long wait_ns = GATE_IDLE_WAIT_NS;
@@ -136,7 +211,7 @@ static void *gate_thread(void *arg)
 		}
 		want = want && !forced;
 		pthread_mutex_lock(&g->mu);
-		calls = gate_all(g, want);
+		calls = gate_sync(g, want, t0);
 		if (calls && want) {
 			double us = (now_ns() - t0) / 1e3;
 
@@ -154,10 +229,17 @@ static void *gate_thread(void *arg)
 
 			wait_ns = (__s64)left > 0 ? (long)left : 0;
 		}
+		if (g->o.rotate_ms && !is_off) {
+			__u64 left = g->rot_next_ns - now_ns();
+
+			left = (__s64)left > 0 ? left : 0;
+			if ((long)left < wait_ns)
+				wait_ns = left;
+		}
 		to.tv_sec = wait_ns / 1000000000L;
 		to.tv_nsec = wait_ns % 1000000000L;
 		if (wait_ns)
-			syscall(SYS_futex, &g->page->busy, FUTEX_WAIT, busy, &to, NULL, 0);
+			syscall(SYS_futex, wait_word(g), FUTEX_WAIT, word, &to, NULL, 0);
 	}
 	return NULL;
 }
@@ -212,7 +294,7 @@ int gate_start(struct gate **out, const struct gate_opts *o)
 	}
 	g->o = *o;
 	pthread_mutex_init(&g->mu, NULL);
-	if (hint_page(g)) {
+	if (o->hint && hint_page(g)) {
 		free(g);
 		return -1;
 	}
@@ -225,7 +307,8 @@ int gate_run(struct gate *g)
 {
 	int err;
 
-	g->page->owner = getpid();
+	if (g->page)
+		g->page->owner = getpid();
 	err = pthread_create(&g->thr, NULL, gate_thread, g);
 	if (err) {
 		p_err("starting the hint gate: %s", strerror(err));
@@ -264,8 +347,9 @@ void gate_add(struct gate *g, const struct tsg *t)
 	e->fd = fd;
 out:
 	pthread_mutex_unlock(&g->mu);
-	if (g->page)
-		hint_wake(g);	/* a request in flight takes it off at once */
+	/* a request in flight, or another process's turn, takes it off at once */
+	__atomic_add_fetch(&g->wake, 1, __ATOMIC_RELEASE);
+	hint_wake(g);
 }
 
 /*
@@ -325,7 +409,7 @@ void gate_stop(struct gate *g, struct gate_stats *st)
 	for (int i = 0; i < g->n; i++)
 		close(g->v[i].fd);
 	*st = g->st;
-	st->requests = g->page->begins;
+	st->requests = g->page ? g->page->begins : 0;
 	if (g->nlat) {
 		unsigned int n = g->nlat < GATE_LAT_SAMPLES ? g->nlat : GATE_LAT_SAMPLES;
 
@@ -335,9 +419,11 @@ void gate_stop(struct gate *g, struct gate_stats *st)
 		st->off_max_us = g->lat[n - 1];
 	}
 	pthread_mutex_unlock(&g->mu);
-	__atomic_store_n(&g->page->magic, 0, __ATOMIC_RELEASE);
-	munmap(g->page, GATE_PAGE_SIZE);
-	unlink(g->o.hint);
+	if (g->page) {
+		__atomic_store_n(&g->page->magic, 0, __ATOMIC_RELEASE);
+		munmap(g->page, GATE_PAGE_SIZE);
+		unlink(g->o.hint);
+	}
 	free(g->v);
 	free(g);
 }
@@ -347,7 +433,8 @@ void gate_forget(struct gate *g)
 {
 	if (!g)
 		return;
-	munmap(g->page, GATE_PAGE_SIZE);
+	if (g->page)
+		munmap(g->page, GATE_PAGE_SIZE);
 	free(g->v);
 	free(g);
 }

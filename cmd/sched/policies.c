@@ -38,7 +38,7 @@ static const char *const match_names[POLICY_MATCH_NR] = {
 	[POLICY_MATCH_CGROUP] = "cgroup",
 };
 
-enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE };
+enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE };
 
 /* One word of a policy's ARGS: what it sets, for which class. */
 struct policy_word {
@@ -76,6 +76,7 @@ static const struct policy_word lcbe_words[] = {
 	{ "hint", W_HINT, POLICY_CLASS_BE },
 	{ "hint-hold", W_HINT_HOLD, POLICY_CLASS_BE },
 	{ "hint-mode", W_HINT_MODE, POLICY_CLASS_BE },
+	{ "be-rotate", W_ROTATE, POLICY_CLASS_BE },
 	{ NULL },
 };
 
@@ -234,6 +235,11 @@ static int parse_gate_word(const struct policy_word *w, const char *arg, struct 
 			return EXIT_USAGE;
 		g->hold_ms = v;
 		return 0;
+	case W_ROTATE:
+		if (parse_u64("be-rotate (ms)", arg, 1, 3600000, &v))
+			return EXIT_USAGE;
+		g->rotate_ms = v;
+		return 0;
 	case W_HINT_MODE: {
 		char *end;
 
@@ -296,9 +302,10 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		case W_HINT:
 		case W_HINT_HOLD:
 		case W_HINT_MODE:
+		case W_ROTATE:
 			if (parse_gate_word(w, argv[1], gate))
 				return EXIT_USAGE;
-			gate_word |= w->kind != W_HINT;
+			gate_word |= w->kind == W_HINT_HOLD || w->kind == W_HINT_MODE;
 			break;
 		}
 	}

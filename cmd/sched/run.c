@@ -491,10 +491,11 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	if (json_output)
 		jsonw_start_array(json_wtr);
 	else
-		p_info("policy %s active (%u rules%s%s); Ctrl-C restores the original values",
+		p_info("policy %s active (%u rules%s%s%s); Ctrl-C restores the original values",
 		       sched_policy_name(r->o->policy), r->o->rules.nrules,
-		       r->gate ? ", BE off while LC holds the hint " : "",
-		       r->gate ? r->o->gate.hint : "");
+		       r->o->gate.hint ? ", BE off while LC holds the hint " : "",
+		       r->o->gate.hint ? r->o->gate.hint : "",
+		       r->o->gate.rotate_ms ? ", one BE process on the runlist at a time" : "");
 	apply_existing(r);
 	if (ready_fd >= 0) {
 		/* run --detach returns now: the TSGs known are done */
@@ -524,6 +525,8 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	} else {
 		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
 		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
+		if (r->o->gate.rotate_ms)
+			printf("be-rotate: %llu turns passed on\n", (unsigned long long)gs.rotations);
 		if (r->o->gate.hint)
 			printf("hint gate: %llu LC requests, BE off %llu times (%llu calls, "
 			       "%llu refused), taking BE off: p50 %.0f us, p99 %.0f us, max %.0f us; "
@@ -616,7 +619,7 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	ring_buffer__consume(*rb);
 	r->draining = false;
 	restore_left(&r->s, &restored, &failed);
-	if (r->o->gate.hint && gate_start(&r->gate, &r->o->gate))
+	if ((r->o->gate.hint || r->o->gate.rotate_ms) && gate_start(&r->gate, &r->o->gate))
 		goto undo_rb;
 	set_active(&r->s.w, &r->o->rules, true);
 	return 0;

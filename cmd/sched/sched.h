@@ -185,11 +185,12 @@ const struct sched_policy *sched_policy_find(const char *name);
 const char *sched_policy_name(const struct sched_policy *p);
 /* "lc-be or fixed": for messages. */
 const char *sched_policy_list(void);
-/* What lc-be's hint words set (gate.c); hint NULL: no gate. */
+/* What lc-be's hint and be-rotate words set (gate.c); neither: no gate. */
 struct gate_opts {
 	const char *hint;	/* the hint file gpuctl creates */
 	__u32 hold_ms;		/* longest one LC request keeps BE off (0: no limit) */
 	__u32 mode;		/* the hint file's permissions */
+	__u32 rotate_ms;	/* be-rotate: one BE process on the runlist at a time */
 };
 #define GATE_HOLD_MS_DEFAULT	100
 #define GATE_MODE_DEFAULT	0666
@@ -211,6 +212,7 @@ struct gate_stats {
 	__u64 calls;		/* GPFIFO_SCHEDULE calls */
 	__u64 forced;		/* requests longer than hold_ms: BE put back on */
 	__u64 errors;		/* calls RM refused */
+	__u64 rotations;	/* be-rotate: turns passed on */
 	double off_p50_us, off_p99_us, off_max_us;	/* taking all BE off */
 };
 /* Creates and maps the hint file: 0, or -1 after p_err. */

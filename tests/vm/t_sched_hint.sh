@@ -130,6 +130,21 @@ expect_exit 0 "$GPUCTL" sched stop
 [ "$(off)" = 0 ] && ok "sched stop after both were killed: BE back on" || fail "stop restore" "$(off) off"
 busy 0
 
+# --- be-rotate: one BE process on the runlist at a time (be2: 2 TSGs, be3: 1) ---
+"$GPUCTL" sched run lc-be lc comm:lc1 be-rotate 400 >"$W/rot.out" 2>"$W/rot.err" &
+RUN=$!
+sleep 1
+seen=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do seen="$seen $(off)"; sleep 0.1; done
+case " $seen " in *" 0 "*|*" 3 "*) fail "be-rotate" "states seen:$seen" ;;
+*" 1 "*" 2 "*|*" 2 "*" 1 "*) ok "be-rotate: always one BE process on, turns pass (off:$seen)" ;;
+*) fail "be-rotate turns" "states seen:$seen" ;; esac
+kill -INT $RUN; wait $RUN
+[ "$(off)" = 0 ] && ok "be-rotate stopped: all back on" || fail "rotate stop" "$(off) off"
+grep -q "^be-rotate: [1-9][0-9]* turns" "$W/rot.out" && ok "be-rotate reports its turns" || fail "rotate line" "$(cat $W/rot.out)"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 be-rotate 0
+expect_stderr_line "be-rotate 0"
+
 # --- ownership: GPFIFO_SCHEDULE through a fresh open is refused ------------------------
 CL=$(sed -n 's/^ready .*client=0x\([0-9a-f]*\).*/\1/p' $W/be2.out)
 TS=$(sed -n 's/^ready .*tsgs=0x\([0-9a-f]*\).*/\1/p' $W/be2.out)
