@@ -9,6 +9,12 @@
  *   xsched hint SPECS FILE ROT_MS HOLD_MS   BE off while the LC hint is busy;
  *                                 ROT_MS > 0: only one BE process on at a time
  *   xsched rotate SPECS ROT_MS    only one BE process on at a time, no hint
+ *   xsched scan SPECS             the BE clients' objects (GET_HANDLE_INFO):
+ *                                 subdevice and channels of each TSG
+ *   xsched var SPECS MODE off|on  one mechanism, one way (MODE below)
+ * MODE: sched (GPFIFO_SCHEDULE bEnable 0/1), skip (bEnable 1 + bSkipSubmit
+ * to take off), dis (FIFO_DISABLE_CHANNELS, preempting), dsch (the same with
+ * bOnlyDisableScheduling); hint takes MODE as a 6th argument (default sched).
  * SPECS: a file of lines "pid fd hClient hTsg" (hex handles).
  */
 #define _GNU_SOURCE
@@ -38,6 +44,16 @@ struct nvos54 { uint32_t hClient, hObject, cmd, flags; uint64_t params; uint32_t
 struct t { int pid, fd, dup; uint32_t cl, tsg; };
 static struct t T[64];
 static int nt;
+/* per client: its subdevice and its channels (scan) */
+struct cl { int pid, dup; uint32_t cl, subdev, ch[64]; int nch; };
+static struct cl C[16];
+static int nc;
+static const char *mode = "sched";
+#define GET_HANDLE_INFO 0xd02u
+#define DISABLE_CHANNELS 0x2080110bu
+struct dis { uint8_t bDisable, p0[3]; uint32_t n; uint8_t bOnly, bRewind, p1[6]; uint64_t ev;
+	     uint32_t cls[64], chs[64]; };
+_Static_assert(sizeof(struct dis) == 536, "DISABLE_CHANNELS params");
 static volatile sig_atomic_t stop;
 
 static double now_us(void)
@@ -55,10 +71,64 @@ static int ctl(struct t *t, uint32_t cmd, void *p, uint32_t sz)
 	return a.status;
 }
 
+static int ctl2(int fd, uint32_t c, uint32_t o, uint32_t cmd, void *p, uint32_t sz)
+{
+	struct nvos54 a = { c, o, cmd, 0, (uintptr_t)p, sz, 0 };
+	if (ioctl(fd, NV_IOC_CONTROL, &a))
+		return -errno;
+	return a.status;
+}
+
 static int sched(struct t *t, int en)
 {
 	uint8_t p[4] = { (uint8_t)en, 0, 0, 0 };	/* bEnable, bSkipSubmit, bSkipEnable */
+	if (!strcmp(mode, "skip"))
+		p[0] = 1, p[1] = !en;
 	return ctl(t, SCHED, p, 3);
+}
+
+static uint64_t hinfo(int fd, uint32_t c, uint32_t h, uint32_t idx, int *st)
+{
+	struct { uint32_t h, idx; uint64_t d; } p = { h, idx, 0 };
+	*st = ctl2(fd, c, c, GET_HANDLE_INFO, &p, sizeof(p));
+	return p.d;
+}
+
+static void scan(int verbose)
+{
+	for (int i = 0; i < nt; i++) {
+		int j;
+		for (j = 0; j < nc && C[j].cl != T[i].cl; j++);
+		if (j == nc && nc < 16) { C[nc].pid = T[i].pid; C[nc].dup = T[i].dup; C[nc].cl = T[i].cl; nc++; }
+	}
+	for (int j = 0; j < nc; j++) {
+		uint32_t lo = 0xffffffff, hi = 0;
+		for (int i = 0; i < nt; i++)
+			if (T[i].cl == C[j].cl) { if (T[i].tsg < lo) lo = T[i].tsg; if (T[i].tsg > hi) hi = T[i].tsg; }
+		for (uint32_t h = lo - 0x40; h < hi + 0x100; h++) {
+			int s1, s2;
+			uint32_t cls = (uint32_t)hinfo(C[j].dup, C[j].cl, h, 2, &s1);
+			uint32_t par = (uint32_t)hinfo(C[j].dup, C[j].cl, h, 1, &s2);
+			int under_tsg = 0;
+			if (s1 || s2) continue;
+			for (int i = 0; i < nt; i++) if (T[i].cl == C[j].cl && T[i].tsg == par) under_tsg = 1;
+			if (verbose) printf("  client %x obj %x class %x parent %x%s\n", C[j].cl, h, cls, par, under_tsg ? " (in a TSG)" : "");
+			if (cls == 0x2080 && !C[j].subdev) C[j].subdev = h;
+			if (under_tsg && (cls & 0xff) == 0x6f && C[j].nch < 64) C[j].ch[C[j].nch++] = h;
+		}
+		printf("scan: client %x pid %d subdevice %x channels %d\n", C[j].cl, C[j].pid, C[j].subdev, C[j].nch);
+	}
+	fflush(stdout);
+}
+
+/* DISABLE_CHANNELS on every channel of client j (its own subdevice, its own file) */
+static int dis(int j, int off)
+{
+	struct dis p;
+	memset(&p, 0, sizeof(p));
+	p.bDisable = off; p.bOnly = !strcmp(mode, "dsch"); p.n = C[j].nch;
+	for (int k = 0; k < C[j].nch; k++) { p.cls[k] = C[j].cl; p.chs[k] = C[j].ch[k]; }
+	return ctl2(C[j].dup, C[j].cl, C[j].subdev, DISABLE_CHANNELS, &p, sizeof(p));
 }
 
 static int preempt(struct t *t, int wait)
@@ -98,6 +168,15 @@ static void stats(const char *what, double *v, int n)
 
 static void all(int en, int proc)	/* proc: only TSGs of this pid (0: all) */
 {
+	if (!strcmp(mode, "dis") || !strcmp(mode, "dsch")) {
+		static int errs;
+		for (int j = 0; j < nc; j++)
+			if (!proc || C[j].pid == proc) {
+				int s = dis(j, !en);
+				if (s && errs++ < 8) fprintf(stderr, "dis(%d) client %x: %d\n", !en, C[j].cl, s);
+			}
+		return;
+	}
 	for (int i = 0; i < nt; i++)
 		if (!proc || T[i].pid == proc) {
 			static int errs;
@@ -154,6 +233,19 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(argv[1], "scan")) {
+		scan(1);
+		return 0;
+	}
+	if (!strcmp(argv[1], "var")) {
+		double a;
+		mode = argv[3];
+		scan(0);
+		a = now_us();
+		all(!strcmp(argv[4], "on"), 0);
+		printf("xsched var %s %s: %.1f us\n", mode, argv[4], now_us() - a);
+		return 0;
+	}
 	if (!strcmp(argv[1], "off") || !strcmp(argv[1], "on")) {
 		double a = now_us();
 		all(!strcmp(argv[1], "on"), 0);
@@ -180,6 +272,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "hint")) {
 		int rot = atoi(argv[4]), hold = atoi(argv[5]), cur = 0, on = 1;
+		if (argc > 6) { mode = argv[6]; scan(0); }
 		int fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC, 0666);
 		struct gpuctl_hint_page *pg;
 		double *offt = calloc(1 << 20, 8), *ont = calloc(1 << 20, 8);

@@ -38,7 +38,7 @@ static const char *const match_names[POLICY_MATCH_NR] = {
 	[POLICY_MATCH_CGROUP] = "cgroup",
 };
 
-enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE };
+enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE, W_BE_OFF };
 
 /* One word of a policy's ARGS: what it sets, for which class. */
 struct policy_word {
@@ -77,6 +77,7 @@ static const struct policy_word lcbe_words[] = {
 	{ "hint-hold", W_HINT_HOLD, POLICY_CLASS_BE },
 	{ "hint-mode", W_HINT_MODE, POLICY_CLASS_BE },
 	{ "be-rotate", W_ROTATE, POLICY_CLASS_BE },
+	{ "be-off", W_BE_OFF, POLICY_CLASS_BE },
 	{ NULL },
 };
 
@@ -240,6 +241,13 @@ static int parse_gate_word(const struct policy_word *w, const char *arg, struct 
 			return EXIT_USAGE;
 		g->rotate_ms = v;
 		return 0;
+	case W_BE_OFF:
+		for (int m = 0; m < GATE_OFF_NR; m++)
+			if (!strcmp(arg, gate_off_names[m])) {
+				g->be_off = m;
+				return 0;
+			}
+		return usage_err("invalid be-off '%s': schedule or channels", arg);
 	case W_HINT_MODE: {
 		char *end;
 
@@ -261,7 +269,7 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 {
 	struct policy_rule matches[POLICY_RULES] = { 0 };
 	struct class_values val[POLICY_CLASS_NR];
-	bool given = false, gate_word = false;
+	bool given = false, gate_word = false, off_word = false;
 	int nm = 0;
 
 	memset(gate, 0, sizeof(*gate));
@@ -303,9 +311,11 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		case W_HINT_HOLD:
 		case W_HINT_MODE:
 		case W_ROTATE:
+		case W_BE_OFF:
 			if (parse_gate_word(w, argv[1], gate))
 				return EXIT_USAGE;
 			gate_word |= w->kind == W_HINT_HOLD || w->kind == W_HINT_MODE;
+			off_word |= w->kind == W_BE_OFF;
 			break;
 		}
 	}
@@ -313,6 +323,8 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		return usage_err("%s", p->need_msg);
 	if (gate_word && !gate->hint)
 		return usage_err("'hint-hold' and 'hint-mode' need 'hint FILE'");
+	if (off_word && !gate->hint && !gate->rotate_ms)
+		return usage_err("'be-off' needs 'hint FILE' or 'be-rotate MS'");
 	memset(pol, 0, sizeof(*pol));
 	for (size_t c = 0; c < sizeof(p->classes) / sizeof(p->classes[0]); c++) {
 		__u32 cls = p->classes[c];

@@ -139,6 +139,8 @@ static int put_back(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *lv, 
 
 	if ((i->orig_flags & ORIG_SCHEDULE) && tsg_schedule(s, t, true, err, len))
 		return -1;
+	if ((i->orig_flags & ORIG_CHANNELS) && tsg_channels_on(s, t, err, len))
+		return -1;
 	if ((i->orig_flags & ORIG_TIMESLICE) && tsg_set_ts(s, t, i->orig_timeslice, err, len))
 		return -1;
 	if ((i->orig_flags & ORIG_INTERLEAVE) && tsg_set_level(s, t, i->orig_interleave, err, len))
@@ -246,7 +248,9 @@ static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
 	cur.orig_flags = (t->info.want_timeslice ? ORIG_TIMESLICE : 0) |
 			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
 			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) |
-			 (r->gate && t->info.want_class == POLICY_CLASS_BE ? ORIG_SCHEDULE : 0);
+			 (r->gate && t->info.want_class == POLICY_CLASS_BE ?
+			  (r->o->gate.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE) :
+			  0);
 	cur.orig_by = r->me;
 	if (bpf_map_update_elem(r->s.w.tsgs, &t->key, &cur, BPF_EXIST)) {
 		snprintf(err, len, "saving its original values in the TSG table: %s",
@@ -313,7 +317,7 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	} else {
 		r->applied++;
 		tsg_mark(r, t);
-		if (t->info.orig_flags & ORIG_SCHEDULE)
+		if (t->info.orig_flags & (ORIG_SCHEDULE | ORIG_CHANNELS))
 			gate_add(r->gate, t);
 	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,

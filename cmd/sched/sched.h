@@ -164,6 +164,8 @@ int tsg_set_ts(struct sched *s, const struct tsg *t, __u64 us, char *err, size_t
 int tsg_set_level(struct sched *s, const struct tsg *t, __u32 level, char *err, size_t len);
 int tsg_preempt(struct sched *s, const struct tsg *t, bool wait, __u32 timeout_us, char *err,
 		size_t len);
+/* Its channels enabled again (FIFO_DISABLE_CHANNELS bDisable 0): 0 or -1 with err. */
+int tsg_channels_on(struct sched *s, const struct tsg *t, char *err, size_t len);
 /* GPFIFO_SCHEDULE: t on its runlist (enable) or off it. */
 int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, size_t len);
 /*
@@ -191,7 +193,14 @@ struct gate_opts {
 	__u32 hold_ms;		/* longest one LC request keeps BE off (0: no limit) */
 	__u32 mode;		/* the hint file's permissions */
 	__u32 rotate_ms;	/* be-rotate: one BE process on the runlist at a time */
+	__u32 be_off;		/* GATE_OFF_*: how a BE TSG is taken off */
 };
+enum {
+	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG */
+	GATE_OFF_CHANNELS = 1,	/* FIFO_DISABLE_CHANNELS on its channels (preempts) */
+	GATE_OFF_NR,
+};
+extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_HOLD_MS_DEFAULT	100
 #define GATE_MODE_DEFAULT	0666
 /*

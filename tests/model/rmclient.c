@@ -181,8 +181,13 @@ int main(int argc, char **argv)
 
 	hClient = alloc(0, 0, NV01_ROOT_CLIENT);
 	hDevice = alloc(hClient, hClient, NV01_DEVICE_0);
-	for (int i = 0; i < n; i++)
+	alloc(hClient, hDevice, NV20_SUBDEVICE_0);
+	for (int i = 0; i < n; i++) {
 		tsg[i] = alloc(hClient, hDevice, KEPLER_CHANNEL_GROUP_A);
+		/* two channels per TSG, as CUDA's (gpuctl's be-off channels finds them) */
+		alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+		alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+	}
 	live = n;
 	printf("ready pid=%d client=0x%x tsgs=", (int)getpid(), hClient);
 	for (int i = 0; i < n; i++)

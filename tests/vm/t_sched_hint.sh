@@ -145,6 +145,34 @@ grep -q "^be-rotate: [1-9][0-9]* turns" "$W/rot.out" && ok "be-rotate reports it
 expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 be-rotate 0
 expect_stderr_line "be-rotate 0"
 
+# --- be-off channels: FIFO_DISABLE_CHANNELS on the BE TSGs' channels (2 each) ---
+choff() { cat $P/rm_channels_off; }
+wait_ch() {
+	i=0
+	while [ "$(choff)" != "$1" ] && [ $i -lt 60 ]; do i=$((i + 1)); sleep 0.05; done
+	[ "$(choff)" = "$1" ]
+}
+start_run hint-hold 0 be-off channels
+busy 1
+wait_ch 6 && ok "be-off channels: the 3 BE TSGs' 6 channels disabled" || fail "channels" "$(choff) channels off, $(cat $W/run.err)"
+[ "$(off)" = 0 ] && ok "be-off channels: no GPFIFO_SCHEDULE" || fail "channels sched" "$(off)"
+busy 0
+wait_ch 0 && ok "be-off channels: enabled again when LC is idle" || fail "channels on" "$(choff)"
+busy 1; wait_ch 6
+kill -9 $RUN; wait $RUN 2>/dev/null
+wait_ch 0 && ok "be-off channels, kill -9: the watchdog enabled them" || fail "channels kill" "$(choff)"
+start_run hint-hold 0 be-off channels
+busy 1; wait_ch 6
+kill -9 $(watchdog_pid) $RUN; wait $RUN 2>/dev/null
+sleep 0.3
+expect_exit 0 "$GPUCTL" sched stop
+[ "$(choff)" = 0 ] && ok "be-off channels, both killed: sched stop enabled them" || fail "channels stop" "$(choff)"
+busy 0
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" be-off sometimes
+expect_stderr_line "bad be-off"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 be-off channels
+expect_stderr_line "be-off without hint or be-rotate"
+
 # --- ownership: GPFIFO_SCHEDULE through a fresh open is refused ------------------------
 CL=$(sed -n 's/^ready .*client=0x\([0-9a-f]*\).*/\1/p' $W/be2.out)
 TS=$(sed -n 's/^ready .*tsgs=0x\([0-9a-f]*\).*/\1/p' $W/be2.out)
