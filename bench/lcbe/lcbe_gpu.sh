@@ -23,8 +23,9 @@ DUR_CUDA=${DUR_CUDA:-6} DUR_TORCH=${DUR_TORCH:-8} SAFETY=${SAFETY:-1}
 H=$W/lc.hint
 # label|gpuctl sched run ARGS ("" = no policy; LCCOMM is replaced by the LC's comm)
 POLICIES=${POLICIES:-"lcbe50|lc-be lc comm:LCCOMM be-timeslice 50
-hint|lc-be lc comm:LCCOMM hint $H
-hint50|lc-be lc comm:LCCOMM be-timeslice 50 hint $H"}
+hint|lc-be lc comm:LCCOMM hint $H be-off channels
+hint50|lc-be lc comm:LCCOMM be-timeslice 50 hint $H be-off channels
+rot50|lc-be lc comm:LCCOMM be-timeslice 50 be-rotate 50 be-off channels"}
 G() { timeout 20 "$GPUCTL" "$@"; }
 log() { echo "== $(date +%T) $*"; }
 PIDS=""
@@ -64,8 +65,8 @@ one() {	# one KIND LABEL NBE [gpuctl run ARGS...]
 	case " $* " in *" hint "*) export GPUCTL_HINT=$H;; esac
 	timeout $((dur + 40)) $lc >"$W/${kind}_${label}_lc.txt" 2>&1
 	unset GPUCTL_HINT
-	[ -n "$run" ] && kill -INT $run && wait $run
-	wait $bepids
+	[ -n "$run" ] && { kill -TERM $run; wait $run; }
+	for p in $bepids; do wait $p; done
 	printf '%-6s %-8s LC %s\n' "$kind" "$label" "$(grep -v ready "$W/${kind}_${label}_lc.txt" | tail -2 | tr '\n' ' ')"
 	for i in $(seq "$nbe"); do printf '%-6s %-8s BE%d %s\n' "$kind" "$label" "$i" "$(grep -v ready "$W/${kind}_${label}_be$i.txt" | tail -1)"; done
 	[ -n "$run" ] && grep -E "^(policy|hint gate)" "$W/${kind}_${label}_run.txt" | sed "s/^/$kind $label run: /"
