@@ -4,6 +4,12 @@ benchmark: loops bf16 8192x8192 @ 8192x8192 matmuls (random), synchronizing
 every 4; prints matmuls per second and TFLOP/s over the measured window
 (after a 2 s warm-up, for SECONDS)."""
 import os, sys, time
+
+# $PROC_COMM: this process's name (what gpuctl's comm:NAME matches) before
+# CUDA starts; a renamed interpreter would lose a virtualenv
+if os.environ.get("PROC_COMM"):
+    with open("/proc/self/comm", "w") as f:
+        f.write(os.environ["PROC_COMM"])
 import torch
 
 secs = float(sys.argv[1])

@@ -7,6 +7,12 @@ With $GPUCTL_HINT set, each request is bracketed by gpuctl_hint_begin/end
 Prints one line: "lc n=... p50_us=... p99_us=... max_us=...".
 """
 import ctypes, os, sys, time
+
+# $PROC_COMM: this process's name (what gpuctl's comm:NAME matches) before
+# CUDA starts; a renamed interpreter would lose a virtualenv
+if os.environ.get("PROC_COMM"):
+    with open("/proc/self/comm", "w") as f:
+        f.write(os.environ["PROC_COMM"])
 import torch
 
 secs = float(sys.argv[1])

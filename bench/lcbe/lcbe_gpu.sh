@@ -8,7 +8,8 @@
 # and per BE process (rate), then the safety checks (kill -9 of gpuctl run
 # while BE is off; kill -9 of a BE while off).  Writes $OUT/log.txt.
 #
-# Needs: nvcc, python3 with torch (KINDS=cuda for none), gpuctl ($GPUCTL, or
+# PyTorch processes name themselves (PROC_COMM): a renamed python3 would lose
+# its virtualenv.  Needs: nvcc, python3 with torch (KINDS=cuda for none), gpuctl ($GPUCTL, or
 # the bundle's run-gpuctl in $D), libgpuctl-hint.so (built here with cc, or $D/).
 # Knobs: KINDS ("cuda torch"), ROUNDS (1), NBE (4), DUR_CUDA (6), DUR_TORCH (8),
 # POLICIES (see below), SAFETY (1).
@@ -39,7 +40,6 @@ cp "$SRC/lcbe.cu" "$SRC/gpuctl_hint.c" "$SRC/gpuctl_hint.h" "$SRC/lc.py" "$SRC/b
 cp "$W/lcbe" "$W/lcbe_lc"; cp "$W/lcbe" "$W/lcbe_be"
 if ! { command -v cc >/dev/null && cc -O2 -shared -fPIC -I"$W" -o "$W/libgpuctl-hint.so" "$W/gpuctl_hint.c" -lpthread; }; then
 	cp "$D/libgpuctl-hint.so" "$W/"; fi
-ln -sf "$(command -v python3)" "$W/lcpy"; ln -sf "$(command -v python3)" "$W/bepy"
 export GPUCTL_HINT_LIB=$W/libgpuctl-hint.so
 grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 G sched unload >/dev/null 2>&1
@@ -53,7 +53,8 @@ one() {	# one KIND LABEL NBE [gpuctl run ARGS...]
 	if [ "$kind" = cuda ]; then dur=$DUR_CUDA; lccomm=lcbe_lc
 		be="timeout $((dur + 60)) $W/lcbe_be be $((dur + 6)) 20"; lc="$W/lcbe_lc lc $dur 50 1000"
 	else dur=$DUR_TORCH; lccomm=lcpy
-		be="timeout $((dur + 60)) $W/bepy $W/be.py $((dur + 8))"; lc="$W/lcpy $W/lc.py $dur 2"; fi
+		be="env PROC_COMM=bepy timeout $((dur + 60)) python3 $W/be.py $((dur + 8))"
+		lc="env PROC_COMM=lcpy python3 $W/lc.py $dur 2"; fi
 	for i in $(seq "$nbe"); do $be >"$W/${kind}_${label}_be$i.txt" 2>&1 & bepids="$bepids $!"; done
 	PIDS="$PIDS $bepids"
 	for i in $(seq "$nbe"); do waitready "$W/${kind}_${label}_be$i.txt"; done

@@ -275,6 +275,7 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 	memset(gate, 0, sizeof(*gate));
 	gate->hold_ms = GATE_HOLD_MS_DEFAULT;
 	gate->mode = GATE_MODE_DEFAULT;
+	gate->be_off = GATE_OFF_CHANNELS;	/* GPFIFO_SCHEDULE takes nothing off on 580 (GSP) */
 	memcpy(val, p->defaults, sizeof(val));
 	for (; argc > 0; argc -= 2, argv += 2) {
 		const struct policy_word *w = word_of(p, argv[0]);

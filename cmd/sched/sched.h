@@ -196,7 +196,7 @@ struct gate_opts {
 	__u32 be_off;		/* GATE_OFF_*: how a BE TSG is taken off */
 };
 enum {
-	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG */
+	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG (no effect on 580 GSP) */
 	GATE_OFF_CHANNELS = 1,	/* FIFO_DISABLE_CHANNELS on its channels (preempts) */
 	GATE_OFF_NR,
 };
