@@ -473,6 +473,8 @@ static void watchdog_start(const char *dir, pid_t parent)
 		s.any_minor = watcher_meta(&s.w, META_ANY_MINOR);
 		c.s = &s;
 		tsg_table_walk(s.w.tsgs, restore_entry, &c);
+		if (run_pid() == 0)
+			set_active(&s.w, NULL, false);	/* no policy process: none decides */
 		sched_close(&s);
 	}
 	_exit(0);

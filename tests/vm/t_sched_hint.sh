@@ -118,6 +118,7 @@ sleep 0.3
 [ -z "$(watchdog_pid)" ] && ok "watchdog gone after it restored" || fail "watchdog" "still there"
 expect_exit 0 "$GPUCTL" sched status
 expect_out "status: no policy process" "no policy process"
+expect_out "status: the watchdog deactivated the killed run's policy" "policy inactive"
 
 # --- SIGKILL of run and watchdog: the next stop restores ---------------------------
 start_run hint-hold 0 be-off schedule
