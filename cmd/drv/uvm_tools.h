@@ -11,7 +11,14 @@
 #ifndef GPUCTL_UVM_TOOLS_H
 #define GPUCTL_UVM_TOOLS_H
 
+/* Compiled by gpuctl and by the model module (tests/model). */
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
 #include <stdint.h>
+#endif
+
+#include "uvm_ioctl.h"	/* NV_STATUS codes, the UVM fd's own requests */
 
 /*
  * ioctl request numbers on Linux are the bare UVM_IOCTL_BASE(i) values.
@@ -29,14 +36,15 @@
 #define UT_IOC_ENABLE_EVENTS		58
 #define UT_IOC_DISABLE_EVENTS		59
 #define UT_IOC_ENABLE_COUNTERS		60
-#define UT_IOC_FLUSH_EVENTS		67
+#define UT_IOC_DISABLE_COUNTERS		61
+#define UT_IOC_FLUSH_EVENTS		UVM_TOOLS_FLUSH_EVENTS	/* on the UVM fd */
 #define UT_IOC_INIT_EVENT_TRACKER_V2	76
 
-/* NV_STATUS values gpuctl explains. */
-#define UT_NV_OK			0
-#define UT_NV_ERR_ILLEGAL_ACTION	0x16
-#define UT_NV_ERR_INSUFFICIENT_PERMISSIONS 0x1b
-#define UT_NV_ERR_INVALID_ARGUMENT	0x1f
+/* NV_STATUS values gpuctl explains (uvm_ioctl.h). */
+#define UT_NV_OK			UVM_NV_OK
+#define UT_NV_ERR_ILLEGAL_ACTION	UVM_NV_ERR_ILLEGAL_ACTION
+#define UT_NV_ERR_INSUFFICIENT_PERMISSIONS UVM_NV_ERR_INSUFFICIENT_PERMISSIONS
+#define UT_NV_ERR_INVALID_ARGUMENT	UVM_NV_ERR_INVALID_ARGUMENT
 
 /* UvmEventType */
 enum {
@@ -49,6 +57,7 @@ enum {
 	UT_EV_THRASHING = 10,
 	UT_EV_THROTTLING_START = 11,
 	UT_EV_EVICTION = 14,
+	UT_EV_NUM_TYPES = 15,	/* valid in masks: 1 .. UT_EV_NUM_TYPES - 1 */
 	UT_EV_NUM_ALL = 64,
 };
 
@@ -84,6 +93,10 @@ struct ut_init_params {		/* UVM_TOOLS_INIT_EVENT_TRACKER(_V2)_PARAMS */
 	uint32_t pad;
 };
 _Static_assert(sizeof(struct ut_init_params) == 64, "UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS");
+/* 565 and later copy only up to rm_status: 56 bytes. */
+#define UT_INIT_PARAMS_565_SIZE 56
+_Static_assert(__builtin_offsetof(struct ut_init_params, rm_status) == 48,
+	       "UVM_TOOLS_INIT_EVENT_TRACKER_PARAMS.rmStatus");
 
 struct ut_flags_params {	/* UVM_TOOLS_ENABLE/DISABLE_EVENTS, _ENABLE_COUNTERS_PARAMS */
 	uint64_t flags;		/* 1 << UT_EV_* or 1 << UT_CTR_* */
@@ -126,6 +139,9 @@ enum {
 	UT_GPU_FAULT_ADDR = 8,		/* u64 */
 	UT_GPU_FAULT_TS = 16,		/* u64 */
 	UT_GPU_FAULT_BATCH = 32,	/* u32 */
+	UT_GPU_FAULT_TYPE = 1,		/* u8 UvmEventFaultType */
+	UT_GPU_FAULT_TS_GPU = 24,	/* u64 */
+	UT_GPU_FAULT_CLIENT_565 = 36,	/* u8 UvmEventFaultClientType */
 	/* UvmEventCpuFaultInfo */
 	UT_CPU_FAULT_ACCESS = 1,	/* u8 */
 	UT_CPU_FAULT_ADDR = 8,
@@ -135,6 +151,8 @@ enum {
 	UT_MIGRATION_CAUSE = 1,		/* u8 UvmEventMigrationCause */
 	UT_MIGRATION_SRC = 4,		/* u16 processor ids */
 	UT_MIGRATION_DST = 6,
+	UT_MIGRATION_SRC_NID = 8,	/* s32 NUMA nodes, -1 for GPUs */
+	UT_MIGRATION_DST_NID = 12,
 	UT_MIGRATION_ADDR = 16,
 	UT_MIGRATION_BYTES = 24,
 	UT_MIGRATION_BEGIN = 32,	/* u64 timestamps */
@@ -146,13 +164,27 @@ enum {
 	/* UvmEventEvictionInfo_V2 */
 	UT_EVICTION_SRC = 4,
 	UT_EVICTION_DST = 6,
-	UT_EVICTION_ADDR = 8,
+	UT_EVICTION_ADDR = 8,		/* addressOut */
+	UT_EVICTION_ADDR_IN = 16,	/* the address whose fault evicted */
 	UT_EVICTION_BYTES = 24,
 	UT_EVICTION_TS = 32,
 	/* UvmEventThrashingDetectedInfo_V2 */
 	UT_THRASHING_ADDR = 8,
 	UT_THRASHING_BYTES = 16,
 	UT_THRASHING_TS = 24,
+	UT_THRASHING_PROCESSORS = 32,	/* u64 mask by processor id value */
+};
+
+/* Values of the fields the model writes (UvmEvent* enums). */
+enum {
+	UT_ACCESS_READ = 1,		/* UvmEventMemoryAccessType */
+	UT_ACCESS_WRITE = 2,
+	UT_CAUSE_USER = 1,		/* UvmEventMigrationCause */
+	UT_CAUSE_COHERENCE = 2,
+	UT_CAUSE_PREFETCH = 3,
+	UT_CAUSE_EVICTION = 4,
+	UT_FAULT_TYPE_INVALID_PTE = 2,	/* UvmEventFaultType */
+	UT_CLIENT_GPC = 1,		/* UvmEventFaultClientType: replayable */
 };
 
 /*

@@ -4,8 +4,10 @@
  * migrations go through uvm_perf_event_notify() as in nvidia-uvm; a batch
  * is serviced inside service_fault_batch(); replays go through
  * push_replay_on_gpu(), evictions through evict_root_chunk(); every open
- * of /dev/uvm_model gets a va_space from uvm_va_space_create() in process
- * context, like an open of /dev/nvidia-uvm.
+ * of /dev/nvidia-uvm (or /dev/uvm_model) gets a va_space from
+ * uvm_va_space_create() in process context.  The tools device hears of
+ * each event here, as the driver's tools callbacks do.  Addresses are the
+ * range's offsets placed at UVM_MODEL_VA_BASE, where uvmsim maps it.
  */
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -32,6 +34,7 @@ noinline int uvm_va_space_create(struct address_space *mapping, uvm_va_space_t *
 	if (!vs)
 		return -ENOMEM;
 	vs->id = atomic_inc_return(&va_space_ids);
+	uvm_model_tools_va_space_init(vs);
 	*va_space_ptr = vs;
 	return 0;
 }
@@ -99,10 +102,16 @@ static uvm_perf_va_space_events_t *cur_events(void)
 	return cur_va_space ? &cur_va_space->perf_events : NULL;
 }
 
+/* The model's offset as an address (uvm_model_uapi.h). */
+static NvU64 cur_va(NvU64 offset)
+{
+	return UVM_MODEL_VA_BASE + offset;
+}
+
 void uvm_model_ev_fault(NvU64 addr, bool write, bool duplicate, NvU32 batch_id)
 {
 	uvm_fault_buffer_entry_t entry = {
-		.fault_address = addr & ~(MODEL_PAGE_SIZE - 1),
+		.fault_address = cur_va(addr) & ~(MODEL_PAGE_SIZE - 1),
 		.timestamp = ktime_get_ns(),
 		.fault_access_type = write ? UVM_FAULT_ACCESS_TYPE_WRITE : UVM_FAULT_ACCESS_TYPE_READ,
 		.va_space = cur_va_space,
@@ -120,6 +129,8 @@ void uvm_model_ev_fault(NvU64 addr, bool write, bool duplicate, NvU32 batch_id)
 	};
 
 	uvm_perf_event_notify(cur_events(), UVM_PERF_EVENT_FAULT, &data);
+	if (cur_va_space)
+		uvm_model_tools_fault(cur_va_space, entry.fault_address, write, duplicate, batch_id);
 }
 
 static void notify_migration(NvU64 addr, NvU64 bytes, uvm_processor_id_t dst,
@@ -130,13 +141,16 @@ static void notify_migration(NvU64 addr, NvU64 bytes, uvm_processor_id_t dst,
 			.cpu_start_timestamp = ktime_get_ns(),
 			.dst = dst,
 			.src = src,
-			.address = addr,
+			.address = cur_va(addr),
 			.bytes = bytes,
 			.cause = cause,
 		},
 	};
 
 	uvm_perf_event_notify(cur_events(), UVM_PERF_EVENT_MIGRATION, &data);
+	if (cur_va_space)
+		uvm_model_tools_migration(cur_va_space, data.migration.address, bytes,
+					  dst.val != 0, cause, data.migration.cpu_start_timestamp);
 }
 
 void uvm_model_ev_migrate(NvU64 addr, NvU64 bytes, bool prefetch)
@@ -147,15 +161,32 @@ void uvm_model_ev_migrate(NvU64 addr, NvU64 bytes, bool prefetch)
 			 UVM_MAKE_RESIDENT_CAUSE_REPLAYABLE_FAULT);
 }
 
+void uvm_model_ev_migrate_user(NvU64 addr, NvU64 bytes, bool to_gpu)
+{
+	uvm_processor_id_t gpu = { MODEL_GPU_ID }, cpu = { 0 };
+
+	notify_migration(addr, bytes, to_gpu ? gpu : cpu, to_gpu ? cpu : gpu,
+			 UVM_MAKE_RESIDENT_CAUSE_API_MIGRATE);
+}
+
 void uvm_model_ev_evict(uvm_gpu_chunk_t *chunk, NvU64 addr, NvU64 bytes)
 {
 	uvm_gpu_root_chunk_t root = { .chunk = *chunk };
 
 	evict_root_chunk(&model_pmm, &root, 0);
+	if (cur_va_space && bytes)
+		uvm_model_tools_eviction(cur_va_space, cur_va(addr), bytes);
 	if (bytes)
 		notify_migration(addr, bytes, (uvm_processor_id_t){ 0 },
 				 (uvm_processor_id_t){ MODEL_GPU_ID },
 				 UVM_MAKE_RESIDENT_CAUSE_EVICTION);
+}
+
+/* The driver's thrashing detection reports to tools only (no perf event). */
+void uvm_model_ev_thrashing(NvU64 addr, NvU64 bytes)
+{
+	if (cur_va_space)
+		uvm_model_tools_thrashing(cur_va_space, cur_va(addr), bytes);
 }
 
 static uvm_fault_service_batch_context_t batch_ctx;
@@ -164,6 +195,8 @@ void uvm_model_ev_replay(NvU32 batch_id)
 {
 	batch_ctx.batch_id = batch_id;
 	push_replay_on_gpu(&model_gpu, 0, &batch_ctx);
+	if (cur_va_space)
+		uvm_model_tools_replay(cur_va_space, batch_id);
 }
 
 void uvm_model_ev_service_batch(NvU32 batch_id, NvU32 entries, NvU32 duplicates,

@@ -10,9 +10,12 @@
 #ifndef __UVM_MODEL_EVENTS_H__
 #define __UVM_MODEL_EVENTS_H__
 
+#include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "uvm_bpf_ext.h"
+#include "uvm_model_uapi.h"
 
 struct file;
 struct address_space;
@@ -44,6 +47,10 @@ typedef enum {
 	UVM_MAKE_RESIDENT_CAUSE_ACCESS_COUNTER,
 	UVM_MAKE_RESIDENT_CAUSE_PREFETCH,
 	UVM_MAKE_RESIDENT_CAUSE_EVICTION,
+	UVM_MAKE_RESIDENT_CAUSE_API_TOOLS,
+	UVM_MAKE_RESIDENT_CAUSE_API_MIGRATE,
+	UVM_MAKE_RESIDENT_CAUSE_API_SET_RANGE_GROUP,
+	UVM_MAKE_RESIDENT_CAUSE_API_HINT,
 	UVM_MAKE_RESIDENT_CAUSE_MAX
 } uvm_make_resident_cause_t;
 
@@ -72,6 +79,13 @@ typedef struct uvm_perf_va_space_events_struct {
 struct uvm_va_space_struct {
 	NvU32 id;
 	uvm_perf_va_space_events_t perf_events;
+	/* The model's: */
+	bool initialized;	/* UVM_INITIALIZE done (uvm_model_uvmdev.c) */
+	NvU64 init_flags;
+	struct { NvU64 start, end; } maps[UVM_MODEL_MAX_MAPS];	/* managed memory mapped */
+	NvU32 nmaps;
+	spinlock_t tools_lock;	/* trackers (uvm_model_tools.c) and maps */
+	struct list_head trackers;
 };
 
 /* uvm_perf_event_data_t: a typedef of an anonymous union, as in the driver. */
@@ -156,9 +170,24 @@ void uvm_model_ev_release(struct file *file);
 void uvm_model_ev_current(struct file *file);	/* ioctl on this file begins */
 void uvm_model_ev_fault(NvU64 addr, bool write, bool duplicate, NvU32 batch_id);
 void uvm_model_ev_migrate(NvU64 addr, NvU64 bytes, bool prefetch);
+void uvm_model_ev_migrate_user(NvU64 addr, NvU64 bytes, bool to_gpu);	/* UVM_MIGRATE */
 void uvm_model_ev_evict(uvm_gpu_chunk_t *chunk, NvU64 addr, NvU64 bytes);
 void uvm_model_ev_replay(NvU32 batch_id);
+void uvm_model_ev_thrashing(NvU64 addr, NvU64 bytes);
 void uvm_model_ev_service_batch(NvU32 batch_id, NvU32 entries, NvU32 duplicates,
 				void (*service)(void));
+
+/*
+ * The tools device (uvm_model_tools.c), called from the trace points as
+ * the driver's tools callbacks are: va is the address in the va_space.
+ */
+void uvm_model_tools_va_space_init(uvm_va_space_t *vs);
+void uvm_model_tools_fault(uvm_va_space_t *vs, NvU64 va, bool write, bool duplicate,
+			   NvU32 batch_id);
+void uvm_model_tools_migration(uvm_va_space_t *vs, NvU64 va, NvU64 bytes, bool to_gpu,
+			       uvm_make_resident_cause_t cause, NvU64 begin_ns);
+void uvm_model_tools_replay(uvm_va_space_t *vs, NvU32 batch_id);
+void uvm_model_tools_eviction(uvm_va_space_t *vs, NvU64 va, NvU64 bytes);
+void uvm_model_tools_thrashing(uvm_va_space_t *vs, NvU64 va, NvU64 bytes);
 
 #endif

@@ -11,70 +11,31 @@
  *   - faults gathered into batches of batch_size fault buffer entries,
  *     duplicates coalesced, serviced block by block, then a replay decision
  *     (uvm_perf_fault_replay_policy, or BPF under policy 4);
- *   - the tree prefetcher of uvm_perf_prefetch.c: bitmap tree over
- *     resident | faulted pages, fault granularity grown to 64 KiB big pages
- *     unless thrashing, compute_prefetch_region() with the 51 % threshold
- *     and the clamp to max_prefetch_region, with the BPF hooks where the
- *     kernel patch puts them;
+ *   - the tree prefetcher of uvm_perf_prefetch.c (uvm_model_prefetch.c);
  *   - GPU memory of gpu_chunks 2 MiB root chunks on used/unused lists,
  *     eviction from the head of the used list, re-faults after eviction,
  *     with the eviction hooks.
  * User space (tests/model/uvmsim) feeds accesses and reads counters
- * through /dev/uvm_model (uvm_model_uapi.h).
+ * through /dev/nvidia-uvm, alias /dev/uvm_model (uvm_model_uapi.h), which
+ * also serves the 580 driver's user ABI (uvm_model_uvmdev.c); the tools
+ * device reports the model's faults and migrations (uvm_model_tools.c).
+ * The files and their calls: uvm_model.h.
  */
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/ktime.h>
-#include <linux/log2.h>
-#include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "uvm_bpf_ext.h"
-#include "uvm_pmm_gpu.h"
-#include "uvm_model_uapi.h"
+#include "uvm_model.h"
 #include "uvm_model_rm.h"
 #include "uvm_model_events.h"
 
-#define PAGES PAGES_PER_UVM_VA_BLOCK
 #define THRASHING_EVICTIONS 2	/* block evictions before re-faults thrash */
 
-/* Named as in the driver so that tracing programs find the same fields. */
-typedef struct uvm_va_block_struct {
-	NvU64 start;
-	NvU64 end;
-	uvm_page_mask_t resident;	/* resident on the GPU */
-	uvm_page_mask_t prefetched;	/* prefetched, not touched since */
-	uvm_page_mask_t evicted;	/* evicted, not faulted since */
-	uvm_page_mask_t faulted;	/* faulted in the current batch */
-	uvm_page_mask_t thrashing;
-	uvm_gpu_chunk_t *chunk;
-	NvU32 tenant;
-	NvU32 evictions;
-	bool in_batch;
-} uvm_va_block_t;
-
-static struct uvm_model {
-	struct mutex lock;
-	struct uvm_model_config cfg;
-	struct uvm_model_stats stats;
-	uvm_va_block_t *blocks;
-	uvm_gpu_chunk_t *chunks;
-	struct list_head used;
-	struct list_head unused;
-	NvU32 *batch_blocks;		/* blocks faulted in this batch, in order */
-	NvU32 batch_nblocks;
-	NvU32 batch_entries;
-	NvU32 batch_duplicates;
-	NvU32 batch_throttled;
-	NvU32 batch_migrated;
-	NvU32 batches_since_replay;
-	NvU32 pid[UVM_MODEL_MAX_TENANTS];
-	NvU64 pages_migrated_total;	/* since load, not zeroed by reset */
-} model;
+struct uvm_model model;
 
 /*
  * The driver's replay policy parameter, same name and values: 0 BLOCK,
@@ -115,203 +76,6 @@ static const struct uvm_model_config default_config = {
 	.big_page_pages = 16,
 	.prefetch = 1,
 };
-
-static inline uvm_va_block_region_t uvm_va_block_region(uvm_page_index_t first,
-							uvm_page_index_t outer)
-{
-	return (uvm_va_block_region_t){ .first = first, .outer = outer };
-}
-
-static inline unsigned int region_pages(uvm_va_block_region_t r)
-{
-	return r.outer - r.first;
-}
-
-static inline unsigned int mask_weight(const uvm_page_mask_t *m)
-{
-	return bitmap_weight(m->bitmap, PAGES);
-}
-
-/* Pages set in [r.first, r.outer): a word at a time, as the driver's helper. */
-static unsigned int mask_region_weight(const uvm_page_mask_t *m,
-				       uvm_va_block_region_t r)
-{
-	unsigned int i = r.first, n = 0, bit, len;
-	unsigned long v;
-
-	while (i < r.outer) {
-		bit = i % BITS_PER_LONG;
-		len = min_t(unsigned int, BITS_PER_LONG - bit, r.outer - i);
-		v = m->bitmap[i / BITS_PER_LONG] >> bit;
-		if (len < BITS_PER_LONG)
-			v &= (1UL << len) - 1;
-		n += hweight_long(v);
-		i += len;
-	}
-	return n;
-}
-
-/* --- the tree prefetcher (uvm_perf_prefetch.c) ----------------------- */
-
-/* Range of leaves under the node of level_idx that covers leaf. */
-static uvm_va_block_region_t tree_range(const uvm_perf_prefetch_bitmap_tree_t *tree,
-					int level_idx, uvm_page_index_t leaf)
-{
-	unsigned int leaves = 1u << ((tree->level_count - 1) - level_idx);
-	unsigned int start = leaf & ~(leaves - 1);
-	unsigned int end = min_t(unsigned int, start + leaves, tree->leaf_count);
-
-	return uvm_va_block_region(start, end);
-}
-
-static uvm_va_block_region_t compute_prefetch_region(uvm_page_index_t page_index,
-						     uvm_perf_prefetch_bitmap_tree_t *bitmap_tree,
-						     uvm_va_block_region_t max_prefetch_region)
-{
-	uvm_va_block_region_t prefetch_region = uvm_va_block_region(0, 0);
-	uvm_page_index_t leaf = page_index - max_prefetch_region.first + bitmap_tree->offset;
-	int action = UVM_BPF_ACTION_DEFAULT;
-	int level;
-
-	model.stats.decisions++;
-	if (uvm_bpf_prefetch_attached()) {
-		action = uvm_bpf_call_before_compute_prefetch(page_index, bitmap_tree,
-							      &max_prefetch_region,
-							      &prefetch_region);
-		if (action == UVM_BPF_ACTION_BYPASS)
-			model.stats.act_bypass++;
-		else if (action == UVM_BPF_ACTION_ENTER_LOOP)
-			model.stats.act_enter_loop++;
-		else
-			model.stats.act_default++;
-	} else {
-		model.stats.decisions_native++;
-	}
-
-	if (action != UVM_BPF_ACTION_BYPASS) {
-		for (level = bitmap_tree->level_count - 1; level >= 0; level--) {
-			uvm_va_block_region_t subregion = tree_range(bitmap_tree, level, leaf);
-			NvU16 counter = mask_region_weight(&bitmap_tree->pages, subregion);
-
-			if (action == UVM_BPF_ACTION_ENTER_LOOP) {
-				model.stats.tree_iters++;
-				uvm_bpf_call_on_tree_iter(bitmap_tree, &max_prefetch_region,
-							  &subregion, counter,
-							  &prefetch_region);
-			} else if (counter * 100 > region_pages(subregion) * model.cfg.threshold) {
-				prefetch_region = subregion;
-			}
-		}
-	}
-
-	/* Clamp to the pages of the block, as the driver does. */
-	if (prefetch_region.outer) {
-		prefetch_region.first += max_prefetch_region.first;
-		if (prefetch_region.first < bitmap_tree->offset) {
-			prefetch_region.first = bitmap_tree->offset;
-		} else {
-			prefetch_region.first -= bitmap_tree->offset;
-			if (prefetch_region.first < max_prefetch_region.first)
-				prefetch_region.first = max_prefetch_region.first;
-		}
-
-		prefetch_region.outer += max_prefetch_region.first;
-		if (prefetch_region.outer < bitmap_tree->offset) {
-			prefetch_region.outer = bitmap_tree->offset;
-		} else {
-			prefetch_region.outer -= bitmap_tree->offset;
-			if (prefetch_region.outer > max_prefetch_region.outer)
-				prefetch_region.outer = max_prefetch_region.outer;
-		}
-		/* A policy's region can lie wholly outside: then nothing. */
-		if (prefetch_region.first >= prefetch_region.outer)
-			prefetch_region = uvm_va_block_region(0, 0);
-	}
-
-	return prefetch_region;
-}
-
-static void tree_init(uvm_perf_prefetch_bitmap_tree_t *tree, uvm_va_block_t *blk,
-		      uvm_va_block_region_t max_region)
-{
-	bitmap_or(tree->pages.bitmap, blk->resident.bitmap, blk->faulted.bitmap, PAGES);
-	tree->offset = 0;
-	tree->leaf_count = region_pages(max_region);
-	tree->level_count = ilog2(roundup_pow_of_two(tree->leaf_count)) + 1;
-}
-
-/* Assume big pages: count whole 64 KiB pages with a fault and no thrashing. */
-static void grow_fault_granularity(uvm_perf_prefetch_bitmap_tree_t *tree,
-				   uvm_va_block_t *blk)
-{
-	unsigned int step = model.cfg.big_page_pages, p;
-
-	if (!step)
-		return;
-	for (p = 0; p < PAGES; p += step) {
-		uvm_va_block_region_t r = uvm_va_block_region(p, min_t(unsigned int, p + step, PAGES));
-
-		if (mask_region_weight(&blk->faulted, r) &&
-		    !mask_region_weight(&blk->thrashing, r))
-			bitmap_set(tree->pages.bitmap, r.first, region_pages(r));
-	}
-}
-
-/*
- * As in the driver: the block's thrashing pages, or NULL when it has none.
- * Policies trace it (fexit) to learn which blocks thrash.
- */
-const uvm_page_mask_t *uvm_perf_thrashing_get_thrashing_pages(uvm_va_block_t *va_block);
-noinline const uvm_page_mask_t *uvm_perf_thrashing_get_thrashing_pages(uvm_va_block_t *va_block)
-{
-	return bitmap_empty(va_block->thrashing.bitmap, PAGES) ? NULL : &va_block->thrashing;
-}
-
-/*
- * Same name and first argument as the driver's, so that tracing programs
- * (fentry) can learn which block a decision is for.
- */
-void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,
-					 uvm_perf_prefetch_bitmap_tree_t *bitmap_tree,
-					 uvm_page_mask_t *prefetch_pages);
-noinline void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,
-						  uvm_perf_prefetch_bitmap_tree_t *bitmap_tree,
-						  uvm_page_mask_t *prefetch_pages)
-{
-	uvm_va_block_region_t max_region = uvm_va_block_region(0, PAGES);
-	const uvm_page_mask_t *thrashing;
-	uvm_page_mask_t faulted;
-	unsigned int page;
-
-	bitmap_zero(prefetch_pages->bitmap, PAGES);
-	if (!model.cfg.prefetch)
-		return;
-	thrashing = uvm_perf_thrashing_get_thrashing_pages(va_block);
-
-	tree_init(bitmap_tree, va_block, max_region);
-	grow_fault_granularity(bitmap_tree, va_block);
-
-	/* Faults on thrashing pages do not compute prefetch regions. */
-	if (thrashing)
-		bitmap_andnot(faulted.bitmap, va_block->faulted.bitmap,
-			      thrashing->bitmap, PAGES);
-	else
-		bitmap_copy(faulted.bitmap, va_block->faulted.bitmap, PAGES);
-	for_each_set_bit(page, faulted.bitmap, PAGES) {
-		uvm_va_block_region_t r = compute_prefetch_region(page, bitmap_tree, max_region);
-
-		if (region_pages(r))
-			bitmap_set(prefetch_pages->bitmap, r.first, region_pages(r));
-		if (r.outer == max_region.outer)
-			break;
-	}
-
-	bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
-		      va_block->faulted.bitmap, PAGES);
-	if (thrashing)
-		bitmap_andnot(prefetch_pages->bitmap, prefetch_pages->bitmap,
-			      thrashing->bitmap, PAGES);
-}
 
 /* --- GPU memory: root chunks, used list, eviction (uvm_pmm_gpu.c) ----- */
 
@@ -418,7 +182,99 @@ static void block_chunk_used(uvm_va_block_t *blk)
 	list_move_tail(&blk->chunk->list, &model.used);
 }
 
+/* --- UVM_MIGRATE (uvm_migrate.c): whole pages, block by block ---------- */
+
+static void block_free_chunk(uvm_va_block_t *blk)
+{
+	uvm_gpu_chunk_t *chunk = blk->chunk;
+	struct uvm_evict_chunk_info info;
+
+	if (!chunk)
+		return;
+	if (uvm_bpf_evict_attached()) {
+		chunk_info(chunk, &info);
+		uvm_bpf_call_chunk_release(chunk, &info);
+	}
+	blk->chunk = NULL;
+	chunk->va_block = NULL;
+	list_move_tail(&chunk->list, &model.unused);
+}
+
+/* Pages [first, outer) of blk to the GPU or back to the CPU. */
+static void migrate_block(uvm_va_block_t *blk, unsigned int first, unsigned int outer,
+			  bool to_gpu)
+{
+	uvm_page_mask_t m;
+	unsigned int n;
+
+	bitmap_zero(m.bitmap, PAGES);
+	bitmap_set(m.bitmap, first, outer - first);
+	if (to_gpu)
+		bitmap_andnot(m.bitmap, m.bitmap, blk->resident.bitmap, PAGES);
+	else
+		bitmap_and(m.bitmap, m.bitmap, blk->resident.bitmap, PAGES);
+	n = mask_weight(&m);
+	if (!n)
+		return;
+	if (to_gpu) {
+		block_get_chunk(blk);
+		bitmap_or(blk->resident.bitmap, blk->resident.bitmap, m.bitmap, PAGES);
+		bitmap_andnot(blk->evicted.bitmap, blk->evicted.bitmap, m.bitmap, PAGES);
+		bitmap_andnot(blk->remote_mapped.bitmap, blk->remote_mapped.bitmap, m.bitmap, PAGES);
+		model.stats.pages_migrated_user += n;
+		model.pages_migrated_total += n;
+		block_chunk_used(blk);
+	} else {
+		bitmap_andnot(blk->resident.bitmap, blk->resident.bitmap, m.bitmap, PAGES);
+		model.stats.pages_migrated_to_cpu += n;
+		if (bitmap_empty(blk->resident.bitmap, PAGES))
+			block_free_chunk(blk);
+	}
+	bitmap_andnot(blk->prefetched.bitmap, blk->prefetched.bitmap, m.bitmap, PAGES);
+	uvm_model_ev_migrate_user(blk->start + ((NvU64)find_first_bit(m.bitmap, PAGES) <<
+						UVM_MODEL_PAGE_SHIFT),
+				  (NvU64)n << UVM_MODEL_PAGE_SHIFT, to_gpu);
+}
+
+void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu)
+{
+	NvU64 p = first, end = first + n;
+
+	model.stats.user_migrations++;
+	while (p < end) {
+		NvU64 b = p / PAGES;
+		unsigned int outer = min_t(NvU64, PAGES, end - b * PAGES);
+
+		migrate_block(&model.blocks[b], p % PAGES, outer, to_gpu);
+		p = (b + 1) * PAGES;
+		cond_resched();
+	}
+}
+
 /* --- fault batches and replays (uvm_gpu_replayable_faults.c) ---------- */
+
+/*
+ * Pages whose preferred location is the CPU stay there: the GPU's fault
+ * maps them remotely (uvm_va_block_select_residency), and they are not
+ * prefetched.  Takes them out of fresh and prefetch; how many of fresh.
+ */
+static unsigned int map_remote(uvm_va_block_t *blk, uvm_page_mask_t *fresh,
+			       uvm_page_mask_t *prefetch)
+{
+	uvm_page_mask_t r;
+	unsigned int n;
+
+	if (!bitmap_and(r.bitmap, fresh->bitmap, blk->preferred_cpu.bitmap, PAGES)) {
+		bitmap_andnot(prefetch->bitmap, prefetch->bitmap, blk->preferred_cpu.bitmap, PAGES);
+		return 0;
+	}
+	n = mask_weight(&r);
+	bitmap_or(blk->remote_mapped.bitmap, blk->remote_mapped.bitmap, r.bitmap, PAGES);
+	bitmap_andnot(fresh->bitmap, fresh->bitmap, r.bitmap, PAGES);
+	bitmap_andnot(prefetch->bitmap, prefetch->bitmap, blk->preferred_cpu.bitmap, PAGES);
+	model.stats.pages_mapped_remote += n;
+	return n;
+}
 
 static void service_block(uvm_va_block_t *blk)
 {
@@ -432,9 +288,10 @@ static void service_block(uvm_va_block_t *blk)
 	bitmap_andnot(fresh.bitmap, blk->faulted.bitmap, blk->resident.bitmap, PAGES);
 	n = mask_weight(&fresh);
 	model.stats.faults += n;
+	model.stats.tenant[blk->tenant].faults += n;
+	n -= map_remote(blk, &fresh, &prefetch);
 	model.stats.pages_migrated += n;
 	model.batch_migrated += n;
-	model.stats.tenant[blk->tenant].faults += n;
 	if (n)
 		uvm_model_ev_migrate(blk->start + ((NvU64)find_first_bit(fresh.bitmap, PAGES) << UVM_MODEL_PAGE_SHIFT), (NvU64)n << UVM_MODEL_PAGE_SHIFT, false);
 
@@ -541,8 +398,11 @@ static void service_batch(NvU32 pending)
 
 static void thrashing_detected(uvm_va_block_t *blk, unsigned int page)
 {
-	if (!test_and_set_bit(page, blk->thrashing.bitmap))
+	if (!test_and_set_bit(page, blk->thrashing.bitmap)) {
 		model.stats.thrashing_pages++;
+		uvm_model_ev_thrashing(blk->start + ((NvU64)page << UVM_MODEL_PAGE_SHIFT),
+				       UVM_PAGE_SIZE_4K);
+	}
 }
 
 static void access_one(const struct uvm_model_access *a, NvU32 pending)
@@ -555,6 +415,11 @@ static void access_one(const struct uvm_model_access *a, NvU32 pending)
 	if (test_bit(page, blk->resident.bitmap)) {
 		if (test_and_clear_bit(page, blk->prefetched.bitmap))
 			model.stats.prefetch_hits++;
+		return;
+	}
+	/* Accessed-by the GPU, or mapped where it prefers to stay: no fault. */
+	if (test_bit(page, blk->accessed_by.bitmap) || test_bit(page, blk->remote_mapped.bitmap)) {
+		model.stats.remote_accesses++;
 		return;
 	}
 
@@ -709,6 +574,13 @@ static void model_stats(struct uvm_model_stats *out)
 	for (i = 0; i < UVM_MODEL_MAX_TENANTS; i++)
 		out->tenant[i].pid = model.pid[i];
 	out->replay_policy = READ_ONCE(uvm_perf_fault_replay_policy);
+	out->va_blocks = model.cfg.va_blocks;
+	for (i = 0; model.blocks && i < model.cfg.va_blocks; i++) {
+		out->pages_accessed_by += mask_weight(&model.blocks[i].accessed_by);
+		out->pages_read_dup += mask_weight(&model.blocks[i].read_dup);
+		out->pages_preferred_gpu += mask_weight(&model.blocks[i].preferred_gpu);
+		out->pages_preferred_cpu += mask_weight(&model.blocks[i].preferred_cpu);
+	}
 }
 
 /*
@@ -769,44 +641,9 @@ static long model_hook_bench(struct uvm_model_hook_bench *b)
 	return 0;
 }
 
-/* Decision cost: the same compute_prefetch_region on a half-full block. */
-static void model_bench(struct uvm_model_bench *b)
-{
-	uvm_perf_prefetch_bitmap_tree_t tree;
-	uvm_va_block_region_t max_region = uvm_va_block_region(0, PAGES);
-	struct uvm_model_stats saved = model.stats;
-	NvU64 i, t0;
-	unsigned int sink = 0;
 
-	bitmap_zero(tree.pages.bitmap, PAGES);
-	for (i = 0; i < PAGES; i += 3)
-		set_bit(i, tree.pages.bitmap);
-	tree.offset = 0;
-	tree.leaf_count = PAGES;
-	tree.level_count = ilog2(PAGES) + 1;
-
-	/* Timed in slices of 4096 decisions, rescheduling between slices. */
-	b->ns = 0;
-	for (i = 0; i < b->iterations;) {
-		NvU64 end = min_t(NvU64, i + 4096, b->iterations);
-
-		t0 = ktime_get_ns();
-		for (; i < end; i++) {
-			uvm_va_block_region_t r = compute_prefetch_region(i % PAGES, &tree, max_region);
-
-			sink += r.outer;
-		}
-		b->ns += ktime_get_ns() - t0;
-		cond_resched();
-	}
-	b->act_default = model.stats.act_default - saved.act_default;
-	b->act_bypass = model.stats.act_bypass - saved.act_bypass;
-	b->act_enter_loop = model.stats.act_enter_loop - saved.act_enter_loop;
-	model.stats = saved;
-	barrier_data(&sink);
-}
-
-static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/* The model's own ioctls (uvm_model_uapi.h), on /dev/nvidia-uvm or /dev/uvm_model. */
+long uvm_model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	union {
@@ -851,7 +688,7 @@ static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			ret = -EINVAL;
 			break;
 		}
-		model_bench(&u.bench);
+		uvm_model_bench(&u.bench);
 		if (copy_to_user(uarg, &u.bench, sizeof(u.bench)))
 			ret = -EFAULT;
 		break;
@@ -888,33 +725,6 @@ static long model_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
-static int model_open(struct inode *inode, struct file *file)
-{
-	return uvm_model_ev_open(file);	/* a va_space per open, as nvidia-uvm */
-}
-
-static int model_release(struct inode *inode, struct file *file)
-{
-	mutex_lock(&model.lock);
-	uvm_model_ev_release(file);
-	mutex_unlock(&model.lock);
-	return 0;
-}
-
-static const struct file_operations model_fops = {
-	.owner = THIS_MODULE,
-	.open = model_open,
-	.release = model_release,
-	.unlocked_ioctl = model_ioctl,
-};
-
-static struct miscdevice model_dev = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "uvm_model",
-	.fops = &model_fops,
-	.mode = 0600,
-};
-
 static struct dentry *model_debugfs;
 
 static int __init uvm_model_init(void)
@@ -930,28 +740,35 @@ static int __init uvm_model_init(void)
 	ret = uvm_bpf_ext_init();
 	if (ret)
 		pr_warn("uvm_model: running without BPF hooks\n");
-	ret = misc_register(&model_dev);
-	if (ret) {
-		model_free();
-		return ret;
-	}
+	ret = uvm_model_uvmdev_init();	/* /dev/nvidia-uvm, /dev/uvm_model */
+	if (ret)
+		goto out_free;
+	ret = uvm_model_tools_init();	/* /dev/nvidia-uvm-tools */
+	if (ret)
+		goto out_uvmdev;
 	ret = uvm_model_rm_init();	/* /dev/uvm_model_rm (uvm_model_rm.c) */
-	if (ret) {
-		misc_deregister(&model_dev);
-		model_free();
-		return ret;
-	}
+	if (ret)
+		goto out_tools;
 	/* The transfer counter the adaptive prefetch loop reads (no NVML here). */
 	model_debugfs = debugfs_create_dir("uvm_model", NULL);
 	debugfs_create_u64("pages_migrated", 0444, model_debugfs, &model.pages_migrated_total);
 	return 0;
+
+out_tools:
+	uvm_model_tools_exit();
+out_uvmdev:
+	uvm_model_uvmdev_exit();
+out_free:
+	model_free();
+	return ret;
 }
 
 static void __exit uvm_model_exit(void)
 {
 	debugfs_remove_recursive(model_debugfs);
 	uvm_model_rm_exit();
-	misc_deregister(&model_dev);
+	uvm_model_tools_exit();
+	uvm_model_uvmdev_exit();
 	model_free();
 }
 

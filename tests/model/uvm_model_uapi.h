@@ -14,6 +14,15 @@
 #define UVM_MODEL_MAX_BLOCKS 65536
 #define UVM_MODEL_MAX_TENANTS 8
 
+/*
+ * Where the range lives in every process's address space: offset X of the
+ * range is address UVM_MODEL_VA_BASE + X in events, and what a process
+ * maps of it from /dev/nvidia-uvm (offset == address, as CUDA maps
+ * managed memory) is its managed memory for UVM_MIGRATE and the hints.
+ */
+#define UVM_MODEL_VA_BASE 0x7e0000000000ULL
+#define UVM_MODEL_MAX_MAPS 32	/* mappings per va_space */
+
 /* Driver replay policies (uvm_perf_fault_replay_policy) and EBPF. */
 enum {
 	UVM_MODEL_REPLAY_BLOCK = 0,
@@ -92,6 +101,17 @@ struct uvm_model_stats {
 	__u64 batches_deferred;	/* batches that ended without a replay */
 	__u64 replay_bpf_calls;	/* decide_replay calls */
 	__u64 replay_policy;	/* uvm_perf_fault_replay_policy now */
+	/* The 580 user ABI on /dev/nvidia-uvm (uvm_model_uvmdev.c): */
+	__u64 user_migrations;	/* UVM_MIGRATE calls that reached the pages */
+	__u64 pages_migrated_user;	/* pages UVM_MIGRATE moved to the GPU */
+	__u64 pages_migrated_to_cpu;	/* ... and back to the CPU */
+	__u64 remote_accesses;	/* GPU accesses of accessed-by pages: no fault */
+	__u64 va_blocks;	/* the configured range, in 2 MiB blocks */
+	__u64 pages_accessed_by;	/* pages with each hint set now */
+	__u64 pages_read_dup;
+	__u64 pages_preferred_gpu;
+	__u64 pages_preferred_cpu;
+	__u64 pages_mapped_remote;	/* GPU faults on CPU-preferred pages: mapped, not moved */
 };
 
 /* Times compute_prefetch_region over iterations decisions. */

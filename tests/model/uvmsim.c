@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uvmsim - the user-space driver of the UVM model (/dev/uvm_model).
+ * uvmsim - the user-space driver of the UVM model: a stand-in for a CUDA
+ * program.  It opens /dev/nvidia-uvm (the model's; /dev/uvm_model on an
+ * older model), initializes it as CUDA does (UVM_INITIALIZE) and, to run a
+ * pattern, maps the range as managed memory at UVM_MODEL_VA_BASE (offset
+ * == address, shared: a /dev/nvidia-uvm line in /proc/PID/maps), so
+ * gpuctl finds it as it finds a CUDA process.
  *
  *   uvmsim reset [KEY N]...        va_blocks gpu_chunks batch replay_policy
  *                                   threshold big_page prefetch
  *   uvmsim run PATTERN [KEY N]...  seq | stride | random | moe | hotcold |
- *                                   scan | tenants | trace FILE
+ *                                   scan | tenants | alloc | trace FILE
  *   uvmsim stats [-j]
  *   uvmsim bench ITERATIONS
  *   uvmsim trigger STRING
@@ -18,20 +23,32 @@
  * first (first block), hot and hot_tenant (hotcold: hot blocks, and the
  * tenant their accesses count for).  A run does not reset the model:
  * counters add up.
+ * Timing keys, for tools that watch the run: wait_ms (after the GPU
+ * context is up, before the first access), slice N and gap_ms (the
+ * accesses go in slices of N, gap_ms apart: a kernel that runs a while),
+ * hold_ms (before exiting).  alloc: first touches of fresh allocations,
+ * alloc blocks each (default 4), each mapped on its own just before its
+ * sequential first touch, gap_ms apart.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uvm_model_uapi.h"
+#include "uvm_ioctl.h"
 
 #define PAGES_PER_BLOCK 512
-#define DEV "/dev/uvm_model"
+#define BLOCK_BYTES (2ULL << 20)
+#define DEV "/dev/nvidia-uvm"
+#define DEV_OLD "/dev/uvm_model"
 
 static int dev_fd = -1;
 
@@ -47,6 +64,36 @@ static void xioctl(unsigned long req, void *arg, const char *what)
 {
 	if (ioctl(dev_fd, req, arg)) {
 		fprintf(stderr, "uvmsim: %s: %s\n", what, strerror(errno));
+		exit(1);
+	}
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* CUDA's first call on the fd; an older model has no UVM ABI: then nothing. */
+static void uvm_initialize(void)
+{
+	struct uvm_initialize_params p = { 0 };
+
+	if (ioctl(dev_fd, UVM_INITIALIZE, &p) == 0 && p.rm_status)
+		fprintf(stderr, "uvmsim: UVM_INITIALIZE: status 0x%x\n", p.rm_status);
+}
+
+/* Blocks [first, first + n) of the range as managed memory, as CUDA maps it. */
+static void map_blocks(uint64_t first, uint64_t n)
+{
+	uint64_t va = UVM_MODEL_VA_BASE + first * BLOCK_BYTES;
+	void *p = mmap((void *)va, n * BLOCK_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED_NOREPLACE, dev_fd, (off_t)va);
+
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "uvmsim: mapping the managed range: %s\n", strerror(errno));
 		exit(1);
 	}
 }
@@ -94,6 +141,7 @@ static uint64_t rnd(void)
 
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
+	uint64_t wait_ms, slice, gap_ms, hold_ms, alloc;
 	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
@@ -116,6 +164,9 @@ static void pattern_trace(struct run_opts *o)
 		n = sscanf(line, "%llx %15s %u", &addr, type, &tenant);
 		if (n < 1)
 			die("bad trace line: %s", line);
+		/* Recorded addresses are where the range is mapped. */
+		if (addr >= UVM_MODEL_VA_BASE)
+			addr -= UVM_MODEL_VA_BASE;
 		push(addr >> 12, tenant, type[0] == 'w' ? UVM_MODEL_ACCESS_WRITE
 							: UVM_MODEL_ACCESS_READ);
 	}
@@ -133,7 +184,8 @@ static void build(const char *pattern, struct run_opts *o)
 	if (pages > span)
 		pages = span;
 	for (pass = 0; pass < o->passes; pass++) {
-		if (!strcmp(pattern, "seq") || !strcmp(pattern, "scan")) {
+		if (!strcmp(pattern, "seq") || !strcmp(pattern, "scan") ||
+		    !strcmp(pattern, "alloc")) {
 			for (p = 0; p < pages; p++)
 				push(base + p, o->tenant, 0);
 		} else if (!strcmp(pattern, "stride")) {
@@ -226,6 +278,9 @@ static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .blocks = 64, .stride = 16, .passes = 1, .warps = 16 };
 	struct uvm_model_accesses req;
+	struct uvm_model_stats s;
+	size_t done, n;
+	bool alloc;
 	const char *pattern;
 	int i;
 
@@ -247,6 +302,11 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "hot")) o.hot = v;
 		else if (!strcmp(argv[i], "hot_tenant")) o.hot_tenant = v + 1;
 		else if (!strcmp(argv[i], "count")) o.count = v;
+		else if (!strcmp(argv[i], "wait_ms")) o.wait_ms = v;
+		else if (!strcmp(argv[i], "slice")) o.slice = v;
+		else if (!strcmp(argv[i], "gap_ms")) o.gap_ms = v;
+		else if (!strcmp(argv[i], "hold_ms")) o.hold_ms = v;
+		else if (!strcmp(argv[i], "alloc")) o.alloc = v;
 		else die("unknown run key '%s'", argv[i]);
 	}
 	if (i != argc)
@@ -256,10 +316,28 @@ static int cmd_run(int argc, char **argv)
 	if (!strcmp(pattern, "trace") && !o.file)
 		die("%s", "trace needs: file PATH");
 	build(pattern, &o);
-	req.ptr = (uintptr_t)acc;
-	req.count = (uint32_t)nacc;
+	alloc = !strcmp(pattern, "alloc");
+	if (alloc) {
+		/* One allocation at a time: mapped, then first-touched. */
+		o.alloc = o.alloc ? o.alloc : 4;
+		o.slice = o.alloc * PAGES_PER_BLOCK;
+	} else {
+		xioctl(UVM_MODEL_IOC_STATS, &s, "stats");
+		map_blocks(0, s.va_blocks);
+	}
+	sleep_ms(o.wait_ms);
 	req.warps = (uint32_t)o.warps;
-	xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");
+	for (done = 0; done < nacc; done += n) {
+		n = o.slice && o.slice < nacc - done ? o.slice : nacc - done;
+		if (done && o.gap_ms)
+			sleep_ms(o.gap_ms);
+		if (alloc)
+			map_blocks(o.first + done / PAGES_PER_BLOCK, o.alloc);
+		req.ptr = (uintptr_t)(acc + done);
+		req.count = (uint32_t)n;
+		xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");
+	}
+	sleep_ms(o.hold_ms);
 	return 0;
 }
 
@@ -268,7 +346,10 @@ static int cmd_run(int argc, char **argv)
 	X(prefetch_hits) X(evictions) X(pages_evicted) X(refaults) \
 	X(decisions) X(decisions_native) X(act_default) X(act_bypass) \
 	X(act_enter_loop) X(tree_iters) X(chunks_used) X(thrashing_pages) \
-	X(batches_deferred) X(replay_bpf_calls) X(replay_policy)
+	X(batches_deferred) X(replay_bpf_calls) X(replay_policy) \
+	X(user_migrations) X(pages_migrated_user) X(pages_migrated_to_cpu) \
+	X(remote_accesses) X(va_blocks) X(pages_accessed_by) X(pages_read_dup) \
+	X(pages_preferred_gpu) X(pages_preferred_cpu) X(pages_mapped_remote)
 
 static int cmd_stats(int argc, char **argv)
 {
@@ -387,7 +468,10 @@ int main(int argc, char **argv)
 	}
 	dev_fd = open(DEV, O_RDWR);
 	if (dev_fd < 0)
+		dev_fd = open(DEV_OLD, O_RDWR);
+	if (dev_fd < 0)
 		die("cannot open %s (is uvm_model loaded?)", DEV);
+	uvm_initialize();
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 2, argv + 2);
