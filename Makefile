@@ -5,6 +5,8 @@ DESTDIR     ?=
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
 COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
+LIBDIR      ?= $(PREFIX)/lib
+INCDIR      ?= $(PREFIX)/include
 
 CC          ?= cc
 CLANG       ?= clang
@@ -12,7 +14,7 @@ BPFTOOL     ?= bpftool
 ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
-CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ihint -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
 LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline -lmicrohttpd -lpthread
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm -Icmd/drv \
                -Wall -Wextra -Werror -Wno-unused-parameter
@@ -21,11 +23,11 @@ BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 BPF_OBJS    := $(patsubst bpf/%.bpf.c,build/%.bpf.o,$(BPF_SRCS))
 SKELS       := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
 CMD_SRCS    := $(wildcard cmd/*.c cmd/*/*.c)
-CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h)
+CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h hint/*.h)
 MAN_SRCS    := $(wildcard man/*.rst)
 MANS        := $(patsubst man/%.rst,build/man/%,$(MAN_SRCS))
 
-all: gpuctl man
+all: gpuctl man libgpuctl-hint.so
 
 build:
 	mkdir -p build build/man
@@ -63,6 +65,12 @@ gpuctl-asan: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) Makefile
 
 asan: gpuctl-asan
 
+# The LC hint library (hint/gpuctl_hint.h): LC processes load it, gpuctl does not.
+libgpuctl-hint.so: hint/gpuctl_hint.c hint/gpuctl_hint.h
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ hint/gpuctl_hint.c -lpthread
+
+hint: libgpuctl-hint.so
+
 man: $(MANS)
 
 build/man/%: man/%.rst | build
@@ -82,8 +90,10 @@ tests/policies/fuzz/MANIFEST: tests/policies/fuzz.py $(wildcard bpf/*.h) kernel-
 	python3 tests/policies/fuzz.py tests/policies/fuzz $(CLANG) $(BPF_CFLAGS) -Ibpf
 test-policies: $(TEST_POLICIES) tests/policies/fuzz/MANIFEST
 
-install: gpuctl man
+install: gpuctl man libgpuctl-hint.so
 	install -D -m 0755 gpuctl $(DESTDIR)$(SBINDIR)/gpuctl
+	install -D -m 0755 libgpuctl-hint.so $(DESTDIR)$(LIBDIR)/libgpuctl-hint.so
+	install -D -m 0644 hint/gpuctl_hint.h $(DESTDIR)$(INCDIR)/gpuctl_hint.h
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
 	install -D -m 0644 bash-completion/gpuctl $(DESTDIR)$(COMPLDIR)/gpuctl
@@ -123,12 +133,12 @@ bench: need-deps
 	bench/run
 
 clean:
-	rm -rf build gpuctl gpuctl-asan gpuctl-static tests/policies/*.elf tests/policies/fuzz
+	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 
 static: gpuctl-static
 
-.PHONY: static all man model test-policies install deps need-deps test test-asan demo bench clean asan
+.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:
