@@ -5,6 +5,8 @@ DESTDIR     ?=
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
 COMPLDIR    ?= $(PREFIX)/share/bash-completion/completions
+LIBDIR      ?= $(PREFIX)/lib
+INCDIR      ?= $(PREFIX)/include
 
 CC          ?= cc
 CLANG       ?= clang
@@ -12,8 +14,8 @@ BPFTOOL     ?= bpftool
 ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
-CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
-LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ihint -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
+LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline -lmicrohttpd -lpthread
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm -Icmd/drv \
                -Wall -Wextra -Werror -Wno-unused-parameter
 
@@ -21,11 +23,11 @@ BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 BPF_OBJS    := $(patsubst bpf/%.bpf.c,build/%.bpf.o,$(BPF_SRCS))
 SKELS       := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
 CMD_SRCS    := $(wildcard cmd/*.c cmd/*/*.c)
-CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h)
+CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h hint/*.h)
 MAN_SRCS    := $(wildcard man/*.rst)
 MANS        := $(patsubst man/%.rst,build/man/%,$(MAN_SRCS))
 
-all: gpuctl man
+all: gpuctl man libgpuctl-hint.so
 
 build:
 	mkdir -p build build/man
@@ -39,7 +41,19 @@ build/%.skel.h: build/%.bpf.o
 	mv $@.tmp $@
 
 gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
-	$(CC) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
+
+# A static gpuctl for any x86-64 Linux (as bpftool's releases are):
+# packaging/static/deps.sh builds the two libraries Debian ships unusable
+# for static linking; the others are Debian's own .a files.
+STATIC_PREFIX := build/static/prefix
+STATIC_LIBS := -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd -lcap -lreadline -ltinfo \
+	-l:libmicrohttpd.a -lpthread
+$(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a: packaging/static/deps.sh
+	packaging/static/deps.sh
+
+gpuctl-static: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a
+	$(CC) $(CFLAGS) -I$(STATIC_PREFIX)/include -static -o $@ $(CMD_SRCS) $(LDFLAGS) $(STATIC_LIBS)
 
 # Static sanitizer runtimes: the shared libubsan ignores UBSAN_OPTIONS=log_path
 # next to libasan (reports would go to stderr only), and the VM then needs no
@@ -50,6 +64,12 @@ gpuctl-asan: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) Makefile
 		-o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
 
 asan: gpuctl-asan
+
+# The LC hint library (hint/gpuctl_hint.h): LC processes load it, gpuctl does not.
+libgpuctl-hint.so: hint/gpuctl_hint.c hint/gpuctl_hint.h
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ hint/gpuctl_hint.c -lpthread
+
+hint: libgpuctl-hint.so
 
 man: $(MANS)
 
@@ -70,8 +90,10 @@ tests/policies/fuzz/MANIFEST: tests/policies/fuzz.py $(wildcard bpf/*.h) kernel-
 	python3 tests/policies/fuzz.py tests/policies/fuzz $(CLANG) $(BPF_CFLAGS) -Ibpf
 test-policies: $(TEST_POLICIES) tests/policies/fuzz/MANIFEST
 
-install: gpuctl man
+install: gpuctl man libgpuctl-hint.so
 	install -D -m 0755 gpuctl $(DESTDIR)$(SBINDIR)/gpuctl
+	install -D -m 0755 libgpuctl-hint.so $(DESTDIR)$(LIBDIR)/libgpuctl-hint.so
+	install -D -m 0644 hint/gpuctl_hint.h $(DESTDIR)$(INCDIR)/gpuctl_hint.h
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
 	install -D -m 0644 bash-completion/gpuctl $(DESTDIR)$(COMPLDIR)/gpuctl
@@ -111,10 +133,12 @@ bench: need-deps
 	bench/run
 
 clean:
-	rm -rf build gpuctl gpuctl-asan tests/policies/*.elf tests/policies/fuzz
+	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 
-.PHONY: all man model test-policies install deps need-deps test test-asan demo bench clean asan
+static: gpuctl-static
+
+.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:

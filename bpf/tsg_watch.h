@@ -34,6 +34,8 @@ enum {
 	ORIG_TIMESLICE = 1 << 0,	/* orig_timeslice holds the value to put back */
 	ORIG_INTERLEAVE = 1 << 1,	/* orig_interleave holds the level to put back */
 	ORIG_LEVEL_KNOWN = 1 << 2,	/* RM reported it (else the assumed default) */
+	ORIG_SCHEDULE = 1 << 3,		/* the hint gate may take it off its runlist: put back on */
+	ORIG_CHANNELS = 1 << 4,		/* the gate may disable its channels: enable them */
 };
 
 struct tsg_info {

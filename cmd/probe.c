@@ -101,7 +101,7 @@ struct probe {
 	struct fentry_result fentry_mod;
 	bool caps_known;
 	int cap_held[N(cap_table)];
-	char driver_version[64];
+	struct uvm_hooks_info hooks;	/* driver version, series, UVM hooks */
 	struct {
 		bool loaded;
 		bool btf;
@@ -158,25 +158,6 @@ static void probe_lockdown(struct probe *p)
 		*close = '\0';
 		snprintf(p->lockdown, sizeof(p->lockdown), "%s", open + 1);
 	}
-}
-
-/* "NVRM version: NVIDIA UNIX ... Kernel Module  550.163.01  Release ..." */
-static void probe_driver_version(struct probe *p)
-{
-	char line[256];
-
-	p->driver_version[0] = '\0';
-	if (read_line("/proc/driver/nvidia/version", line, sizeof(line))) {
-		for (char *save = NULL, *tok = strtok_r(line, " \t", &save); tok;
-		     tok = strtok_r(NULL, " \t", &save)) {
-			if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
-				copy_name(p->driver_version, sizeof(p->driver_version), tok);
-				return;
-			}
-		}
-	}
-	if (read_line("/sys/module/nvidia/version", line, sizeof(line)))
-		copy_name(p->driver_version, sizeof(p->driver_version), line);
 }
 
 /* The kernel's fd for the BTF object of module name, or -errno. */
@@ -314,7 +295,7 @@ static void run_probe(struct probe *p)
 	for (size_t i = 0; i < N(cap_table) && p->caps_known; i++)
 		p->cap_held[i] = cap_held(cap_table[i].cap);
 
-	probe_driver_version(p);
+	uvm_hooks_probe(&p->hooks);
 	for (size_t i = 0; i < N(module_table); i++) {
 		char path[PATH_MAX];
 
@@ -506,7 +487,18 @@ static void print_json(const struct probe *p)
 	jsonw_name(w, "nvidia");
 	jsonw_start_object(w);
 	jsonw_string_field(w, "driver_version",
-			   p->driver_version[0] ? p->driver_version : NULL);
+			   p->hooks.driver_version[0] ? p->hooks.driver_version : NULL);
+	jsonw_name(w, "uvm_hooks");	/* abi, module: null without hooks */
+	jsonw_start_object(w);
+	jsonw_int_field(w, "gpuctl_abi", UVM_HOOKS_ABI);
+	jsonw_string_field(w, "series", p->hooks.series);
+	jsonw_string_field(w, "module", p->hooks.abi ? p->hooks.module : NULL);
+	if (p->hooks.abi)
+		jsonw_int_field(w, "abi", p->hooks.abi);
+	else
+		jsonw_null_field(w, "abi");
+	json_hint(p->hooks.hint);
+	jsonw_end_object(w);
 	jsonw_name(w, "modules");
 	jsonw_start_array(w);
 	for (size_t i = 0; i < N(module_table); i++) {
@@ -673,8 +665,16 @@ static void print_text(const struct probe *p)
 	}
 
 	printf("\nnvidia\n");
-	line("driver version", p->driver_version[0] ? p->driver_version : "none",
-	     p->driver_version[0] ? NULL : "install and load the NVIDIA driver");
+	line("driver version", p->hooks.driver_version[0] ? p->hooks.driver_version : "none",
+	     p->hooks.driver_version[0] ? NULL : "install and load the NVIDIA driver");
+	snprintf(value, sizeof(value), "%s%s", p->hooks.series ? p->hooks.series : "none",
+		 p->hooks.series && !p->hooks.series_exact ? " (same branch)" : "");
+	line("kernel-patch series", value, NULL);
+	if (p->hooks.abi)
+		snprintf(value, sizeof(value), "yes (%s, ABI %d)", p->hooks.module, p->hooks.abi);
+	else
+		snprintf(value, sizeof(value), "no");
+	line("UVM hooks", value, p->hooks.hint);
 	for (size_t i = 0; i < N(module_table); i++) {
 		char label[64];
 

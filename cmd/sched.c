@@ -74,10 +74,16 @@ static int do_help(int argc, char **argv)
 		"       TARGET := { --tsg ID | --pid PID }\n"
 		"       POLICY := { lc-be | fixed }\n"
 		"       lc-be ARGS := { lc MATCH | be MATCH | lc-timeslice US | be-timeslice US |\n"
-		"                       lc-interleave LEVEL | be-interleave LEVEL }...\n"
+		"                       lc-interleave LEVEL | be-interleave LEVEL |\n"
+		"                       hint FILE | hint-hold MS | hint-mode MODE | be-rotate MS |\n"
+		"                       be-off { schedule | channels } }...\n"
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n"
 		"       MATCH := { comm:NAME | pid:PID | uid:UID | cgroup:PATH }\n"
 		"\n"
+		"lc-be hint FILE: BE TSGs go off their runlist while an LC process says\n"
+		"(libgpuctl-hint.so, GPUCTL_HINT=FILE) that it has a request in flight;\n"
+		"be-rotate MS: one BE process on the runlist at a time, MS each;\n"
+		"be-off: how a BE TSG is taken off (GPFIFO_SCHEDULE, or DISABLE_CHANNELS).\n"
 		"watch pins a watcher under " GPUCTL_PIN_DIR "/sched that records the TSGs\n"
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
@@ -582,7 +588,7 @@ static int do_run(int argc, char **argv)
 			args[nargs++] = argv[0];
 		}
 	}
-	ret = sched_policy_parse(o.policy, nargs, args, &o.rules);
+	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.gate);
 	free(args);
 	if (ret)
 		return ret;

@@ -290,6 +290,66 @@ int rm_free(int fd, __u32 hRoot, __u32 hParent, __u32 hObject, __u32 *status)
 	return 0;
 }
 
+/* How far from the TSG's handle rm_tsg_channels looks, each way. */
+#define RM_SCAN_BELOW	0x100
+#define RM_SCAN_ABOVE	0x100
+
+static int handle_info(int fd, __u32 hClient, __u32 h, __u32 index, __u64 *out)
+{
+	struct rm_handle_info p = { .hObject = h, .index = index };
+	__u32 status = 0;
+	int ret;
+
+	ret = rm_control(fd, hClient, hClient, NV0000_CTRL_CMD_CLIENT_GET_HANDLE_INFO, &p,
+			 sizeof(p), &status);
+	if (ret)
+		return ret;
+	*out = p.data;
+	return status ? -ENOENT : 0;
+}
+
+int rm_tsg_channels(int fd, __u32 hClient, __u32 hTsg, __u32 *subdev, __u32 *ch, int max)
+{
+	__u32 lo = hTsg > RM_SCAN_BELOW ? hTsg - RM_SCAN_BELOW : 1;
+	__u32 hi = hTsg + RM_SCAN_ABOVE;
+	int n = 0;
+
+	*subdev = 0;
+	for (__u32 h = lo; h <= hi && h >= lo; h++) {
+		__u64 cls, parent;
+		int ret = handle_info(fd, hClient, h, NV0000_HANDLE_INFO_CLASSID, &cls);
+
+		if (ret == -ENOENT)
+			continue;
+		if (ret)
+			return ret;	/* the file does not answer: no point going on */
+		if (cls == NV20_SUBDEVICE_0 && !*subdev)
+			*subdev = h;
+		if (!RM_CLASS_IS_CHANNEL(cls) || n >= max ||
+		    handle_info(fd, hClient, h, NV0000_HANDLE_INFO_PARENT, &parent) ||
+		    parent != hTsg)
+			continue;
+		ch[n++] = h;
+	}
+	return n;
+}
+
+int rm_channels_set(int fd, __u32 hClient, __u32 subdev, const __u32 *ch, int n, bool off,
+		    __u32 *status)
+{
+	struct rm_disable_channels p = { .bDisable = off };
+
+	if (n < 0 || n > RM_DISABLE_CHANNELS_MAX)
+		return -EINVAL;
+	p.numChannels = n;
+	for (int i = 0; i < n; i++) {
+		p.hClientList[i] = hClient;
+		p.hChannelList[i] = ch[i];
+	}
+	return rm_control(fd, hClient, subdev, NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS, &p,
+			  sizeof(p), status);
+}
+
 unsigned long rm_fd_rdev(pid_t pid, int fd)
 {
 	char path[64];

@@ -88,15 +88,62 @@ struct nv_ioctl_xfer {
 /* Classes. */
 #define NV01_ROOT_CLIENT		0x0041
 #define NV01_DEVICE_0			0x0080
+#define NV20_SUBDEVICE_0		0x2080
+#define HOPPER_CHANNEL_GPFIFO_A		0xc86f	/* a channel (any xx6f class is one) */
+#define RM_CLASS_IS_CHANNEL(c)		(((c) & 0xff) == 0x6f)
 #define KEPLER_CHANNEL_GROUP_A		0xa06c	/* a TSG */
 
 /* TSG controls (ctrla06c.h). */
+#define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE		0xa06c0101	/* struct a06c_schedule */
 #define NVA06C_CTRL_CMD_SET_TIMESLICE		0xa06c0103	/* struct a06c_timeslice */
 #define NVA06C_CTRL_CMD_GET_TIMESLICE		0xa06c0104	/* struct a06c_timeslice */
 #define NVA06C_CTRL_CMD_PREEMPT			0xa06c0105	/* struct a06c_preempt */
 #define NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL	0xa06c0107	/* struct a06c_interleave */
 #define NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL	0xa06c0108	/* struct a06c_interleave */
 #define NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US	1000000u
+
+/*
+ * GPFIFO_SCHEDULE (NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS, 3 NvBools): bEnable 1
+ * enables the TSG's channels and puts it on its runlist; 0 disables them and
+ * takes it off (RM updates the runlist; a TSG running on the engine is
+ * switched out).  Work the process submits meanwhile waits in its channels.
+ */
+struct a06c_schedule {
+	__u8 bEnable;
+	__u8 bSkipSubmit;
+	__u8 bSkipEnable;
+};
+
+/* NV0000_CTRL_CMD_CLIENT_GET_HANDLE_INFO on the client object: what one handle is. */
+#define NV0000_CTRL_CMD_CLIENT_GET_HANDLE_INFO	0x0d02
+enum {
+	NV0000_HANDLE_INFO_PARENT = 1,
+	NV0000_HANDLE_INFO_CLASSID = 2,
+};
+struct rm_handle_info {
+	__u32 hObject;
+	__u32 index;		/* NV0000_HANDLE_INFO_* */
+	__u64 data;		/* the parent's handle, or the class */
+};
+
+/*
+ * NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS on a subdevice: channels (client,
+ * channel pairs) disabled and preempted off the GPU (bOnlyDisableScheduling
+ * 0), or only kept from being scheduled (1); bDisable 0 enables them again.
+ */
+#define NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS	0x2080110b
+#define RM_DISABLE_CHANNELS_MAX			64
+struct rm_disable_channels {
+	__u8 bDisable;
+	__u8 _pad0[3];
+	__u32 numChannels;
+	__u8 bOnlyDisableScheduling;
+	__u8 bRewindGpPut;
+	__u8 _pad1[6];
+	__u64 pRunlistPreemptEvent;	/* user clients: NULL */
+	__u32 hClientList[RM_DISABLE_CHANNELS_MAX];
+	__u32 hChannelList[RM_DISABLE_CHANNELS_MAX];
+};
 
 struct a06c_timeslice {
 	__u64 timesliceUs;
@@ -126,6 +173,9 @@ _Static_assert(sizeof(struct nvos21_params) == 32, "NVOS21 is 32 bytes");
 _Static_assert(sizeof(struct nvos64_params) == 48, "NVOS64 is 48 bytes");
 _Static_assert(sizeof(struct nvos54_params) == 32, "NVOS54 is 32 bytes");
 _Static_assert(sizeof(struct nv_ioctl_xfer) == 16, "nv_ioctl_xfer is 16 bytes");
+_Static_assert(sizeof(struct a06c_schedule) == 3, "GPFIFO_SCHEDULE params are 3 bytes");
+_Static_assert(sizeof(struct rm_handle_info) == 16, "GET_HANDLE_INFO params are 16 bytes");
+_Static_assert(sizeof(struct rm_disable_channels) == 536, "DISABLE_CHANNELS params are 536 bytes");
 _Static_assert(sizeof(struct a06c_timeslice) == 8, "TIMESLICE params are 8 bytes");
 _Static_assert(sizeof(struct a06c_preempt) == 8, "PREEMPT params are 8 bytes");
 _Static_assert(sizeof(struct a06c_interleave) == 4, "INTERLEAVE params are 4 bytes");
@@ -150,6 +200,7 @@ _Static_assert(sizeof(struct a06c_interleave) == 4, "INTERLEAVE params are 4 byt
 #define NV_ERR_TIMEOUT			0x65
 
 #if !defined(__KERNEL__) && !defined(__bpf__)
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -174,6 +225,17 @@ int rm_free(int fd, __u32 hRoot, __u32 hParent, __u32 hObject, __u32 *status);
  * else -errno with the reason (and what to do) in err.
  */
 int rm_device_rdev(const char *dev, dev_t *rdev, char *err, size_t len);
+
+/*
+ * The subdevice of hClient and the channels of TSG hTsg, found by asking RM
+ * (GET_HANDLE_INFO through fd, the owner's file) what each handle near the
+ * TSG's is: clients such as CUDA number their objects closely.  Returns the
+ * number of channels (at most max), or -errno; *subdev 0 when none seen.
+ */
+int rm_tsg_channels(int fd, __u32 hClient, __u32 hTsg, __u32 *subdev, __u32 *ch, int max);
+/* DISABLE_CHANNELS (off) or enable (!off) of n channels of hClient: as rm_control. */
+int rm_channels_set(int fd, __u32 hClient, __u32 subdev, const __u32 *ch, int n, bool off,
+		    __u32 *status);
 
 /* dev_t of the character device behind fd of pid (via /proc), 0 when none. */
 unsigned long rm_fd_rdev(pid_t pid, int fd);

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #endif
 
+#include "uvm_ioctl.h"	/* NV_STATUS codes, the UVM fd's own requests */
+
 /*
  * ioctl request numbers on Linux are the bare UVM_IOCTL_BASE(i) values.
  * Two generations of the event-queue interface exist:
@@ -35,14 +37,14 @@
 #define UT_IOC_DISABLE_EVENTS		59
 #define UT_IOC_ENABLE_COUNTERS		60
 #define UT_IOC_DISABLE_COUNTERS		61
-#define UT_IOC_FLUSH_EVENTS		67
+#define UT_IOC_FLUSH_EVENTS		UVM_TOOLS_FLUSH_EVENTS	/* on the UVM fd */
 #define UT_IOC_INIT_EVENT_TRACKER_V2	76
 
-/* NV_STATUS values gpuctl explains. */
-#define UT_NV_OK			0
-#define UT_NV_ERR_ILLEGAL_ACTION	0x16
-#define UT_NV_ERR_INSUFFICIENT_PERMISSIONS 0x1b
-#define UT_NV_ERR_INVALID_ARGUMENT	0x1f
+/* NV_STATUS values gpuctl explains (uvm_ioctl.h). */
+#define UT_NV_OK			UVM_NV_OK
+#define UT_NV_ERR_ILLEGAL_ACTION	UVM_NV_ERR_ILLEGAL_ACTION
+#define UT_NV_ERR_INSUFFICIENT_PERMISSIONS UVM_NV_ERR_INSUFFICIENT_PERMISSIONS
+#define UT_NV_ERR_INVALID_ARGUMENT	UVM_NV_ERR_INVALID_ARGUMENT
 
 /* UvmEventType */
 enum {
@@ -170,6 +172,7 @@ enum {
 	UT_THRASHING_ADDR = 8,
 	UT_THRASHING_BYTES = 16,
 	UT_THRASHING_TS = 24,
+	UT_THRASHING_PROCESSORS = 32,	/* u64 mask by processor id value */
 };
 
 /* Values of the fields the model writes (UvmEvent* enums). */

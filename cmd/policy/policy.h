@@ -119,7 +119,8 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv);
 void policy_print_names(const struct policy_kind *k, FILE *f);
 /*
  * The built-ins' names into words[k->ndefs + 1], NULL-terminated (the
- * shell's completion); checks k's tables first (an internal error aborts).
+ * shell's completion); checks k's tables first (an internal error aborts)
+ * and registers k for policy_kinds().
  */
 void policy_words_fill(const struct policy_kind *k, const char **words);
 
@@ -155,6 +156,32 @@ int policy_attached_map_id(const struct policy_kind *k, __u32 *map_id);
 int policy_map_of(const struct policy_kind *k, __u32 map_id, const char *name);
 /* Detaches and unpins the policy of map_id if it is still the one attached. */
 int policy_remove(const struct policy_kind *k, __u32 map_id);
+
+/* --- every kind at once (kinds.c), for the exporter ---------------------- */
+
+/* Each kind's policy_words_fill() registers it; the kinds registered. */
+void policy_kind_register(const struct policy_kind *k);
+int policy_kinds(const struct policy_kind *const **out);
+
+struct policy_snap {
+	const char *object;	/* "prefetch" */
+	bool loaded;
+	char name[64];		/* the policy's name, or the map's */
+	char source[224];	/* "built-in" or the object's path ("" unknown) */
+	__u64 loaded_at;	/* unix time, 0 unknown */
+	__u32 map_id;
+	int nstats;
+	struct {
+		const char *name;
+		__u64 value;
+	} stats[STAT_MAX];
+};
+/*
+ * What is attached for k, without the pin lock and without changing
+ * anything: 0 (s->loaded false when nothing is), or -errno when its pin
+ * tree cannot be read (read_attached has said why).
+ */
+int policy_snapshot(const struct policy_kind *k, struct policy_snap *s);
 
 /* ===================== inside the engine (cmd/policy/) ===================== */
 

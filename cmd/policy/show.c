@@ -59,6 +59,7 @@ void policy_words_fill(const struct policy_kind *k, const char **words)
 	unsigned int i;
 
 	kind_check(k);
+	policy_kind_register(k);
 	for (i = 0; i < k->ndefs; i++)
 		words[i] = k->defs[i].name;
 	words[i] = NULL;

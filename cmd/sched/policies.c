@@ -7,6 +7,10 @@
  * same decision in BPF for new ones).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -34,7 +38,7 @@ static const char *const match_names[POLICY_MATCH_NR] = {
 	[POLICY_MATCH_CGROUP] = "cgroup",
 };
 
-enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE };
+enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE, W_BE_OFF };
 
 /* One word of a policy's ARGS: what it sets, for which class. */
 struct policy_word {
@@ -69,6 +73,11 @@ static const struct policy_word lcbe_words[] = {
 	{ "be-timeslice", W_TIMESLICE, POLICY_CLASS_BE },
 	{ "lc-interleave", W_INTERLEAVE, POLICY_CLASS_LC },
 	{ "be-interleave", W_INTERLEAVE, POLICY_CLASS_BE },
+	{ "hint", W_HINT, POLICY_CLASS_BE },
+	{ "hint-hold", W_HINT_HOLD, POLICY_CLASS_BE },
+	{ "hint-mode", W_HINT_MODE, POLICY_CLASS_BE },
+	{ "be-rotate", W_ROTATE, POLICY_CLASS_BE },
+	{ "be-off", W_BE_OFF, POLICY_CLASS_BE },
 	{ NULL },
 };
 
@@ -197,13 +206,76 @@ static const struct policy_word *word_of(const struct sched_policy *p, const cha
 	return NULL;
 }
 
-int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol)
+/* hint FILE: a path whose directory exists (the file itself gpuctl creates). */
+static int parse_hint(const char *arg, struct gate_opts *g)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(arg, '/');
+	struct stat st;
+
+	if (!*arg || (slash && !slash[1]))
+		return usage_err("invalid hint FILE '%s': a file path", arg);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - arg) + (slash == arg) : 1,
+		 slash ? arg : ".");
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return usage_err("hint FILE '%s': no directory %s", arg, dir);
+	g->hint = arg;
+	return 0;
+}
+
+/* The gate's words, with the values they need. */
+static int parse_gate_word(const struct policy_word *w, const char *arg, struct gate_opts *g)
+{
+	unsigned long long v;
+
+	switch (w->kind) {
+	case W_HINT:
+		return parse_hint(arg, g);
+	case W_HINT_HOLD:
+		if (parse_u64("hint-hold (ms)", arg, 0, 3600000, &v))
+			return EXIT_USAGE;
+		g->hold_ms = v;
+		return 0;
+	case W_ROTATE:
+		if (parse_u64("be-rotate (ms)", arg, 1, 3600000, &v))
+			return EXIT_USAGE;
+		g->rotate_ms = v;
+		return 0;
+	case W_BE_OFF:
+		for (int m = 0; m < GATE_OFF_NR; m++)
+			if (!strcmp(arg, gate_off_names[m])) {
+				g->be_off = m;
+				return 0;
+			}
+		return usage_err("invalid be-off '%s': schedule or channels", arg);
+	case W_HINT_MODE: {
+		char *end;
+
+		errno = 0;
+		v = strtoull(arg, &end, 8);
+		if (errno || end == arg || *end || v > 0777)
+			return usage_err("invalid hint-mode '%s': octal permissions such as 0660",
+					 arg);
+		g->mode = v;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol,
+		       struct gate_opts *gate)
 {
 	struct policy_rule matches[POLICY_RULES] = { 0 };
 	struct class_values val[POLICY_CLASS_NR];
-	bool given = false;
+	bool given = false, gate_word = false, off_word = false;
 	int nm = 0;
 
+	memset(gate, 0, sizeof(*gate));
+	gate->hold_ms = GATE_HOLD_MS_DEFAULT;
+	gate->mode = GATE_MODE_DEFAULT;
+	gate->be_off = GATE_OFF_CHANNELS;	/* GPFIFO_SCHEDULE takes nothing off on 580 (GSP) */
 	memcpy(val, p->defaults, sizeof(val));
 	for (; argc > 0; argc -= 2, argv += 2) {
 		const struct policy_word *w = word_of(p, argv[0]);
@@ -236,10 +308,24 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 			val[w->cls].interleave = l + 1;
 			given = true;
 			break;
+		case W_HINT:
+		case W_HINT_HOLD:
+		case W_HINT_MODE:
+		case W_ROTATE:
+		case W_BE_OFF:
+			if (parse_gate_word(w, argv[1], gate))
+				return EXIT_USAGE;
+			gate_word |= w->kind == W_HINT_HOLD || w->kind == W_HINT_MODE;
+			off_word |= w->kind == W_BE_OFF;
+			break;
 		}
 	}
 	if (p->need_value && !given)
 		return usage_err("%s", p->need_msg);
+	if (gate_word && !gate->hint)
+		return usage_err("'hint-hold' and 'hint-mode' need 'hint FILE'");
+	if (off_word && !gate->hint && !gate->rotate_ms)
+		return usage_err("'be-off' needs 'hint FILE' or 'be-rotate MS'");
 	memset(pol, 0, sizeof(*pol));
 	for (size_t c = 0; c < sizeof(p->classes) / sizeof(p->classes[0]); c++) {
 		__u32 cls = p->classes[c];

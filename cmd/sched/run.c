@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -49,6 +51,7 @@ struct run {
 	const struct run_opts *o;
 	pid_t me;		/* the policy process: orig_by of what it changed */
 	bool draining;		/* events from before this run: not ours */
+	struct gate *gate;	/* lc-be hint FILE: BE off while LC has work */
 	unsigned long applied, reapplied, failed;
 };
 
@@ -134,6 +137,10 @@ static int put_back(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *lv, 
 {
 	const struct tsg_info *i = &t->info;
 
+	if ((i->orig_flags & ORIG_SCHEDULE) && tsg_schedule(s, t, true, err, len))
+		return -1;
+	if ((i->orig_flags & ORIG_CHANNELS) && tsg_channels_on(s, t, err, len))
+		return -1;
 	if ((i->orig_flags & ORIG_TIMESLICE) && tsg_set_ts(s, t, i->orig_timeslice, err, len))
 		return -1;
 	if ((i->orig_flags & ORIG_INTERLEAVE) && tsg_set_level(s, t, i->orig_interleave, err, len))
@@ -240,7 +247,10 @@ static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
 	cur.orig_interleave = level_fallback(lv, &cur);
 	cur.orig_flags = (t->info.want_timeslice ? ORIG_TIMESLICE : 0) |
 			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
-			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0);
+			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) |
+			 (r->gate && t->info.want_class == POLICY_CLASS_BE ?
+			  (r->o->gate.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE) :
+			  0);
 	cur.orig_by = r->me;
 	if (bpf_map_update_elem(r->s.w.tsgs, &t->key, &cur, BPF_EXIST)) {
 		snprintf(err, len, "saving its original values in the TSG table: %s",
@@ -307,6 +317,8 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	} else {
 		r->applied++;
 		tsg_mark(r, t);
+		if (t->info.orig_flags & (ORIG_SCHEDULE | ORIG_CHANNELS))
+			gate_add(r->gate, t);
 	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
@@ -375,6 +387,7 @@ static int run_on_event(void *ctx, void *data, size_t size)
 		struct client_ctx c = { e->info.pid, e->info.hClient, r->me };
 
 		tsg_table_walk(r->s.w.tsgs, client_gone, &c);
+		gate_drop_client(r->gate, e->info.pid, e->info.hClient);
 		break;
 	}
 	}
@@ -407,6 +420,64 @@ static void prune_files(struct run *r)
 	for (int i = 0; i < r->s.nfiles; i++)
 		if (r->s.files[i].dup >= 0 && tsg_proc_gone(r->s.files[i].pid))
 			sched_files_close(&r->s, r->s.files[i].pid);
+	gate_prune(r->gate);
+}
+
+/*
+ * The gate takes BE TSGs off their runlist many times a second: a SIGKILL
+ * of this process must not leave them off until the next run, stop or
+ * unload.  A watchdog process waits for this one to end and then restores
+ * what it left changed (nothing, after a clean stop).  It ignores the
+ * signals that stop a run (Ctrl-C reaches the whole process group) and holds
+ * no borrowed file.  Only SIGKILL of both leaves BE off: then the next
+ * 'sched run', 'stop' or 'unload' puts it back, as for timeslices.
+ */
+static void watchdog_start(const char *dir, pid_t parent)
+{
+	struct restore_ctx c = { .by = parent };
+	struct pollfd p = { .events = POLLIN };
+	struct sched s = SCHED_INIT;
+	char d[PATH_MAX];
+	pid_t pid;
+	int lock;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		p_info("no watchdog (fork: %s): a SIGKILL of this process leaves BE TSGs off "
+		       "until the next 'sched stop'", strerror(errno));
+	if (pid)
+		return;
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	prctl(PR_SET_NAME, "gpuctl-watchdog");
+	p.fd = pidfd_of(parent);
+	/* no map, lock or borrowed file of the parent's: a BE's client dies with it */
+	if (p.fd < 0) {
+		close_range(3, ~0U, 0);
+	} else {
+		if (p.fd > 3)
+			close_range(3, p.fd - 1, 0);
+		close_range(p.fd + 1, ~0U, 0);
+	}
+	if (p.fd >= 0 && getppid() == parent)
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+	json_output = false;
+	lock = sched_lock(false, d, sizeof(d), NULL);
+	if (lock >= 0 && !strcmp(d, dir) && !watcher_open(d, &s.w)) {
+		snprintf(s.dir, sizeof(s.dir), "%s", d);
+		s.rdev = watcher_meta(&s.w, META_RDEV);
+		s.any_minor = watcher_meta(&s.w, META_ANY_MINOR);
+		c.s = &s;
+		tsg_table_walk(s.w.tsgs, restore_entry, &c);
+		if (run_pid() == 0)
+			set_active(&s.w, NULL, false);	/* no policy process: none decides */
+		sched_close(&s);
+	}
+	_exit(0);
 }
 
 /* The policy process's life after start: apply, poll, restore. */
@@ -416,11 +487,21 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	__u64 last_prune = boottime_ns();
 	pid_t pf;
 
+	struct gate_stats gs;
+
+	if (r->gate) {
+		watchdog_start(r->s.dir, r->me);
+		if (gate_run(r->gate))
+			return EXIT_FAIL;
+	}
 	if (json_output)
 		jsonw_start_array(json_wtr);
 	else
-		p_info("policy %s active (%u rules); Ctrl-C restores the original values",
-		       sched_policy_name(r->o->policy), r->o->rules.nrules);
+		p_info("policy %s active (%u rules%s%s%s); Ctrl-C restores the original values",
+		       sched_policy_name(r->o->policy), r->o->rules.nrules,
+		       r->o->gate.hint ? ", BE off while LC holds the hint " : "",
+		       r->o->gate.hint ? r->o->gate.hint : "",
+		       r->o->gate.rotate_ms ? ", one BE process on the runlist at a time" : "");
 	apply_existing(r);
 	if (ready_fd >= 0) {
 		/* run --detach returns now: the TSGs known are done */
@@ -442,12 +523,25 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	}
 	set_active(&r->s.w, &r->o->rules, false);
 	ring_buffer__consume(rb);
+	gate_stop(r->gate, &gs);
+	r->gate = NULL;
 	tsg_table_walk(r->s.w.tsgs, restore_entry, &own);
-	if (json_output)
+	if (json_output) {
 		jsonw_end_array(json_wtr);
-	else
+	} else {
 		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
 		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
+		if (r->o->gate.rotate_ms)
+			printf("be-rotate: %llu turns passed on\n", (unsigned long long)gs.rotations);
+		if (r->o->gate.hint)
+			printf("hint gate: %llu LC requests, BE off %llu times (%llu calls, "
+			       "%llu refused), taking BE off: p50 %.0f us, p99 %.0f us, max %.0f us; "
+			       "%llu requests over hint-hold\n",
+			       (unsigned long long)gs.requests, (unsigned long long)gs.offs,
+			       (unsigned long long)gs.calls, (unsigned long long)gs.errors,
+			       gs.off_p50_us, gs.off_p99_us, gs.off_max_us,
+			       (unsigned long long)gs.forced);
+	}
 	pf = run_pid();
 	if (pf == r->me)
 		unlink(RUN_PIDFILE);
@@ -531,8 +625,14 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	ring_buffer__consume(*rb);
 	r->draining = false;
 	restore_left(&r->s, &restored, &failed);
+	if ((r->o->gate.hint || r->o->gate.rotate_ms) && gate_start(&r->gate, &r->o->gate))
+		goto undo_rb;
 	set_active(&r->s.w, &r->o->rules, true);
 	return 0;
+
+undo_rb:
+	ring_buffer__free(*rb);
+	*rb = NULL;
 
 undo_watcher:
 	watcher_close(&r->s.w);
@@ -585,6 +685,7 @@ int run_main(const struct run_opts *o)
 		close(pidfd);
 		close(lock);
 		ring_buffer__free(rb);
+		gate_forget(r.gate);
 		sched_close(&r.s);
 		return detach_report(o, child, ready[0]);
 	}
@@ -606,6 +707,11 @@ undo:
 	}
 	set_active(&r.s.w, &o->rules, false);
 	ring_buffer__free(rb);
+	if (r.gate) {
+		struct gate_stats gs;
+
+		gate_stop(r.gate, &gs);
+	}
 	sched_close(&r.s);
 	close(pidfd);
 	unlink(RUN_PIDFILE);

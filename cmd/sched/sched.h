@@ -12,6 +12,8 @@
  *               rules, the decision for a TSG.
  *   run.c       the run daemon: applies decisions, re-applies them, restores
  *               the originals, also those a killed run left changed.
+ *   gate.c      lc-be's hint gate: BE TSGs off the runlist while an LC
+ *               process says (hint/gpuctl_hint.h) it has work in flight.
  *
  * Nothing here prints except through p_err/p_info and run's events; the
  * command file prints the results.
@@ -24,6 +26,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "gpuctl_hint.h"
 #include "rm.h"
 #include "tsg_watch.h"
 
@@ -161,6 +164,10 @@ int tsg_set_ts(struct sched *s, const struct tsg *t, __u64 us, char *err, size_t
 int tsg_set_level(struct sched *s, const struct tsg *t, __u32 level, char *err, size_t len);
 int tsg_preempt(struct sched *s, const struct tsg *t, bool wait, __u32 timeout_us, char *err,
 		size_t len);
+/* Its channels enabled again (FIFO_DISABLE_CHANNELS bDisable 0): 0 or -1 with err. */
+int tsg_channels_on(struct sched *s, const struct tsg *t, char *err, size_t len);
+/* GPFIFO_SCHEDULE: t on its runlist (enable) or off it. */
+int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, size_t len);
 /*
  * The level to put back when RM cannot say what it was: the last one set
  * through gpuctl or by the process, else RM's default for a new TSG (medium).
@@ -180,16 +187,63 @@ const struct sched_policy *sched_policy_find(const char *name);
 const char *sched_policy_name(const struct sched_policy *p);
 /* "lc-be or fixed": for messages. */
 const char *sched_policy_list(void);
-/* The policy's ARGS into pol's rules: 0, or EXIT_USAGE after usage_err. */
-int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol);
+/* What lc-be's hint and be-rotate words set (gate.c); neither: no gate. */
+struct gate_opts {
+	const char *hint;	/* the hint file gpuctl creates */
+	__u32 hold_ms;		/* longest one LC request keeps BE off (0: no limit) */
+	__u32 mode;		/* the hint file's permissions */
+	__u32 rotate_ms;	/* be-rotate: one BE process on the runlist at a time */
+	__u32 be_off;		/* GATE_OFF_*: how a BE TSG is taken off */
+};
+enum {
+	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG (no effect on 580 GSP) */
+	GATE_OFF_CHANNELS = 1,	/* FIFO_DISABLE_CHANNELS on its channels (preempts) */
+	GATE_OFF_NR,
+};
+extern const char *const gate_off_names[GATE_OFF_NR];
+#define GATE_HOLD_MS_DEFAULT	100
+#define GATE_MODE_DEFAULT	0666
+/*
+ * The policy's ARGS into pol's rules and gate's options: 0, or EXIT_USAGE
+ * after usage_err.
+ */
+int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol,
+		       struct gate_opts *gate);
 /* The decision the watcher takes for a new TSG, for TSGs that existed before run. */
 void policy_decide(const struct policy *pol, struct tsg_info *i);
+
+/* --------------------------------------------------------------- gate.c */
+
+struct gate;
+struct gate_stats {
+	__u64 requests;		/* LC requests begun (all LC processes) */
+	__u64 offs;		/* times BE went off */
+	__u64 calls;		/* GPFIFO_SCHEDULE calls */
+	__u64 forced;		/* requests longer than hold_ms: BE put back on */
+	__u64 errors;		/* calls RM refused */
+	__u64 rotations;	/* be-rotate: turns passed on */
+	double off_p50_us, off_p99_us, off_max_us;	/* taking all BE off */
+};
+/* Creates and maps the hint file: 0, or -1 after p_err. */
+int gate_start(struct gate **g, const struct gate_opts *o);
+/* Starts the gate's thread in the process that serves: 0, or -1 after p_err. */
+int gate_run(struct gate *g);
+/* A BE TSG joins (its owner's file borrowed for the gate); g may be NULL. */
+void gate_add(struct gate *g, const struct tsg *t);
+/* Drops the TSGs of processes gone and of a freed client. */
+void gate_prune(struct gate *g);
+void gate_drop_client(struct gate *g, __u32 pid, __u32 hClient);
+/* Every BE TSG back on, the thread stopped, the hint file removed. */
+void gate_stop(struct gate *g, struct gate_stats *st);
+/* The parent of run --detach lets go of what the child serves. */
+void gate_forget(struct gate *g);
 
 /* --------------------------------------------------------------- run.c */
 
 struct run_opts {
 	const struct sched_policy *policy;
 	struct policy rules;
+	struct gate_opts gate;
 	bool detach;
 	const char *device;	/* RM device for a watcher run starts; NULL: default */
 };

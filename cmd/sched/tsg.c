@@ -302,6 +302,39 @@ int tsg_preempt(struct sched *s, const struct tsg *t, bool wait, __u32 timeout_u
 	return tsg_ctl(s, t, NVA06C_CTRL_CMD_PREEMPT, &p, sizeof(p), "PREEMPT", err, len);
 }
 
+int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, size_t len)
+{
+	struct a06c_schedule p = { .bEnable = enable };
+
+	return tsg_ctl(s, t, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &p, sizeof(p),
+		       enable ? "GPFIFO_SCHEDULE on" : "GPFIFO_SCHEDULE off", err, len);
+}
+
+int tsg_channels_on(struct sched *s, const struct tsg *t, char *err, size_t len)
+{
+	__u32 ch[RM_DISABLE_CHANNELS_MAX], subdev, status = 0;
+	int fd, n, ret;
+
+	fd = tsg_file(s, t, err, len);
+	if (fd < 0)
+		return -1;
+	n = rm_tsg_channels(fd, t->info.hClient, t->info.hTsg, &subdev, ch,
+			    RM_DISABLE_CHANNELS_MAX);
+	if (n < 0) {
+		snprintf(err, len, "finding its channels: %s", strerror(-n));
+		return -1;
+	}
+	if (!n || !subdev)
+		return 0;	/* no channel: nothing disabled */
+	ret = rm_channels_set(fd, t->info.hClient, subdev, ch, n, false, &status);
+	if (ret || status) {
+		snprintf(err, len, "DISABLE_CHANNELS (enable): %s%s", ret ? strerror(-ret) :
+			 rm_status_name(status), ret ? "" : "");
+		return -1;
+	}
+	return 0;
+}
+
 __u32 level_fallback(__u32 level, const struct tsg_info *i)
 {
 	if (level != LEVEL_UNKNOWN)

@@ -20,6 +20,12 @@
 
 #include "uvm_bpf_ext.h"
 
+/*
+ * Puts enum uvm_bpf_ext_abi, the ABI version, in the module's BTF: BTF is
+ * made from the debug info, which holds an enum only where something uses it.
+ */
+const enum uvm_bpf_ext_abi uvm_bpf_ext_abi_version = UVM_BPF_EXT_ABI_VERSION;
+
 #if UVM_BPF_EXT_ENABLED
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)

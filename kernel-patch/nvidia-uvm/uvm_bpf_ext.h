@@ -19,6 +19,17 @@
 #ifndef __UVM_BPF_EXT_H__
 #define __UVM_BPF_EXT_H__
 
+/*
+ * Version of this ABI (the types, their members, the kfuncs and the meaning
+ * of the return values below). It is in the module's BTF as an enum, so
+ * gpuctl probe can tell which ABI a loaded nvidia-uvm carries. Bump it with
+ * any change a BPF program built against an older copy of this header could
+ * notice; the driver-version adaptations of the hook sites do not change it.
+ */
+enum uvm_bpf_ext_abi {
+	UVM_BPF_EXT_ABI_VERSION = 1,
+};
+
 /* Prefetch actions returned by uvm_prefetch_before_compute(). */
 enum uvm_bpf_action {
 	UVM_BPF_ACTION_DEFAULT = 0,	/* the driver's 51 % bitmap-tree walk */
@@ -179,6 +190,8 @@ UVM_BPF_KFUNC(int, bpf_uvm_evict_move_tail, uvm_gpu_chunk_t *chunk,
 #else
 #define UVM_BPF_EXT_ENABLED 0
 #endif
+
+extern const enum uvm_bpf_ext_abi uvm_bpf_ext_abi_version;
 
 /*
  * Register all three types; on failure the driver runs on its defaults.

@@ -10,6 +10,8 @@
  *       keeps the whole GPU busy with kernels of KERNEL_MS (2 blocks of 1024
  *       threads per SM), two in flight; prints kernels completed per second.
  * Output: one line "lcbe ROLE key=value ..." on stdout.
+ * With $GPUCTL_HINT set, each LC kernel is bracketed by gpuctl_hint_begin()
+ * and gpuctl_hint_end() (hint/gpuctl_hint.h; build with hint/gpuctl_hint.c).
  */
 #include <algorithm>
 #include <chrono>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 #include <vector>
 #include <cuda_runtime.h>
+#include "gpuctl_hint.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	fprintf(stderr, "lcbe: %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -78,8 +81,10 @@ int main(int argc, char **argv)
 		while (now_us() < end) {
 			double t0 = now_us();
 
+			gpuctl_hint_begin();
 			spin<<<1, 32, 0, s>>>(ns, sink);
 			CK(cudaStreamSynchronize(s));
+			gpuctl_hint_end();
 			lat.push_back(now_us() - t0);
 			if (gap > 0)
 				std::this_thread::sleep_for(std::chrono::microseconds(gap));

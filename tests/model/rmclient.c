@@ -22,6 +22,7 @@
  *
  * rmclient [-d DEV] -p CLIENT:TSG: opens DEV afresh and tries GET_TIMESLICE
  * on another process's TSG; prints "status 0x.." (RM's ownership rule: 0x23).
+ * With -s, GPFIFO_SCHEDULE (off) instead of GET_TIMESLICE.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -118,15 +119,16 @@ int main(int argc, char **argv)
 	const char *dev = "/dev/uvm_model_rm";
 	long reset_us = 0, level = -1;
 	__u32 hClient, hDevice, tsg[64];
-	int n = 2, opt, live, wait_hup = 0, once = 0;
+	int n = 2, opt, live, wait_hup = 0, once = 0, sched_probe = 0;
 
 	const char *probe = NULL;
 
-	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:weh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:sweh")) != -1) {
 		switch (opt) {
 		case 'w': wait_hup = 1; break;
 		case 'e': once = 1; break;
 		case 'p': probe = optarg; break;
+		case 's': sched_probe = 1; break;
 		case 'd': dev = optarg; break;
 		case 'n': n = atoi(optarg); break;
 		case 'f': form = optarg; break;
@@ -152,7 +154,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rmclient: -p wants CLIENT:TSG in hex\n");
 			return 2;
 		}
-		printf("status 0x%x\n", control(c, t, NVA06C_CTRL_CMD_GET_TIMESLICE, &ts, sizeof(ts)));
+		struct a06c_schedule sc = { .bEnable = 0 };
+
+		if (sched_probe)
+			printf("status 0x%x\n", control(c, t, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sc,
+							 sizeof(sc)));
+		else
+			printf("status 0x%x\n", control(c, t, NVA06C_CTRL_CMD_GET_TIMESLICE, &ts,
+							 sizeof(ts)));
 		return 0;
 	}
 	signal(SIGUSR1, on_sig);
@@ -172,8 +181,13 @@ int main(int argc, char **argv)
 
 	hClient = alloc(0, 0, NV01_ROOT_CLIENT);
 	hDevice = alloc(hClient, hClient, NV01_DEVICE_0);
-	for (int i = 0; i < n; i++)
+	alloc(hClient, hDevice, NV20_SUBDEVICE_0);
+	for (int i = 0; i < n; i++) {
 		tsg[i] = alloc(hClient, hDevice, KEPLER_CHANNEL_GROUP_A);
+		/* two channels per TSG, as CUDA's (gpuctl's be-off channels finds them) */
+		alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+		alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+	}
 	live = n;
 	printf("ready pid=%d client=0x%x tsgs=", (int)getpid(), hClient);
 	for (int i = 0; i < n; i++)

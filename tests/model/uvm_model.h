@@ -41,6 +41,7 @@ typedef struct uvm_va_block_struct {
 	uvm_page_mask_t read_dup;	/* hint: read duplication */
 	uvm_page_mask_t preferred_gpu;	/* hint: preferred location the GPU */
 	uvm_page_mask_t preferred_cpu;	/* hint: preferred location the CPU */
+	uvm_page_mask_t remote_mapped;	/* on the CPU, mapped by the GPU */
 	uvm_gpu_chunk_t *chunk;
 	NvU32 tenant;
 	NvU32 evictions;
@@ -106,14 +107,7 @@ static inline unsigned int mask_region_weight(const uvm_page_mask_t *m,
 long uvm_model_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 /* Makes pages [first, first + n) of the range resident on the GPU (to_gpu) or the CPU. */
 void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu);
-enum uvm_model_hint {
-	UVM_MODEL_HINT_ACCESSED_BY,
-	UVM_MODEL_HINT_READ_DUP,
-	UVM_MODEL_HINT_PREFERRED_GPU,
-	UVM_MODEL_HINT_PREFERRED_CPU,
-};
-/* Sets or clears a hint on pages [first, first + n) of the range. */
-void uvm_model_set_hint(enum uvm_model_hint hint, NvU64 first, NvU64 n, bool set);
+
 
 /* uvm_model_prefetch.c */
 void uvm_perf_prefetch_get_hint_va_block(uvm_va_block_t *va_block,

@@ -182,6 +182,13 @@ void uvm_model_ev_evict(uvm_gpu_chunk_t *chunk, NvU64 addr, NvU64 bytes)
 				 UVM_MAKE_RESIDENT_CAUSE_EVICTION);
 }
 
+/* The driver's thrashing detection reports to tools only (no perf event). */
+void uvm_model_ev_thrashing(NvU64 addr, NvU64 bytes)
+{
+	if (cur_va_space)
+		uvm_model_tools_thrashing(cur_va_space, cur_va(addr), bytes);
+}
+
 static uvm_fault_service_batch_context_t batch_ctx;
 
 void uvm_model_ev_replay(NvU32 batch_id)

@@ -173,6 +173,7 @@ void uvm_model_ev_migrate(NvU64 addr, NvU64 bytes, bool prefetch);
 void uvm_model_ev_migrate_user(NvU64 addr, NvU64 bytes, bool to_gpu);	/* UVM_MIGRATE */
 void uvm_model_ev_evict(uvm_gpu_chunk_t *chunk, NvU64 addr, NvU64 bytes);
 void uvm_model_ev_replay(NvU32 batch_id);
+void uvm_model_ev_thrashing(NvU64 addr, NvU64 bytes);
 void uvm_model_ev_service_batch(NvU32 batch_id, NvU32 entries, NvU32 duplicates,
 				void (*service)(void));
 
@@ -187,5 +188,6 @@ void uvm_model_tools_migration(uvm_va_space_t *vs, NvU64 va, NvU64 bytes, bool t
 			       uvm_make_resident_cause_t cause, NvU64 begin_ns);
 void uvm_model_tools_replay(uvm_va_space_t *vs, NvU32 batch_id);
 void uvm_model_tools_eviction(uvm_va_space_t *vs, NvU64 va, NvU64 bytes);
+void uvm_model_tools_thrashing(uvm_va_space_t *vs, NvU64 va, NvU64 bytes);
 
 #endif

@@ -220,6 +220,7 @@ static void migrate_block(uvm_va_block_t *blk, unsigned int first, unsigned int 
 		block_get_chunk(blk);
 		bitmap_or(blk->resident.bitmap, blk->resident.bitmap, m.bitmap, PAGES);
 		bitmap_andnot(blk->evicted.bitmap, blk->evicted.bitmap, m.bitmap, PAGES);
+		bitmap_andnot(blk->remote_mapped.bitmap, blk->remote_mapped.bitmap, m.bitmap, PAGES);
 		model.stats.pages_migrated_user += n;
 		model.pages_migrated_total += n;
 		block_chunk_used(blk);
@@ -250,31 +251,30 @@ void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu)
 	}
 }
 
-/* Read duplication, preferred location, accessed-by: one page mask each. */
-void uvm_model_set_hint(enum uvm_model_hint hint, NvU64 first, NvU64 n, bool set)
-{
-	NvU64 p = first, end = first + n;
-
-	while (p < end) {
-		NvU64 b = p / PAGES;
-		unsigned int f = p % PAGES, outer = min_t(NvU64, PAGES, end - b * PAGES);
-		uvm_va_block_t *blk = &model.blocks[b];
-		uvm_page_mask_t *m[] = {
-			[UVM_MODEL_HINT_ACCESSED_BY] = &blk->accessed_by,
-			[UVM_MODEL_HINT_READ_DUP] = &blk->read_dup,
-			[UVM_MODEL_HINT_PREFERRED_GPU] = &blk->preferred_gpu,
-			[UVM_MODEL_HINT_PREFERRED_CPU] = &blk->preferred_cpu,
-		};
-
-		if (set)
-			bitmap_set(m[hint]->bitmap, f, outer - f);
-		else
-			bitmap_clear(m[hint]->bitmap, f, outer - f);
-		p = (b + 1) * PAGES;
-	}
-}
-
 /* --- fault batches and replays (uvm_gpu_replayable_faults.c) ---------- */
+
+/*
+ * Pages whose preferred location is the CPU stay there: the GPU's fault
+ * maps them remotely (uvm_va_block_select_residency), and they are not
+ * prefetched.  Takes them out of fresh and prefetch; how many of fresh.
+ */
+static unsigned int map_remote(uvm_va_block_t *blk, uvm_page_mask_t *fresh,
+			       uvm_page_mask_t *prefetch)
+{
+	uvm_page_mask_t r;
+	unsigned int n;
+
+	if (!bitmap_and(r.bitmap, fresh->bitmap, blk->preferred_cpu.bitmap, PAGES)) {
+		bitmap_andnot(prefetch->bitmap, prefetch->bitmap, blk->preferred_cpu.bitmap, PAGES);
+		return 0;
+	}
+	n = mask_weight(&r);
+	bitmap_or(blk->remote_mapped.bitmap, blk->remote_mapped.bitmap, r.bitmap, PAGES);
+	bitmap_andnot(fresh->bitmap, fresh->bitmap, r.bitmap, PAGES);
+	bitmap_andnot(prefetch->bitmap, prefetch->bitmap, blk->preferred_cpu.bitmap, PAGES);
+	model.stats.pages_mapped_remote += n;
+	return n;
+}
 
 static void service_block(uvm_va_block_t *blk)
 {
@@ -288,9 +288,10 @@ static void service_block(uvm_va_block_t *blk)
 	bitmap_andnot(fresh.bitmap, blk->faulted.bitmap, blk->resident.bitmap, PAGES);
 	n = mask_weight(&fresh);
 	model.stats.faults += n;
+	model.stats.tenant[blk->tenant].faults += n;
+	n -= map_remote(blk, &fresh, &prefetch);
 	model.stats.pages_migrated += n;
 	model.batch_migrated += n;
-	model.stats.tenant[blk->tenant].faults += n;
 	if (n)
 		uvm_model_ev_migrate(blk->start + ((NvU64)find_first_bit(fresh.bitmap, PAGES) << UVM_MODEL_PAGE_SHIFT), (NvU64)n << UVM_MODEL_PAGE_SHIFT, false);
 
@@ -397,8 +398,11 @@ static void service_batch(NvU32 pending)
 
 static void thrashing_detected(uvm_va_block_t *blk, unsigned int page)
 {
-	if (!test_and_set_bit(page, blk->thrashing.bitmap))
+	if (!test_and_set_bit(page, blk->thrashing.bitmap)) {
 		model.stats.thrashing_pages++;
+		uvm_model_ev_thrashing(blk->start + ((NvU64)page << UVM_MODEL_PAGE_SHIFT),
+				       UVM_PAGE_SIZE_4K);
+	}
 }
 
 static void access_one(const struct uvm_model_access *a, NvU32 pending)
@@ -413,8 +417,8 @@ static void access_one(const struct uvm_model_access *a, NvU32 pending)
 			model.stats.prefetch_hits++;
 		return;
 	}
-	/* Accessed-by the GPU: mapped remotely, read over the bus, no fault. */
-	if (test_bit(page, blk->accessed_by.bitmap)) {
+	/* Accessed-by the GPU, or mapped where it prefers to stay: no fault. */
+	if (test_bit(page, blk->accessed_by.bitmap) || test_bit(page, blk->remote_mapped.bitmap)) {
 		model.stats.remote_accesses++;
 		return;
 	}

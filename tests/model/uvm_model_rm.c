@@ -7,7 +7,12 @@
  *     devices/subdevices, TSGs (KEPLER_CHANNEL_GROUP_A, default timeslice
  *     1024 us, interleave medium);
  *   NV_ESC_RM_FREE: an object, or a whole client;
- *   NV_ESC_RM_CONTROL: GET/SET_TIMESLICE, GET/SET_INTERLEAVE_LEVEL, PREEMPT;
+ *   NV_ESC_RM_CONTROL: GET/SET_TIMESLICE, GET/SET_INTERLEAVE_LEVEL, PREEMPT,
+ *     GPFIFO_SCHEDULE (a TSG on or off its runlist: rm_tsgs_off counts those
+ *     off, rm_schedule_calls the calls, both read-only parameters for tests);
+ *   channels (HOPPER_CHANNEL_GPFIFO_A under a TSG) and, on a subdevice,
+ *     FIFO_DISABLE_CHANNELS of the caller's own channels (rm_channels_off);
+ *     GET_HANDLE_INFO (parent, class) on the client object;
  *   NV_ESC_IOCTL_XFER_CMD wrapping any of them.
  * RM's ownership rule holds: a client answers only through the open file
  * that allocated it (NV_ERR_INVALID_CLIENT otherwise), so a second opener
@@ -28,7 +33,6 @@
 
 #define NV01_ROOT		0x0000
 #define NV01_ROOT_NON_PRIV	0x0001
-#define NV20_SUBDEVICE_0	0x2080
 #define NV_ERR_INSERT_DUPLICATE_NAME 0x19
 
 /*
@@ -48,7 +52,23 @@ struct rm_obj {
 	u64 timeslice;
 	u32 level;
 	u32 preempts;
+	bool off;		/* GPFIFO_SCHEDULE bEnable=0: off its runlist */
 };
+
+/*
+ * What tests read of GPFIFO_SCHEDULE (RM has no control that reports it):
+ * the TSGs now off their runlist, of all clients, and the calls taken.
+ * Freeing a TSG that is off takes it out of the count, as RM frees it.
+ */
+static int rm_tsgs_off;
+module_param(rm_tsgs_off, int, 0444);
+MODULE_PARM_DESC(rm_tsgs_off, "TSGs now off their runlist (GPFIFO_SCHEDULE bEnable=0)");
+static int rm_channels_off;
+module_param(rm_channels_off, int, 0444);
+MODULE_PARM_DESC(rm_channels_off, "channels now disabled (FIFO_DISABLE_CHANNELS)");
+static unsigned int rm_schedule_calls;
+module_param(rm_schedule_calls, uint, 0444);
+MODULE_PARM_DESC(rm_schedule_calls, "GPFIFO_SCHEDULE controls taken");
 
 struct rm_client {
 	struct list_head node;
@@ -105,6 +125,10 @@ static void client_destroy(struct rm_client *c)
 	struct rm_obj *o, *t;
 
 	list_for_each_entry_safe(o, t, &c->objs, node) {
+		if (o->cls == HOPPER_CHANNEL_GPFIFO_A)
+			rm_channels_off -= o->off;
+		else
+			rm_tsgs_off -= o->off;
 		list_del(&o->node);
 		kfree(o);
 	}
@@ -146,15 +170,15 @@ static u32 do_alloc(struct file *file, u32 hRoot, u32 hParent, u32 *hNew, u32 cl
 	if (hParent != c->h && !obj_find(c, hParent))
 		return NV_ERR_INVALID_OBJECT_PARENT;
 	if (cls != NV01_DEVICE_0 && cls != NV20_SUBDEVICE_0 &&
-	    cls != KEPLER_CHANNEL_GROUP_A)
+	    cls != KEPLER_CHANNEL_GROUP_A && cls != HOPPER_CHANNEL_GPFIFO_A)
 		return NV_ERR_INVALID_CLASS;
 	if (*hNew && (*hNew == c->h || obj_find(c, *hNew)))
 		return NV_ERR_INSERT_DUPLICATE_NAME;
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return NV_ERR_NO_MEMORY;
-	o->h = *hNew ? *hNew :
-		(cls == KEPLER_CHANNEL_GROUP_A ? 0x5c000000 : 0xcaf00000) | (++c->next & 0xffff);
+	/* one numbering for all of a client's objects, as CUDA's handles */
+	o->h = *hNew ? *hNew : 0x5c000000 | (++c->next & 0xffff);
 	o->parent = hParent;
 	o->cls = cls;
 	o->timeslice = 1024;
@@ -178,9 +202,85 @@ static u32 do_free(struct file *file, u32 hRoot, u32 hObj)
 	o = obj_find(c, hObj);
 	if (!o)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
+	if (o->cls == HOPPER_CHANNEL_GPFIFO_A)
+		rm_channels_off -= o->off;
+	else
+		rm_tsgs_off -= o->off;
 	list_del(&o->node);
 	kfree(o);
 	return NV_OK;
+}
+
+/* GET_HANDLE_INFO on the client: the parent or the class of one of its objects. */
+static u32 handle_info(struct rm_client *c, struct nvos54_params *p, void __user *up)
+{
+	struct rm_handle_info hi;
+	struct rm_obj *o;
+
+	if (p->paramsSize != sizeof(hi) || !up)
+		return NV_ERR_INVALID_PARAM_STRUCT;
+	if (copy_from_user(&hi, up, sizeof(hi)))
+		return NV_ERR_INVALID_POINTER;
+	o = obj_find(c, hi.hObject);
+	if (!o)
+		return NV_ERR_OBJECT_NOT_FOUND;
+	if (hi.index == NV0000_HANDLE_INFO_PARENT)
+		hi.data = o->parent;
+	else if (hi.index == NV0000_HANDLE_INFO_CLASSID)
+		hi.data = o->cls;
+	else
+		return NV_ERR_INVALID_ARGUMENT;
+	return copy_to_user(up, &hi, sizeof(hi)) ? NV_ERR_INVALID_POINTER : NV_OK;
+}
+
+/*
+ * FIFO_DISABLE_CHANNELS on a subdevice of c.  The model's ownership rule:
+ * every listed channel must be c's own (through c's file), as gpuctl
+ * issues it; what RM does with other clients' channels is not modelled.
+ */
+static u32 disable_channels(struct rm_client *c, struct nvos54_params *p, void __user *up)
+{
+	struct rm_disable_channels *d;
+	u32 st = NV_OK;
+
+	if (p->paramsSize != sizeof(*d) || !up)
+		return NV_ERR_INVALID_PARAM_STRUCT;
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return NV_ERR_NO_MEMORY;
+	if (copy_from_user(d, up, sizeof(*d))) {
+		st = NV_ERR_INVALID_POINTER;
+		goto out;
+	}
+	if (d->numChannels > RM_DISABLE_CHANNELS_MAX || d->pRunlistPreemptEvent) {
+		st = d->pRunlistPreemptEvent ? NV_ERR_INSUFFICIENT_PERMISSIONS :
+		     NV_ERR_INVALID_ARGUMENT;
+		goto out;
+	}
+	for (u32 i = 0; i < d->numChannels; i++) {	/* all checked before any change */
+		struct rm_obj *ch = obj_find(c, d->hChannelList[i]);
+
+		if (d->hClientList[i] != c->h) {
+			st = NV_ERR_INVALID_CLIENT;
+			goto out;
+		}
+		if (!ch || ch->cls != HOPPER_CHANNEL_GPFIFO_A) {
+			st = NV_ERR_INVALID_OBJECT_HANDLE;
+			goto out;
+		}
+	}
+	for (u32 i = 0; i < d->numChannels; i++) {
+		struct rm_obj *ch = obj_find(c, d->hChannelList[i]);
+
+		if (ch->off != !!d->bDisable) {
+			ch->off = !!d->bDisable;
+			rm_channels_off += ch->off ? 1 : -1;
+		}
+	}
+	rm_schedule_calls++;
+out:
+	kfree(d);
+	return st;
 }
 
 static u32 do_control(struct file *file, struct nvos54_params *p)
@@ -192,11 +292,16 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 
 	if (!c)
 		return NV_ERR_INVALID_CLIENT;
+	if (p->hObject == c->h && p->cmd == NV0000_CTRL_CMD_CLIENT_GET_HANDLE_INFO)
+		return handle_info(c, p, up);
 	o = obj_find(c, p->hObject);
 	if (!o)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	if ((p->cmd >> 16) == KEPLER_CHANNEL_GROUP_A && o->cls != KEPLER_CHANNEL_GROUP_A)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
+	if (p->cmd == NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS)
+		return o->cls == NV20_SUBDEVICE_0 ? disable_channels(c, p, up) :
+		       NV_ERR_INVALID_OBJECT_HANDLE;
 
 	switch (p->cmd) {
 	case NVA06C_CTRL_CMD_SET_TIMESLICE:
@@ -209,6 +314,9 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 		break;
 	case NVA06C_CTRL_CMD_PREEMPT:
 		want = sizeof(struct a06c_preempt);
+		break;
+	case NVA06C_CTRL_CMD_GPFIFO_SCHEDULE:
+		want = sizeof(struct a06c_schedule);
 		break;
 	default:
 		return NV_ERR_NOT_SUPPORTED;
@@ -259,6 +367,21 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 		if (pr.bManualTimeout && pr.timeoutUs > NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US)
 			return NV_ERR_INVALID_ARGUMENT;
 		o->preempts++;
+		return NV_OK;
+	}
+	case NVA06C_CTRL_CMD_GPFIFO_SCHEDULE: {
+		struct a06c_schedule sc;
+
+		if (copy_from_user(&sc, up, sizeof(sc)))
+			return NV_ERR_INVALID_POINTER;
+		/* ctrla06fgpfifo.h: with bEnable, not both skips */
+		if (sc.bEnable && sc.bSkipSubmit && sc.bSkipEnable)
+			return NV_ERR_INVALID_ARGUMENT;
+		rm_schedule_calls++;
+		if (o->off == !sc.bEnable)
+			return NV_OK;	/* as RM: asking again changes nothing */
+		o->off = !sc.bEnable;
+		rm_tsgs_off += o->off ? 1 : -1;
 		return NV_OK;
 	}
 	}

@@ -14,7 +14,9 @@
  *
  * Events come from the model's trace points (uvm_model_events.c) for the
  * va_space the model runs for: GPU faults, migrations (fault, prefetch,
- * UVM_MIGRATE, eviction), replays and evictions.  The counters count what
+ * UVM_MIGRATE, eviction), replays, evictions and thrashing.  No CPU faults:
+ * the model's CPU never touches managed memory.  The device exists while
+ * the parameter tools_device is 1 (below).  The counters count what
  * the driver counts: a GPU fault per fault notification, bytes per
  * migration (CPU to GPU, GPU to CPU).
  */
@@ -265,6 +267,19 @@ void uvm_model_tools_eviction(uvm_va_space_t *vs, NvU64 va, NvU64 bytes)
 	put64(e, UT_EVICTION_ADDR_IN, va);
 	put64(e, UT_EVICTION_BYTES, bytes);
 	put64(e, UT_EVICTION_TS, now());
+	record(vs, e);
+}
+
+void uvm_model_tools_thrashing(uvm_va_space_t *vs, NvU64 va, NvU64 bytes)
+{
+	u8 e[UT_ENTRY_SIZE] = { 0 };
+
+	put8(e, 0, UT_EV_THRASHING);
+	put64(e, UT_THRASHING_ADDR, va);
+	put64(e, UT_THRASHING_BYTES, bytes);
+	put64(e, UT_THRASHING_TS, now());
+	/* The CPU and the GPU fight over it: processor ids 0 and 1. */
+	put64(e, UT_THRASHING_PROCESSORS, (1ULL << 0) | (1ULL << MODEL_GPU_PROC));
 	record(vs, e);
 }
 

@@ -111,6 +111,7 @@ struct uvm_model_stats {
 	__u64 pages_read_dup;
 	__u64 pages_preferred_gpu;
 	__u64 pages_preferred_cpu;
+	__u64 pages_mapped_remote;	/* GPU faults on CPU-preferred pages: mapped, not moved */
 };
 
 /* Times compute_prefetch_region over iterations decisions. */

@@ -19,6 +19,14 @@
  * past the model's va_blocks, fail: EINVAL), up to UVM_MODEL_MAX_MAPS
  * mappings per va_space, never split; the CPU cannot touch the pages
  * (SIGBUS).
+ *
+ * What the calls do to the model's GPU: UVM_MIGRATE makes pages resident
+ * (evicting as faults do) or sends them back; accessed-by the GPU maps
+ * pages remotely (no faults, no migrations); a CPU preferred location
+ * makes the GPU's faults map the pages remotely instead of migrating them
+ * (and keeps them out of prefetches); a GPU preferred location and read
+ * duplication are recorded (counted in the stats) and change nothing, as
+ * for a single GPU that faults its data in anyway.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -36,6 +44,13 @@ static const struct uvm_uuid cpu_uuid = { UVM_CPU_UUID_BYTES };
 #define INIT_FLAGS_ALL 0x6ULL
 
 enum proc { PROC_NONE, PROC_CPU, PROC_GPU };
+
+enum uvm_model_hint {
+	UVM_MODEL_HINT_ACCESSED_BY,
+	UVM_MODEL_HINT_READ_DUP,
+	UVM_MODEL_HINT_PREFERRED_GPU,
+	UVM_MODEL_HINT_PREFERRED_CPU,
+};
 
 static enum proc proc_of(const struct uvm_uuid *u)
 {
@@ -89,6 +104,30 @@ static u32 range_pages(uvm_va_space_t *vs, u64 base, u64 length, u64 *first, u64
 	*first = (base - UVM_MODEL_VA_BASE) >> UVM_MODEL_PAGE_SHIFT;
 	*n = length >> UVM_MODEL_PAGE_SHIFT;
 	return UVM_NV_OK;
+}
+
+/* Read duplication, preferred location, accessed-by: one page mask each. */
+static void set_hint(enum uvm_model_hint hint, NvU64 first, NvU64 n, bool set)
+{
+	NvU64 p = first, end = first + n;
+
+	while (p < end) {
+		NvU64 b = p / PAGES;
+		unsigned int f = p % PAGES, outer = min_t(NvU64, PAGES, end - b * PAGES);
+		uvm_va_block_t *blk = &model.blocks[b];
+		uvm_page_mask_t *m[] = {
+			[UVM_MODEL_HINT_ACCESSED_BY] = &blk->accessed_by,
+			[UVM_MODEL_HINT_READ_DUP] = &blk->read_dup,
+			[UVM_MODEL_HINT_PREFERRED_GPU] = &blk->preferred_gpu,
+			[UVM_MODEL_HINT_PREFERRED_CPU] = &blk->preferred_cpu,
+		};
+
+		if (set)
+			bitmap_set(m[hint]->bitmap, f, outer - f);
+		else
+			bitmap_clear(m[hint]->bitmap, f, outer - f);
+		p = (b + 1) * PAGES;
+	}
 }
 
 static u32 api_initialize(uvm_va_space_t *vs, struct uvm_initialize_params *p)
@@ -157,8 +196,8 @@ static u32 api_preferred(uvm_va_space_t *vs, struct uvm_set_preferred_location_p
 		return UVM_NV_ERR_INVALID_DEVICE;
 	if (where == PROC_CPU && p->cpu_numa_node != -1 && p->cpu_numa_node != 0)
 		return UVM_NV_ERR_INVALID_ARGUMENT;
-	uvm_model_set_hint(UVM_MODEL_HINT_PREFERRED_GPU, first, n, where == PROC_GPU);
-	uvm_model_set_hint(UVM_MODEL_HINT_PREFERRED_CPU, first, n, where == PROC_CPU);
+	set_hint(UVM_MODEL_HINT_PREFERRED_GPU, first, n, where == PROC_GPU);
+	set_hint(UVM_MODEL_HINT_PREFERRED_CPU, first, n, where == PROC_CPU);
 	return UVM_NV_OK;
 }
 
@@ -174,7 +213,7 @@ static u32 api_accessed_by(uvm_va_space_t *vs, struct uvm_accessed_by_params *p,
 		return UVM_NV_ERR_INVALID_DEVICE;
 	/* The CPU maps what it accesses anyway: only the GPU's is modelled. */
 	if (who == PROC_GPU)
-		uvm_model_set_hint(UVM_MODEL_HINT_ACCESSED_BY, first, n, set);
+		set_hint(UVM_MODEL_HINT_ACCESSED_BY, first, n, set);
 	return UVM_NV_OK;
 }
 
@@ -184,7 +223,7 @@ static u32 api_read_dup(uvm_va_space_t *vs, struct uvm_range_params *p, bool ena
 	u32 st = range_pages(vs, p->base, p->length, &first, &n);
 
 	if (!st)
-		uvm_model_set_hint(UVM_MODEL_HINT_READ_DUP, first, n, enable);
+		set_hint(UVM_MODEL_HINT_READ_DUP, first, n, enable);
 	return st;
 }
 

@@ -35,10 +35,18 @@ else
     fail "series generation is deterministic" "two runs differ"
 fi
 
+versions=$(awk '!/^#/ && NF { print $1 }' $KP/versions/list)
+[ "$(echo $versions)" = "550.163.01 580.142 595.45.04" ] &&
+    ok "series for 550.163.01 580.142 595.45.04" || fail "series for 550, 580, 595" "versions/list: $versions"
+[ "$(cd $KP/series && echo */)" = "$(printf '%s/ ' $versions | sed 's/ $//')" ] &&
+    ok "series/ holds exactly the listed versions" || fail "series/ holds exactly the listed versions" "$(ls $KP/series)"
+
+for v in $versions; do
+S=$KP/series/$v
 n=0
-for p in $KP/series/000[1-9]-*.patch; do
+for p in $S/000[1-9]-*.patch; do
     n=$((n + 1))
-    name=$(basename "$p")
+    name=$v/$(basename "$p")
     if [ "$(grep -c '^Subject: \[PATCH [0-9]/3\] nvidia-uvm: ' "$p")" = 1 ] &&
        grep -q '^Signed-off-by: ' "$p" && grep -q ' files\? changed' "$p"; then
         ok "$name is well formed"
@@ -51,27 +59,87 @@ for p in $KP/series/000[1-9]-*.patch; do
         fail "$name touches kernel-open/ only" "paths outside kernel-open/"
     fi
 done
-[ "$n" = 3 ] && ok "three patches" || fail "three patches" "found $n"
-if grep -q '^@SHORTLOG@\|^@DIFFSTAT@' $KP/series/0000-cover-letter.patch; then
-    fail "cover letter filled in" "placeholders left"
+[ "$n" = 3 ] && ok "$v: three patches" || fail "$v: three patches" "found $n"
+if grep -q '@SHORTLOG@\|@DIFFSTAT@\|@VERSION' $S/0000-cover-letter.patch; then
+    fail "$v: cover letter filled in" "placeholders left"
 else
-    ok "cover letter filled in"
+    ok "$v: cover letter filled in"
 fi
+grep -q "^This is the series for open-gpu-kernel-modules $v\. " $S/0000-cover-letter.patch &&
+    grep -q "^ - Source: " $S/0000-cover-letter.patch &&
+    ok "$v: cover letter names its version and what differs" ||
+    fail "$v: cover letter names its version and what differs" "no version notes"
 
 # The new files of the series are the plain sources, byte for byte.
-mkdir -p "$T_DIR/empty/kernel-open/nvidia-uvm"
 for f in uvm_bpf_ext.h uvm_bpf_ext.c; do
     awk -v f="kernel-open/nvidia-uvm/$f" '
         /^diff --git / { on = ($3 == "a/" f) ; next }
         on && /^@@/ { body = 1; next }
         on && body && /^\+/ { print substr($0, 2); next }
-        on && body { on = 0 }' $KP/series/0001-*.patch > "$T_DIR/$f"
+        on && body { on = 0 }' $S/0001-*.patch > "$T_DIR/$f"
     if cmp -s "$T_DIR/$f" $KP/nvidia-uvm/$f; then
-        ok "0001 carries nvidia-uvm/$f unchanged"
+        ok "$v: 0001 carries nvidia-uvm/$f unchanged"
     else
-        fail "0001 carries nvidia-uvm/$f unchanged" "differs"
+        fail "$v: 0001 carries nvidia-uvm/$f unchanged" "differs"
     fi
 done
+
+# Static guarantees of the hook sites, read from the series itself.
+if grep -q '^+    action = uvm_bpf_prefetch_attached() ?' $S/0001-*.patch &&
+   grep -q 'rcu_access_pointer(uvm_bpf_prefetch_ops) != NULL' $KP/nvidia-uvm/uvm_bpf_ext.h; then
+    ok "$v: prefetch site tests one RCU pointer first"
+else
+    fail "$v: prefetch site tests one RCU pointer first" "hook site changed"
+fi
+if grep -q '^+    UVM_PERF_FAULT_REPLAY_POLICY_EBPF,' $S/0002-*.patch &&
+   grep -q 'BUILD_BUG_ON(UVM_PERF_FAULT_REPLAY_POLICY_EBPF != UVM_PERF_FAULT_REPLAY_POLICY_EBPF_VALUE)' $S/0002-*.patch; then
+    ok "$v: replay policy EBPF is 4 at build time"
+else
+    fail "$v: replay policy EBPF is 4 at build time" "enum or BUILD_BUG_ON missing"
+fi
+if grep -q '^+int uvm_pmm_bpf_chunk_move(uvm_gpu_chunk_t \*chunk, struct list_head \*used_list, bool to_head)' $S/0003-*.patch; then
+    ok "$v: driver provides uvm_pmm_bpf_chunk_move"
+else
+    fail "$v: driver provides uvm_pmm_bpf_chunk_move" "not in 0003"
+fi
+
+# scripts/zero-cost on the post-image of the hunks (added and context lines
+# per file): passes as generated, fails when one guard is dropped.
+zc=$T_DIR/zc-$v/nvidia-uvm
+mkdir -p "$zc"
+awk -v d="$zc" '
+    /^diff --git / { f = ""; next }
+    /^\+\+\+ b\/kernel-open\/nvidia-uvm\// { f = d "/" substr($2, 26); next }
+    /^(---|\+\+\+) / { next }
+    f != "" && /^[ +]/ { print substr($0, 2) >> f }' $S/000[1-3]-*.patch
+if $KP/scripts/zero-cost "$zc/.." > "$T_DIR/zc.log" 2>&1; then
+    ok "$v: zero-cost passes on the hook sites"
+else
+    fail "$v: zero-cost passes on the hook sites" "$(head -n 3 "$T_DIR/zc.log")"
+fi
+sed -i 's/if (uvm_bpf_evict_attached())$/if (true)/' "$zc/uvm_pmm_gpu.c"
+if ! $KP/scripts/zero-cost "$zc/.." > "$T_DIR/zc.log" 2>&1 && grep -q 'pmm_bpf_evict_hook not behind' "$T_DIR/zc.log"; then
+    ok "$v: zero-cost fails on an unguarded eviction hook"
+else
+    fail "$v: zero-cost fails on an unguarded eviction hook" "$(head -n 3 "$T_DIR/zc.log")"
+fi
+done
+
+# The ABI version: in the header as an enum (BTF), and compared by btf-parity.
+if grep -q '^	UVM_BPF_EXT_ABI_VERSION = 1,$' $KP/nvidia-uvm/uvm_bpf_ext.h &&
+   grep -q '^const enum uvm_bpf_ext_abi uvm_bpf_ext_abi_version = UVM_BPF_EXT_ABI_VERSION;' $KP/nvidia-uvm/uvm_bpf_ext.c &&
+   grep -q 'ENUMS=.*uvm_bpf_ext_abi' $KP/btf-parity; then
+    ok "ABI version 1 is an enum in BTF, compared by btf-parity"
+else
+    fail "ABI version 1 is an enum in BTF, compared by btf-parity" "missing"
+fi
+
+# gpuctl probe's copies: the version list and the ABI version it speaks.
+c_versions=$(sed -n 's/^const char \*const kpatch_versions\[\] = { \(.*\), NULL };$/\1/p' cmd/lib/nvdrv.c | tr -d '",')
+[ "$c_versions" = "$(echo $versions)" ] && ok "cmd/lib/nvdrv.c lists the versions of versions/list" ||
+    fail "cmd/lib/nvdrv.c lists the versions of versions/list" "'$c_versions'"
+grep -q '^#define UVM_HOOKS_ABI 1$' cmd/lib/gpuctl.h && ok "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" ||
+    fail "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" "UVM_HOOKS_ABI in cmd/lib/gpuctl.h differs from uvm_bpf_ext.h"
 
 if bash -n $KP/btf-parity && $KP/btf-parity 2>/dev/null; [ $? = 2 ]; then
     ok "btf-parity usage"
@@ -79,29 +147,10 @@ else
     fail "btf-parity usage" "expected exit 2 without arguments"
 fi
 
-# Static guarantees of the hook sites, read from the series itself.
-if grep -q '^+    action = uvm_bpf_prefetch_attached() ?' $KP/series/0001-*.patch &&
-   grep -q 'rcu_access_pointer(uvm_bpf_prefetch_ops) != NULL' $KP/nvidia-uvm/uvm_bpf_ext.h; then
-    ok "prefetch site tests one RCU pointer first"
-else
-    fail "prefetch site tests one RCU pointer first" "hook site changed"
-fi
-if grep -q '^+    UVM_PERF_FAULT_REPLAY_POLICY_EBPF,' $KP/series/0002-*.patch &&
-   grep -q 'BUILD_BUG_ON(UVM_PERF_FAULT_REPLAY_POLICY_EBPF != UVM_PERF_FAULT_REPLAY_POLICY_EBPF_VALUE)' $KP/series/0002-*.patch; then
-    ok "replay policy EBPF is 4 at build time"
-else
-    fail "replay policy EBPF is 4 at build time" "enum or BUILD_BUG_ON missing"
-fi
-if grep -q '^+int uvm_pmm_bpf_chunk_move(uvm_gpu_chunk_t \*chunk, struct list_head \*used_list, bool to_head)' $KP/series/0003-*.patch; then
-    ok "driver provides uvm_pmm_bpf_chunk_move"
-else
-    fail "driver provides uvm_pmm_bpf_chunk_move" "not in 0003"
-fi
-
 if [ -n "${KERNEL_PATCH_CHECK:-}" ]; then
     if make -s -C $KP check > "$T_DIR/check.log" 2>&1; then
         ok "make -C kernel-patch check"
-        grep -E '^(ok|warnings|note):' "$T_DIR/check.log" | sed 's/^/     /'
+        grep -E '^(ok|warnings|note|time):' "$T_DIR/check.log" | sed 's/^/     /'
     else
         fail "make -C kernel-patch check" "$(grep -E '^FAIL' "$T_DIR/check.log" | head -n 5)"
         tail -n 30 "$T_DIR/check.log"

@@ -32,6 +32,12 @@ if [ "${NO_MODEL:-0}" = 1 ]; then
 else
 	check "model module loaded" test -d "/sys/module/${MODEL_NAME:-uvm_model}"
 	check "model BTF /sys/kernel/btf/${MODEL_NAME:-uvm_model}" test -r "/sys/kernel/btf/${MODEL_NAME:-uvm_model}"
+	# the model compiles kernel-patch's uvm_bpf_ext.c: its BTF has the ABI version
+	if gpuctl probe 2>&1 | grep -q "UVM hooks  *yes (${MODEL_NAME:-uvm_model}, ABI 1)"; then
+		ok "probe: UVM hooks of ABI 1 in ${MODEL_NAME:-uvm_model}"
+	else
+		fail "probe: UVM hooks of ABI 1 in ${MODEL_NAME:-uvm_model}" "$(gpuctl probe 2>&1 | grep -A1 'UVM hooks')"
+	fi
 	check "uvmsim in PATH" command -v uvmsim
 	check "uvmsim runs" runs uvmsim --help
 fi

@@ -77,6 +77,23 @@ STATS=$(uvmsim stats)
 n=$(printf '%s\n' "$OUT" | grep -c " replay ")
 [ "$n" = "$(stat_of replays)" ] && ok "trace replays: one per replay ($n)" || fail "replays" "$n vs $(stat_of replays)"
 
+# thrashing: pages 0-63 of blocks 0-3, three passes over 2 GPU chunks
+: >$T/thrash.in
+for pass in 1 2 3; do
+	for b in 0 1 2 3; do
+		for p in $(seq 0 63); do printf '%x r\n' $(((b * 512 + p) * 4096)) >>$T/thrash.in; done
+	done
+done
+uvmsim reset va_blocks 64 gpu_chunks 2 >/dev/null
+expect_exit 0 $G -j stat --backend uvm-tools -- uvmsim run trace file $T/thrash.in warps 1 wait_ms 300
+STATS=$(uvmsim stats)
+[ "$(stat_of thrashing_pages)" -gt 0 ] && ok "the model flagged thrashing pages" || fail "thrashing" "$STATS"
+expect_json_eq "stat: thrashing = the model's thrashing pages" .counters.thrashing "$(stat_of thrashing_pages)"
+expect_json_eq "stat: evictions = the model's" .counters.evictions "$(stat_of evictions)"
+expect_json_eq "stat: eviction bytes = the model's" .counters.eviction_bytes \
+	"$(($(stat_of pages_evicted) * 4096))"
+expect_json_eq "stat: bytes_dtoh = eviction bytes" .counters.bytes_dtoh "$(($(stat_of pages_evicted) * 4096))"
+
 # --- -p PID: the tracker follows the target's fd; UVM_MIGRATE shows as user ---
 uvmsim reset va_blocks 64 >/dev/null
 uvmsim run seq blocks 2 wait_ms 1500 >/dev/null &
@@ -97,6 +114,31 @@ grep -q '"event":"migration".*"addr":"0x7e0000200000".*"cause":"user"' $T/p.out 
 grep -q '"cause":"fault"' $T/p.out && fail "-p: after the migration" "the target still faulted" ||
 	ok "-p: the migrated target did not fault"
 [ "$(stat_of fault_entries)" = 0 ] && ok "model: 0 faults after the migration" || fail "faults" "$STATS"
+
+# --- the queue's semantics, through gpuctl's consumer (utqclient) -----------
+# A 16-entry queue, threshold 8, read only after the run: poll wakes at the
+# threshold, 15 entries fit (one slot stays free), the rest count as dropped.
+UQ=${UTQCLIENT:-tests/model/utqclient}
+[ -x "$UQ" ] || UQ=$(command -v utqclient)
+uvmsim reset va_blocks 64 batch 64 >/dev/null
+uvmsim run seq blocks 4 wait_ms 500 >/dev/null &
+P=$!
+sleep 0.1
+"$UQ" $P 16 8 5000 >$T/q.out 2>&1 &
+Q=$!
+wait $P
+wait $Q
+STATS=$(uvmsim stats)
+q() { awk -v k="$1" '$1 == k { print $2 }' $T/q.out; }
+fe=$(stat_of fault_entries)
+[ "$(q woken)" = 1 ] && ok "queue: poll woke at the threshold" || fail "queue woken" "$(cat $T/q.out)"
+[ "$(q pending)" -ge 8 ] && [ "$(q pending)" -le 15 ] && ok "queue: 8..15 entries pending at wake-up" ||
+	fail "queue pending" "$(cat $T/q.out)"
+[ "$(q read)" = 15 ] && ok "queue: a full 16-entry queue holds 15" || fail "queue read" "$(cat $T/q.out)"
+[ "$(q dropped)" = $((fe - 15)) ] && ok "queue: the other $((fe - 15)) fault events counted as dropped" ||
+	fail "queue dropped" "$(cat $T/q.out); model fault entries $fe"
+[ "$(q counter)" = "$fe" ] && ok "counter tracker: GPU faults = the model's fault entries" ||
+	fail "counter" "$(cat $T/q.out); model $fe"
 
 # record and report through uvm-tools
 uvmsim reset va_blocks 64 >/dev/null

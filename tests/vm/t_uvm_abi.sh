@@ -129,6 +129,26 @@ STATS=$(uvmsim stats)
 [ "$(stat_of evictions)" = 2 ] && [ "$(stat_of chunks_used)" = 2 ] &&
 	ok "migration past GPU memory evicts, as faults do" || fail "migrate evicts" "$STATS"
 
+# --- alloc: fresh allocations, each its own mapping, first-touched in turn ---
+uvmsim reset va_blocks 64 >/dev/null
+uvmsim run alloc blocks 8 alloc 2 first 8 gap_ms 400 hold_ms 1500 >/dev/null 2>&1 &
+A=$!
+sleep 0.2
+n=$(grep -c nvidia-uvm /proc/$A/maps)
+[ "$n" -ge 1 ] && [ "$n" -lt 4 ] && ok "alloc: allocations appear one by one ($n mapped so far)" ||
+	fail "alloc early" "$(grep nvidia-uvm /proc/$A/maps)"
+status "alloc: the last allocation is not managed memory yet" 0x1e -p $A migrate $((B + 14 * MB2)) $MB2 gpu
+sleep 1.6
+n=$(grep -c nvidia-uvm /proc/$A/maps)
+[ "$n" = 4 ] && ok "alloc: 4 allocations, 4 /dev/nvidia-uvm mappings" || fail "alloc maps" "$(cat /proc/$A/maps)"
+grep -q "^7e0001000000-7e0001400000 rw-s 7e0001000000 .* /dev/nvidia-uvm$" /proc/$A/maps &&
+	ok "alloc: the first at block 8, 2 blocks long" || fail "alloc first" "$(grep nvidia-uvm /proc/$A/maps)"
+status "alloc: adjoining allocations migrate as one range" 0x0 -p $A migrate $((B + 8 * MB2)) $((8 * MB2)) cpu
+wait $A
+STATS=$(uvmsim stats)
+[ "$(stat_of fault_entries)" -gt 0 ] && [ "$(stat_of pages_migrated_to_cpu)" = 4096 ] &&
+	ok "alloc: first touches faulted, and all 8 blocks went back" || fail "alloc stats" "$STATS"
+
 # --- hints ------------------------------------------------------------------
 uvmsim reset va_blocks 64 >/dev/null
 status "accessed_by GPU on block 0" 0x0 -p $P accessed_by $B $MB2 gpu
@@ -145,6 +165,20 @@ STATS=$(uvmsim stats)
 [ "$(stat_of pages_accessed_by)" = 0 ] && [ "$(stat_of pages_preferred_gpu)" = 512 ] &&
 	[ "$(stat_of pages_preferred_cpu)" = 512 ] && [ "$(stat_of pages_read_dup)" = 512 ] &&
 	ok "hints recorded per page" || fail "hints" "$STATS"
+# a GPU fault on pages that prefer the CPU maps them there: faults once, moves nothing
+uvmsim reset va_blocks 64 >/dev/null
+status "prefer the GPU for block 0" 0x0 -p $P prefer $B $MB2 gpu
+status "prefer the CPU for block 1, NUMA node 0" 0x0 -p $P prefer $((B + MB2)) $MB2 cpu numa 0
+uvmsim run seq blocks 2 >/dev/null && STATS=$(uvmsim stats)
+[ "$(stat_of pages_mapped_remote)" = 512 ] && ok "CPU-preferred block: 512 pages mapped remotely" ||
+	fail "mapped remote" "$STATS"
+[ "$(stat_of pages_migrated)" = 512 ] && ok "only the GPU-preferred block migrated" || fail "migrated" "$STATS"
+pre=$(stat_of fault_entries)
+uvmsim run seq blocks 2 >/dev/null && STATS=$(uvmsim stats)
+[ "$(stat_of fault_entries)" = "$pre" ] && [ "$(stat_of remote_accesses)" = 512 ] &&
+	ok "a second sweep: no faults, the CPU-preferred block read remotely" || fail "second sweep" "$STATS"
+status "prefer the GPU again" 0x0 -p $P prefer $B $((2 * MB2)) gpu
+status "readdup" 0x0 -p $P readdup $B $MB2
 status "unprefer" 0x0 -p $P unprefer $B $((2 * MB2))
 status "unreaddup" 0x0 -p $P unreaddup $B $MB2
 STATS=$(uvmsim stats)

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exporter.c - gpuctl exporter: what gpuctl knows, for Prometheus.  serve
+ * runs an HTTP endpoint (/metrics) until stopped; textfile writes one
+ * exposition for node_exporter's textfile collector.  The engine is
+ * cmd/exporter/ (exporter.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "gpuctl.h"
+#include "exporter/exporter.h"
+
+#define EXP_DEFAULT_INTERVAL_MS	2000
+
+static int do_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (json_output) {
+		jsonw_null(json_wtr);
+		return EXIT_OK;
+	}
+	fprintf(stdout,
+		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
+		"       %1$s %2$s textfile [--output FILE]\n"
+		"       %1$s %2$s help\n"
+		"\n"
+		"       COMMAND := { serve | textfile | help }\n"
+		"\n"
+		"serve answers GET /metrics (Prometheus text format) on ADDR:PORT, by\n"
+		"default :%3$d (every address); '%1$s %2$s --listen ...' is serve too.\n"
+		"It attaches to every process with /dev/nvidia-uvm open (UVM tools\n"
+		"counters only) at most every --interval ms (default %4$d), drops those\n"
+		"that exit, and reads the TSG watcher and the loaded policies per scrape.\n"
+		"--events also counts replays, evictions and thrashing per process from\n"
+		"an event queue each (costs more than counters).\n"
+		"textfile writes one exposition without per-process counters (they count\n"
+		"only while attached) to FILE, atomically (node_exporter's textfile\n"
+		"collector reads *.prom), or to stdout.  Needs CAP_BPF, CAP_PERFMON and\n"
+		"CAP_SYS_PTRACE (or root) and a mounted bpffs.\n",
+		bin_name, "exporter", EXP_DEFAULT_PORT, EXP_DEFAULT_INTERVAL_MS);
+	return EXIT_OK;
+}
+
+/*
+ * "HOST:PORT", ":PORT" (every IPv4 address) or "[V6]:PORT", numeric only:
+ * no name service (the static binary has none).  0 or usage_err's code.
+ */
+static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	char host[128], *port;
+	unsigned long long p;
+	const char *h;
+
+	if (strlen(arg) >= sizeof(host))
+		return usage_err("bad listen address '%s': too long", arg);
+	strcpy(host, arg);
+	port = strrchr(host, ':');
+	if (!port)
+		return usage_err("bad listen address '%s': expected ADDR:PORT, e.g. :%d or "
+				 "127.0.0.1:%d", arg, EXP_DEFAULT_PORT, EXP_DEFAULT_PORT);
+	*port++ = '\0';
+	h = host;
+	if (host[0] == '[') {
+		size_t n = strlen(host);
+
+		if (n < 2 || host[n - 1] != ']')
+			return usage_err("bad listen address '%s': unbalanced '['", arg);
+		host[n - 1] = '\0';
+		h = host + 1;
+	}
+	if (parse_u64("listen port", port, 1, 65535, &p))
+		return EXIT_USAGE;
+	memset(ss, 0, sizeof(*ss));
+	if (!*h || inet_pton(AF_INET, h, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(p);
+		*len = sizeof(*v4);	/* "" left sin_addr 0: INADDR_ANY */
+	} else if (inet_pton(AF_INET6, h, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(p);
+		*len = sizeof(*v6);
+	} else {
+		return usage_err("bad listen address '%s': '%s' is not a numeric IPv4 or IPv6 "
+				 "address", arg, h);
+	}
+	return 0;
+}
+
+static int check_access(const char *what)
+{
+	if (need_caps(what, NEED_BPF | NEED_PTRACE))
+		return EXIT_FAIL;
+	if (bpffs_check())
+		return EXIT_FAIL;
+	return 0;
+}
+
+/*
+ * Sleeps ms, waking every 100 ms to see whether a stop signal came, and
+ * dropping the attached processes that exit meanwhile.
+ */
+static void nap(struct exporter *e, unsigned int ms)
+{
+	for (unsigned int t = 0; t < ms && !stop_requested(); t += 100)
+		exp_wait(e, ms - t < 100 ? ms - t : 100);
+}
+
+/* Two fds per attached process: the soft limit (often 1024) up to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+static int do_serve(int argc, char **argv)
+{
+	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
+	const char *listen_arg = NULL;
+	bool events = false;
+	struct sockaddr_storage ss;
+	socklen_t sslen = 0;
+	struct exporter *e;
+	struct exp_http *h;
+	char err[128];
+	int fd;
+
+	while (argc > 0) {
+		const char *opt = argv[0];
+
+		NEXT_ARG();
+		if (!strcmp(opt, "--events")) {
+			events = true;
+			continue;
+		}
+		if (argc < 1)
+			return usage_err("'%s' needs a value", opt);
+		if (!strcmp(opt, "--listen")) {
+			listen_arg = argv[0];
+		} else if (!strcmp(opt, "--interval")) {
+			if (parse_u64("--interval", argv[0], 100, 3600000, &interval))
+				return EXIT_USAGE;
+		} else if (!strcmp(opt, "--max-processes")) {
+			if (parse_u64("--max-processes", argv[0], 1, 65536, &maxp))
+				return EXIT_USAGE;
+		} else {
+			return usage_err("unexpected argument '%s'", opt);
+		}
+		NEXT_ARG();
+	}
+	if (!listen_arg) {
+		snprintf(err, sizeof(err), ":%d", EXP_DEFAULT_PORT);
+		listen_arg = err;
+	}
+	if (parse_listen(listen_arg, &ss, &sslen))
+		return EXIT_USAGE;
+	if (check_access("exporter serve"))
+		return EXIT_FAIL;
+	fd = exp_listen((struct sockaddr *)&ss, sslen);
+	if (fd < 0) {
+		p_err("cannot listen on %s: %s%s", listen_arg, strerror(-fd),
+		      fd == -EADDRINUSE ? " (another exporter, or another program, has that port)" :
+		      fd == -EACCES ? " (ports below 1024 need CAP_NET_BIND_SERVICE)" : "");
+		return EXIT_FAIL;
+	}
+	e = malloc(sizeof(*e));
+	if (!e) {
+		close(fd);
+		p_err("out of memory");
+		return EXIT_FAIL;
+	}
+	stop_signals_install();
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	exp_init(e, maxp, true);
+	e->events = events;
+	exp_rescan(e);		/* no thread runs yet: no lock needed */
+	h = exp_http_start(e, fd, err, sizeof(err));
+	if (!h) {
+		exp_free(e);
+		free(e);
+		p_err("cannot serve on %s: %s", listen_arg, err);
+		return EXIT_FAIL;
+	}
+	p_info("exporter: serving http://%s/metrics", listen_arg);
+	while (!stop_requested()) {
+		nap(e, interval);
+		pthread_mutex_lock(&e->lock);
+		exp_rescan(e);
+		pthread_mutex_unlock(&e->lock);
+	}
+	exp_http_stop(h);
+	exp_free(e);
+	free(e);
+	if (json_output)
+		jsonw_null(json_wtr);
+	return EXIT_OK;
+}
+
+/* FILE.tmp, then rename: the collector never reads half a file. */
+static int write_file(const char *path, const char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		p_err("cannot write %s: path too long", path);
+		return EXIT_FAIL;
+	}
+	f = fopen(tmp, "we");
+	if (!f) {
+		p_err("cannot write %s: %s", tmp, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (fwrite(buf, 1, len, f) != len || fclose(f)) {
+		p_err("cannot write %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return EXIT_FAIL;
+	}
+	if (rename(tmp, path)) {
+		p_err("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int do_textfile(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct exporter *e;
+	size_t len = 0;
+	char *buf;
+	int rc;
+
+	if (argc > 0) {
+		if (strcmp(argv[0], "--output"))
+			return usage_err("unexpected argument '%s'", argv[0]);
+		NEXT_ARG();
+		if (argc < 1)
+			return usage_err("'--output' needs a FILE");
+		out = argv[0];
+		NEXT_ARG();
+	}
+	NO_MORE_ARGS();
+	if (check_access("exporter textfile"))
+		return EXIT_FAIL;
+	e = malloc(sizeof(*e));
+	if (!e) {
+		p_err("out of memory");
+		return EXIT_FAIL;
+	}
+	exp_init(e, EXP_DEFAULT_MAX_PROCS, false);
+	exp_rescan(e);
+	buf = exp_render(e, &len);
+	exp_free(e);
+	free(e);
+	if (!buf) {
+		p_err("out of memory");
+		return EXIT_FAIL;
+	}
+	if (out) {
+		rc = write_file(out, buf, len);
+	} else {
+		rc = fwrite(buf, 1, len, stdout) == len ? EXIT_OK : EXIT_FAIL;
+		fflush(stdout);
+	}
+	free(buf);
+	return rc;
+}
+
+static const struct cmd exporter_cmds[] = {
+	{ "help", do_help },
+	{ "serve", do_serve },
+	{ "textfile", do_textfile },
+	{ NULL, NULL },
+};
+
+static int do_exporter(int argc, char **argv)
+{
+	/* "gpuctl exporter --listen ADDR:PORT": serve's options alone mean serve */
+	if (argc > 0 && argv[0][0] == '-' && argv[0][1] == '-')
+		return do_serve(argc, argv);
+	return cmd_select(exporter_cmds, argc, argv, "exporter");
+}
+
+const struct object exporter_object = { "exporter", do_exporter, exporter_cmds, NULL };

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * exporter.h - the exporter engine under gpuctl exporter (cmd/exporter.c):
+ * Prometheus text exposition of what gpuctl knows, in four rooms:
+ *
+ *   procs.c    the GPU processes: found by their /dev/nvidia-uvm files,
+ *              each attached through the uvm-tools back-end's session
+ *              (cmd/trace/ut.h, counters only), dropped when it exits.
+ *   sources.c  the TSG watcher's table (cmd/sched/) and the loaded
+ *              prefetch/evict/replay policies (cmd/policy/), opened per
+ *              scrape and closed after it: nothing is held between scrapes.
+ *   render.c   the exposition: families with HELP/TYPE, label escaping,
+ *              the exporter's own health.
+ *   http.c     the HTTP server (libmicrohttpd, one polling thread).
+ *
+ * Label cardinality is bounded: per-process series exist only for processes
+ * that have a GPU context, at most max_procs of them (the others are counted
+ * as reason="limit"); TSG series at most EXP_MAX_TSGS; policy series are
+ * three objects times STAT_MAX counters; reasons are the enums below.
+ */
+#ifndef GPUCTL_EXPORTER_H
+#define GPUCTL_EXPORTER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "trace/ut.h"
+
+#define EXP_DEFAULT_PORT	9471	/* not dcgm-exporter's 9400 nor node_exporter's 9100 */
+#define EXP_DEFAULT_MAX_PROCS	256
+#define EXP_MAX_TSGS		1024
+
+/* Why a GPU process has no counters: the reason label, by enum. */
+enum exp_fail {
+	EF_NONE,		/* attached */
+	EF_NO_TOOLS,		/* /dev/nvidia-uvm-tools missing: driver not loaded */
+	EF_PERM,		/* borrowing its file was refused */
+	EF_NOT_READY,		/* its UVM file is not initialized yet (retried) */
+	EF_GONE,		/* exited while being attached */
+	EF_LIMIT,		/* more GPU processes than max_procs */
+	EF_REFUSED,		/* the driver refused the counter tracker */
+	EF_NR
+};
+extern const char *const exp_fail_names[EF_NR];
+
+/* The state of each source of metrics: the reason label of gpuctl_exporter_source_up. */
+enum exp_src { SRC_UVM_TOOLS, SRC_SCHED_WATCHER, SRC_POLICIES, SRC_NR };
+enum exp_src_state {
+	SS_OK,
+	SS_NO_DRIVER,		/* uvm-tools: no /dev/nvidia-uvm-tools */
+	SS_BPFFS_ABSENT,	/* bpffs is not mounted (any more) */
+	SS_NOT_RUNNING,		/* no watcher pinned / no policy loaded */
+	SS_OTHER_VERSION,	/* a watcher of another gpuctl version */
+	SS_ERROR,		/* anything else: see the exporter's log */
+	SS_NR
+};
+extern const char *const exp_src_names[SRC_NR];
+extern const char *const exp_src_state_names[SS_NR];
+
+/* One GPU process. */
+struct exp_proc {
+	pid_t pid;
+	unsigned long long start;	/* starttime in /proc/PID/stat: tells pid reuse */
+	char comm[16];
+	struct ut_session s;
+	int pidfd;			/* readable once it exits (attached only), else -1 */
+	bool attached;
+	bool seen;			/* in the current walk of /proc */
+	enum exp_fail fail;
+	char why[160];			/* the last attach error, for the log */
+	/* --events: counted from its event queue (s.queue_fd >= 0) */
+	uint64_t replays, evictions, evicted_bytes, thrashing, dropped;
+};
+
+struct exp_stats {
+	uint64_t scrapes, rescans;
+	uint64_t attached_total, dropped_total;
+	uint64_t fail_total[EF_NR];
+	double scrape_s, scrape_cpu_s;	/* the last scrape */
+	double rescan_s, rescan_cpu_s;	/* the last walk of /proc */
+	double rescan_cpu_total_s;
+	double started;			/* unix time */
+};
+
+struct exporter {
+	pthread_mutex_t lock;		/* the HTTP thread's scrape vs the rescan loop */
+	struct exp_proc *procs;
+	int nprocs, cap;
+	unsigned int max_procs;
+	bool attach;			/* serve: attach (counters); textfile: only list */
+	bool events;			/* --events: an event queue per process too */
+	enum exp_src_state src[SRC_NR];
+	struct exp_stats st;
+};
+
+/* procs.c */
+void exp_init(struct exporter *e, unsigned int max_procs, bool attach);
+/* Walks /proc: attaches new GPU processes, retries failed ones, drops exited ones. */
+void exp_rescan(struct exporter *e);
+/*
+ * Sleeps up to ms, and drops at once each attached process that exits
+ * meanwhile: the file borrowed from it keeps its UVM state (and its GPU
+ * memory) alive until closed.  Reads an event queue the driver says is
+ * half full.  Takes e->lock itself.
+ */
+void exp_wait(struct exporter *e, int ms);
+/* --events: reads every queue (the driver's per-CPU buffers flushed first). */
+void exp_drain(struct exporter *e);
+/* Drops every process (closes every fd it holds). */
+void exp_free(struct exporter *e);
+
+/* sources.c: writes the TSG and policy families (opens and closes what it reads). */
+void exp_write_tsgs(struct exporter *e, FILE *f);
+void exp_write_policies(struct exporter *e, FILE *f);
+
+/* render.c */
+void om_family(FILE *f, const char *name, const char *type, const char *help);
+/* A label value escaped for the exposition (\\, \", \n; other control bytes as '?'). */
+void om_label(FILE *f, const char *name, const char *value, bool first);
+void om_u64(FILE *f, uint64_t v);
+/* The whole exposition of one scrape into a malloc'd buffer; *len its length. */
+char *exp_render(struct exporter *e, size_t *len);
+
+/* http.c */
+struct exp_http;
+/*
+ * A listening socket on addr (bound here, so that the error is ours to
+ * tell): the fd, or -errno.
+ */
+int exp_listen(const struct sockaddr *addr, socklen_t len);
+/* Serves /metrics from e on the listening socket fd (MHD owns it then); NULL on failure. */
+struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t len);
+void exp_http_stop(struct exp_http *h);
+
+#endif

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * http.c - the exporter's HTTP side, on libmicrohttpd: one internal polling
+ * thread (epoll) serves every connection without blocking, so a client that
+ * reads slowly, stalls mid-request or vanishes holds only its own
+ * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
+ * scrape.  GET /metrics renders under the exporter's lock; / says where the
+ * metrics are; anything else is 404, other methods 405.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+
+#include <microhttpd.h>
+
+#include "gpuctl.h"
+#include "exporter/exporter.h"
+
+#define EXP_CONN_TIMEOUT_S	10
+#define EXP_CONN_LIMIT		64
+#define EXP_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+
+struct exp_http {
+	struct MHD_Daemon *d;
+	struct exporter *e;
+};
+
+int exp_listen(const struct sockaddr *addr, socklen_t len)
+{
+	int one = 1, fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	/* a restart must not wait for TIME_WAIT; a port in use is still refused */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (addr->sa_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, addr, len) || listen(fd, 64)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     char *body, size_t len, bool owned)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (owned)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static char index_page[] =
+	"<html><head><title>gpuctl exporter</title></head><body>"
+	"<h1>gpuctl exporter</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+static char not_found[] = "not found: the metrics are at /metrics\n";
+static char not_allowed[] = "only GET and HEAD\n";
+static char failed[] = "rendering the metrics failed (out of memory)\n";
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_len, void **state)
+{
+	struct exp_http *h = cls;
+	static int first;
+	size_t len = 0;
+	char *body;
+
+	(void)version;
+	(void)upload;
+	(void)upload_len;
+	/* the first call is for the headers alone: answer on the second */
+	if (*state != &first) {
+		*state = &first;
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
+			     sizeof(not_allowed) - 1, false);
+	if (!strcmp(url, "/"))
+		return reply(c, MHD_HTTP_OK, "text/html", index_page, sizeof(index_page) - 1,
+			     false);
+	if (strcmp(url, "/metrics"))
+		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
+			     sizeof(not_found) - 1, false);
+	pthread_mutex_lock(&h->e->lock);
+	body = exp_render(h->e, &len);
+	pthread_mutex_unlock(&h->e->lock);
+	if (!body)
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
+			     sizeof(failed) - 1, false);
+	return reply(c, MHD_HTTP_OK, EXP_CONTENT_TYPE, body, len, true);
+}
+
+/* libmicrohttpd's own complaints go where ours go, as informational lines. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[256];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	p_info("exporter: http: %s", buf);
+}
+
+struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t len)
+{
+	struct exp_http *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		close(fd);
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	h->e = e;
+	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+				handle, h,
+				/* first: libmicrohttpd logs with its own logger until it sees it */
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXP_CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXP_CONN_LIMIT,
+				MHD_OPTION_END);
+	if (!h->d) {
+		close(fd);
+		free(h);
+		snprintf(err, len, "libmicrohttpd could not start serving");
+		return NULL;
+	}
+	return h;
+}
+
+void exp_http_stop(struct exp_http *h)
+{
+	if (!h)
+		return;
+	/* MHD closes the listening socket it was given */
+	MHD_stop_daemon(h->d);
+	free(h);
+}
