@@ -92,7 +92,7 @@ test-policies: $(TEST_POLICIES) tests/policies/fuzz/MANIFEST
 
 install: gpuctl man libgpuctl-hint.so
 	install -D -m 0755 gpuctl $(DESTDIR)$(SBINDIR)/gpuctl
-	install -D -m 0755 libgpuctl-hint.so $(DESTDIR)$(LIBDIR)/libgpuctl-hint.so
+	install -D -m 0755 libgpuctl-hint.so $(DESTDIR)$(LIBDIR)/gpuctl/libgpuctl-hint.so
 	install -D -m 0644 hint/gpuctl_hint.h $(DESTDIR)$(INCDIR)/gpuctl_hint.h
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man8/
