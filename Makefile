@@ -53,7 +53,7 @@ $(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a: packaging/st
 	packaging/static/deps.sh
 
 gpuctl-static: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a
-	$(CC) $(CFLAGS) -I$(STATIC_PREFIX)/include -static -o $@ $(CMD_SRCS) $(LDFLAGS) $(STATIC_LIBS)
+	$(CC) $(CFLAGS) -DGPUCTL_STATIC -I$(STATIC_PREFIX)/include -static -o $@ $(CMD_SRCS) $(LDFLAGS) $(STATIC_LIBS)
 
 # Static sanitizer runtimes: the shared libubsan ignores UBSAN_OPTIONS=log_path
 # next to libasan (reports would go to stderr only), and the VM then needs no

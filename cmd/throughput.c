@@ -18,6 +18,11 @@
 
 static int nvml_open(struct throughput *t)
 {
+#ifdef GPUCTL_STATIC
+	/* glibc's dlopen from a static binary dies (SIGFPE, seen on the H100) */
+	(void)t;
+	return -1;
+#else
 	int (*init)(void);
 	int (*by_index)(unsigned int, void **);
 
@@ -34,6 +39,7 @@ static int nvml_open(struct throughput *t)
 	}
 	t->source = "nvml";
 	return 0;
+#endif
 }
 
 static int model_read(unsigned long long *pages)
@@ -91,13 +97,15 @@ int throughput_mbps(struct throughput *t, double *mbps)
 
 void throughput_close(struct throughput *t)
 {
-	int (*shutdown)(void);
-
 	if (!t->nvml)
 		return;
+#ifndef GPUCTL_STATIC
+	int (*shutdown)(void);
+
 	shutdown = (int (*)(void))dlsym(t->nvml, "nvmlShutdown");
 	if (shutdown)
 		shutdown();
 	dlclose(t->nvml);
+#endif
 	t->nvml = NULL;
 }

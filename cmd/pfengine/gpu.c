@@ -27,11 +27,19 @@ static struct {
 
 static bool nvml_open(void)
 {
+#ifndef GPUCTL_STATIC
 	void *h;
+#endif
 
 	if (nvml.tried)
 		return nvml.ok;
 	nvml.tried = true;
+#ifdef GPUCTL_STATIC
+	/* glibc's dlopen from a static binary dies (SIGFPE, seen on the H100) */
+	snprintf(nvml.why, sizeof(nvml.why),
+		 "NVML (libnvidia-ml.so.1) cannot be loaded by a static gpuctl");
+	return false;
+#else
 	h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(nvml.why, sizeof(nvml.why), "NVML (libnvidia-ml.so.1) is not installed");
@@ -51,6 +59,7 @@ static bool nvml_open(void)
 	}
 	nvml.ok = true;
 	return true;
+#endif
 }
 
 int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t len)

@@ -149,6 +149,12 @@ if make -s gpuctl-static >$W/static.log 2>&1; then
 	[ -z "$(readelf -d gpuctl-static 2>/dev/null | grep NEEDED)" ] && ok "gpuctl-static needs no library" ||
 		fail "static" "$(readelf -d gpuctl-static | grep NEEDED)"
 	expect_exit 0 ./gpuctl-static version
+	# glibc's dlopen from a static binary dies (SIGFPE on the H100): the
+	# static build must take its no-NVML path, the dynamic one must not
+	grep -q "NVML (libnvidia-ml.so.1) cannot be loaded by a" gpuctl-static &&
+		ok "gpuctl-static does not dlopen NVML" || fail "static NVML" "the static build still loads NVML"
+	grep -q "NVML (libnvidia-ml.so.1) cannot be loaded by a" gpuctl &&
+		fail "dynamic NVML" "the dynamic gpuctl says it is static" || ok "gpuctl (dynamic) loads NVML"
 	packaging/container/build.sh $W/image.tar >/dev/null 2>&1 && ok "image built (umoci, FROM scratch)" ||
 		fail "image" "build.sh failed"
 	mkdir $W/layout && tar -C $W/layout -xf $W/image.tar
