@@ -473,7 +473,13 @@ static void watchdog_start(const char *dir, pid_t parent)
 		s.any_minor = watcher_meta(&s.w, META_ANY_MINOR);
 		c.s = &s;
 		tsg_table_walk(s.w.tsgs, restore_entry, &c);
-		if (run_pid() == 0)
+		/*
+		 * The parent has ended, but until its parent reaps it, it is a
+		 * zombie that its pid file still names as live.
+		 */
+		pid_t rp = run_pid();
+
+		if (rp == 0 || rp == parent)
 			set_active(&s.w, NULL, false);	/* no policy process: none decides */
 		sched_close(&s);
 	}

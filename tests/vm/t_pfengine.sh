@@ -81,7 +81,9 @@ expect_json_eq "stride: no call refused" .errors 0
 
 # --- populate on fresh allocations (first touches) ---------------------------
 uvmsim reset va_blocks 64 >/dev/null
-expect_exit 0 $G -j prefetch load populate $MAX -- uvmsim run alloc blocks 16 wait_ms 300 slice 32 gap_ms 20
+# hold_ms: the target lives on while a loaded engine drains its queue (calls
+# on the ranges of a process that has exited are refused, and counted)
+expect_exit 0 $G -j prefetch load populate $MAX -- uvmsim run alloc blocks 16 wait_ms 300 slice 32 gap_ms 20 hold_ms 500
 STATS=$(uvmsim stats)
 [ "$(jnum allocations)" -ge 2 ] && ok "populate: each fresh allocation found ($(jnum allocations))" ||
 	fail "populate allocations" "$OUT"
