@@ -18,7 +18,7 @@
 
 #include "gpuctl.h"
 #include "pfengine/engine.h"
-#include "pfengine/uvm.h"
+#include "uvm.h"
 #include "policy/policy.h"
 #include "prefetch.h"
 #include "throughput.h"

@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
+#include "nvdrv.h"
 #include "rm.h"		/* rm_device_path */
 #include "trace/backend.h"
 

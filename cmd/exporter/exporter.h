@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "trace/ut.h"
+#include "ut.h"
 
 #define EXP_DEFAULT_PORT	9471	/* not dcgm-exporter's 9400 nor node_exporter's 9100 */
 #define EXP_DEFAULT_MAX_PROCS	256

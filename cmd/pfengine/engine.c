@@ -25,7 +25,8 @@
 
 #include "gpuctl.h"
 #include "engine.h"
-#include "trace/ut.h"
+#include "ut.h"
+#include "nvml.h"
 #include "uvm.h"
 
 #define RESERVE_BYTES (256ull << 20)	/* left free on the GPU, always */

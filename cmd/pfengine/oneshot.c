@@ -12,7 +12,8 @@
 
 #include "gpuctl.h"
 #include "engine.h"
-#include "trace/ut.h"
+#include "ut.h"
+#include "nvml.h"
 #include "uvm.h"
 
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
