@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "trace/backend.h"
 
 static const struct {
@@ -163,16 +164,19 @@ struct sopts {
 
 static int parse_opts(int argc, char **argv, struct sopts *o)
 {
-	unsigned long long v;
+	struct target t = { o->tb.pid, o->tb.cmd };
 
 	while (argc > 0) {
 		const char *a = argv[0];
 
-		if (!strcmp(a, "--")) {
-			if (argc < 2)
-				return usage_err("'--' must be followed by a command");
-			o->tb.cmd = argv + 1;
-			break;
+		if (!strcmp(a, "--") || !strcmp(a, "-p") || !strcmp(a, "--pid")) {
+			int n = target_take(&t, argc, argv);
+
+			if (n < 0)
+				return -n;
+			argc -= n;
+			argv += n;
+			continue;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
 			tb_json_on();
@@ -183,11 +187,7 @@ static int parse_opts(int argc, char **argv, struct sopts *o)
 		if (argc < 2)
 			return usage_err(a[0] == '-' ? "option '%s' needs a value" :
 					 "unexpected argument '%s'", a);
-		if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			if (parse_u64("pid", argv[1], 1, 4194304, &v))
-				return EXIT_USAGE;
-			o->tb.pid = (pid_t)v;
-		} else if (!strcmp(a, "-I") || !strcmp(a, "--interval")) {
+		if (!strcmp(a, "-I") || !strcmp(a, "--interval")) {
 			if (parse_u64("interval (ms)", argv[1], 1, 3600000, &o->interval_ms))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "--interval-count")) {
@@ -209,8 +209,10 @@ static int parse_opts(int argc, char **argv, struct sopts *o)
 		argc -= 2;
 		argv += 2;
 	}
-	if (o->tb.pid && o->tb.cmd)
-		return usage_err("give either -p PID or -- CMD, not both");
+	o->tb.pid = t.pid;
+	o->tb.cmd = t.cmd;
+	if (target_check(&t, 0))
+		return EXIT_USAGE;
 	if (o->icount && !o->interval_ms)
 		return usage_err("--interval-count needs -I MS");
 	return 0;

@@ -17,6 +17,7 @@
 #include "gpuctl.h"
 #include "exporter/exporter.h"
 #include "policy/policy.h"
+#include "policy/kinds.h"
 #include "sched/sched.h"
 
 const char *const exp_src_names[SRC_NR] = {

@@ -81,11 +81,12 @@ int parse_u64(const char *what, const char *arg, unsigned long long min,
  * of its command words: help, the shell's completion and the docs test all
  * read it).  load_words: what 'load' takes (policy names), NULL if nothing.
  */
+struct policy_kind;	/* cmd/policy/kinds.h */
 struct object {
 	const char *name;
 	int (*func)(int argc, char **argv);
 	const struct cmd *cmds;
-	const char *const *load_words;
+	const struct policy_kind *kind;	/* its policy family: `load`'s words */
 };
 
 /* The objects; each lives in cmd/<object>.c. */

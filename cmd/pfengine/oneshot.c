@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "engine.h"
 #include "ut.h"
 #include "nvml.h"
@@ -37,7 +38,7 @@ int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
 	return 0;
 }
 
-struct target {
+struct os_target {
 	pid_t pid;
 	uint64_t addr, len;
 	const char *to;		/* a UUID, "cpu", or NULL: the process's first GPU */
@@ -46,15 +47,14 @@ struct target {
 };
 
 /* -p PID ADDR LEN: 0, or EXIT_USAGE after p_err. */
-static int parse_target(struct target *t, int *argc, char ***argv, const char *what)
+static int parse_target(struct os_target *t, int *argc, char ***argv, const char *what)
 {
 	unsigned long long v;
 
 	if (*argc < 2 || strcmp((*argv)[0], "-p"))
 		return usage_err("'%s' needs -p PID", what);
-	if (parse_u64("pid", (*argv)[1], 1, 0x3fffffff, &v))
+	if (target_parse_pid((*argv)[1], &t->pid))
 		return EXIT_USAGE;
-	t->pid = (pid_t)v;
 	*argc -= 2;
 	*argv += 2;
 	if (*argc < 2)
@@ -85,7 +85,7 @@ static int check_to(const char *to)
  * Borrows the process's UVM file, checks the range is managed memory and
  * the destination a GPU it uses: 0, or EXIT_FAIL after one error line.
  */
-static int open_target(struct target *t, const char *what)
+static int open_target(struct os_target *t, const char *what)
 {
 	struct uvm_uuid gpus[32], want;
 	struct uvm_maps m;
@@ -136,7 +136,7 @@ static int open_target(struct target *t, const char *what)
 	return EXIT_FAIL;
 }
 
-static int driver_refused(const struct target *t, const char *call, int ret, uint32_t st)
+static int driver_refused(const struct os_target *t, const char *call, int ret, uint32_t st)
 {
 	if (ret)
 		p_err("%s on process %d failed: %s", call, (int)t->pid, strerror(-ret));
@@ -148,7 +148,7 @@ static int driver_refused(const struct target *t, const char *call, int ret, uin
 
 int pfe_migrate_main(int argc, char **argv)
 {
-	struct target t = { 0 };
+	struct os_target t = { 0 };
 	uint64_t max = 0, len, free_b = 0;
 	bool async = false, have_free = false;
 	char name[48], err[200];
@@ -232,7 +232,7 @@ int pfe_migrate_main(int argc, char **argv)
 
 int pfe_advise_main(int argc, char **argv)
 {
-	struct target t = { 0 };
+	struct os_target t = { 0 };
 	enum uvm_hint h = HINT_NR;
 	uint32_t st = 0;
 	char call[64];

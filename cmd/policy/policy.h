@@ -63,6 +63,7 @@ struct policy_def {
 struct policy_kind {
 	const char *object;	/* "prefetch" */
 	const char *st_type;	/* "uvm_gpu_ext" */
+	const char *used_for;	/* "prefetch policies (gpuctl prefetch)", for probe */
 	const char *const *stats;	/* names of the family's STAT_POLICY slots */
 	const struct policy_def *defs;
 	unsigned int ndefs;
@@ -117,12 +118,6 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv);
 
 /* "{ a | b | c }": the built-ins' names, for help text. */
 void policy_print_names(const struct policy_kind *k, FILE *f);
-/*
- * The built-ins' names into words[k->ndefs + 1], NULL-terminated (the
- * shell's completion); checks k's tables first (an internal error aborts)
- * and registers k for policy_kinds().
- */
-void policy_words_fill(const struct policy_kind *k, const char **words);
 
 /*
  * The attached policy, held under the object's lock, for commands that
@@ -157,11 +152,7 @@ int policy_map_of(const struct policy_kind *k, __u32 map_id, const char *name);
 /* Detaches and unpins the policy of map_id if it is still the one attached. */
 int policy_remove(const struct policy_kind *k, __u32 map_id);
 
-/* --- every kind at once (kinds.c), for the exporter ---------------------- */
-
-/* Each kind's policy_words_fill() registers it; the kinds registered. */
-void policy_kind_register(const struct policy_kind *k);
-int policy_kinds(const struct policy_kind *const **out);
+/* --- every kind at once (kinds.c, the table in kinds.h), for the exporter --- */
 
 struct policy_snap {
 	const char *object;	/* "prefetch" */
