@@ -436,7 +436,7 @@ static int list_engine(void)
 			printf("%s\n    %s\n", p->name, p->doc);
 		}
 		for (int k = 0; k < p->nparams; k++) {
-			const struct pfe_param *q = &p->params[k];
+			const struct param *q = &p->params[k];
 
 			if (json_output) {
 				jsonw_start_object(json_wtr);

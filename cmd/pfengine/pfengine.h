@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "param.h"
 #include "trace_uvm.h"	/* struct gt_event */
 
 #define PFE_BLOCK_SHIFT 21	/* UVM's VA block: 2 MiB */
@@ -57,12 +58,6 @@ struct pfe_env {
 	int (*fresh)(void *ctx, uint64_t *start, uint64_t *end, int max);
 };
 
-struct pfe_param {
-	const char *name;
-	uint64_t def, min, max;
-	const char *doc;
-};
-
 /* Counters every policy has; the engine fills the last ones. */
 enum pfe_ctr {
 	PFE_C_SEEN,		/* events the policy was given */
@@ -84,7 +79,7 @@ enum pfe_ctr {
 struct pfe_policy {
 	const char *name;
 	const char *doc;
-	const struct pfe_param *params;
+	const struct param *params;
 	int nparams;
 	const char *const *ctr_names;	/* [PFE_C_MAX]: the policy's own from PFE_C_POLICY */
 	size_t state_size;

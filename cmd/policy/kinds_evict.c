@@ -35,13 +35,13 @@ static const char *const evict_stats[STAT_POLICY] = {
 	[EV_STAT_MOVED] = "moved",
 };
 
-static const struct policy_param lfu_params[] = {
+static const struct param lfu_params[] = {
 	[EV_LFU_MIN_FREQ] = { "min_freq", 2, 1, 1000000,
 			      "times a block got GPU memory (after decay) that keep it from eviction" },
 	[EV_LFU_DECAY] = { "decay", 128, 1, 1000000, "evictions after which all use counts halve" },
 };
 
-static const struct policy_param quota_params[] = {
+static const struct param quota_params[] = {
 	[EV_QUOTA_DEFAULT_SHARE] = { "default_share", 100, 1, 100,
 				     "share of GPU memory (%) of processes given no 'pid PID PERCENT'" },
 };

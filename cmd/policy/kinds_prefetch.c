@@ -20,7 +20,7 @@
 
 #define PCT 1, 100
 
-static const struct policy_param adaptive_params[] = {
+static const struct param adaptive_params[] = {
 	[PF_ADAPTIVE_THRESHOLD] = { "threshold", 51, PCT, "occupancy % a subregion needs; the loop moves it" },
 	[PF_ADAPTIVE_HI_MBPS] = { "hi_mbps", 300, 1, 1000000, "above this host-to-device MB/s: hi_threshold" },
 	[PF_ADAPTIVE_LO_MBPS] = { "lo_mbps", 100, 1, 1000000, "above this (and up to hi_mbps): mid_threshold, else lo_threshold" },
@@ -30,14 +30,14 @@ static const struct policy_param adaptive_params[] = {
 	[PF_ADAPTIVE_INTERVAL_MS] = { "interval_ms", 1000, 10, 60000, "how often the loop samples throughput" },
 };
 
-static const struct policy_param stride_params[] = {
+static const struct param stride_params[] = {
 	[PF_STRIDE_CONFIDENCE] = { "confidence", 2, 1, 16, "faults at the same stride before prefetching" },
 	[PF_STRIDE_DEGREE] = { "degree", 4, 1, 64, "strides ahead to prefetch" },
 	[PF_STRIDE_MAX_PAGES] = { "max_pages", 512, 1, 512, "largest region to prefetch, in 4 KiB pages" },
 	[PF_STRIDE_BUDGET] = { "budget", 1, 0, 1, "1: fewer strides when they would move more pages than the default" },
 };
 
-static const struct policy_param multilevel_params[] = {
+static const struct param multilevel_params[] = {
 	[PF_MULTILEVEL_HIGH] = { "high", 90, PCT, "occupancy % granting any size up to large_pages" },
 	[PF_MULTILEVEL_MID] = { "mid", 60, PCT, "occupancy % granting up to medium_pages" },
 	[PF_MULTILEVEL_LOW] = { "low", 30, PCT, "occupancy % granting up to small_pages" },
@@ -46,11 +46,11 @@ static const struct policy_param multilevel_params[] = {
 	[PF_MULTILEVEL_SMALL_PAGES] = { "small_pages", 32, 1, 512, "small granularity, in pages" },
 };
 
-static const struct policy_param thrashing_params[] = {
+static const struct param thrashing_params[] = {
 	[PF_THRASHING_HOLD_MS] = { "hold_ms", 1000, 1, 600000, "how long a block stays flagged after thrashing" },
 };
 
-static const struct policy_param probabilistic_params[] = {
+static const struct param probabilistic_params[] = {
 	[PF_PROBABILISTIC_AGGRESSIVENESS] = { "aggressiveness", 100, 0, 200, "scales the grant probability (100 neutral)" },
 	[PF_PROBABILISTIC_WINDOW] = { "window", 32, 1, 512, "pages past the last region that count as a hit" },
 };

@@ -24,7 +24,7 @@ static const char *const replay_stats[STAT_POLICY] = {
 	[RP_STAT_FAULTS] = "faults",
 };
 
-static const struct policy_param adaptive_params[] = {
+static const struct param adaptive_params[] = {
 	[RP_ADAPTIVE_THRESHOLD] = { "threshold", 50, 1, 100,
 				    "replay when duplicate + throttled entries reach this % of the batch" },
 	[RP_ADAPTIVE_EVERY] = { "every", 4, 1, 1000000, "replay at the latest after this many batches" },

@@ -35,24 +35,19 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "param.h"
 #include "policy_abi.h"
 
 struct bpf_object;
 struct btf;
 struct btf_type;
 
-/* A numeric parameter; its slot in the params map is its index in the table. */
-struct policy_param {
-	const char *name;
-	__u64 def, min, max;
-	const char *doc;
-};
-
+/* A def's numeric parameters (param.h): params[i] is slot i of the params map. */
 struct policy_def {
 	const char *name;	/* also the struct_ops variable's name */
 	const char *doc;	/* one line for `list` */
 	const void *(*elf_bytes)(size_t *sz);
-	const struct policy_param *params;	/* params[i] is slot i */
+	const struct param *params;	/* params[i] is slot i */
 	unsigned int nparams;
 	const char *const *stats;	/* names by slot, from STAT_POLICY on; NULL: none */
 };
@@ -217,7 +212,7 @@ const struct policy_def *find_def(const struct policy_kind *k, const char *name)
  */
 void policy_step(const char *step);
 
-/* params.c */
+/* cmds.c: KEY VALUE pairs of def into vals (param_parse_one); usage errors name the problem. */
 int parse_params(const struct policy_kind *k, const struct policy_def *d,
 		 int argc, char *const *argv, __u64 *vals, bool *given);
 

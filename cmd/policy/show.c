@@ -64,7 +64,7 @@ void policy_kinds_check(void)
 static void list_params(const struct policy_def *d)
 {
 	for (unsigned int i = 0; i < d->nparams; i++) {
-		const struct policy_param *p = &d->params[i];
+		const struct param *p = &d->params[i];
 
 		if (json_output) {
 			jsonw_start_object(json_wtr);
