@@ -38,6 +38,15 @@ int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
 	return 0;
 }
 
+int pfe_parse_max_bytes(const char *arg, uint64_t *out)
+{
+	if (pfe_parse_size("--max-bytes", arg, out))
+		return EXIT_USAGE;
+	if (!*out)
+		return usage_err("--max-bytes must be above 0");
+	return 0;
+}
+
 struct os_target {
 	pid_t pid;
 	uint64_t addr, len;
@@ -165,8 +174,8 @@ int pfe_migrate_main(int argc, char **argv)
 			t.to = *++argv;
 			argc--;
 		} else if (!strcmp(argv[0], "--max-bytes") && argc > 1) {
-			if (pfe_parse_size("--max-bytes", *++argv, &max) || !max)
-				return max ? EXIT_USAGE : usage_err("--max-bytes must be above 0");
+			if (pfe_parse_max_bytes(*++argv, &max))
+				return EXIT_USAGE;
 			argc--;
 		} else if (!strcmp(argv[0], "--async")) {
 			async = true;
@@ -189,17 +198,17 @@ int pfe_migrate_main(int argc, char **argv)
 			ut_close(&t.s);
 			return EXIT_FAIL;
 		}
-		if (have_free) {
-			uint64_t avail = free_b > (256ull << 20) ? free_b - (256ull << 20) : 0;
-
-			max = max && max < avail ? max : avail;
-		}
 	}
-	if (max && len > max) {
+	max = pfe_budget(max, have_free, free_b, 0);
+	if (len > max) {
+		char why[64] = "--max-bytes";
+
+		if (have_free)
+			snprintf(why, sizeof(why), "the GPU's free memory less %llu MiB",
+				 PFE_RESERVE_BYTES >> 20);
 		len = max & ~4095ull;
 		p_info("capped: %llu of the %llu bytes asked for (%s)", (unsigned long long)len,
-		       (unsigned long long)t.len, have_free ? "the GPU's free memory less 256 MiB" :
-		       "--max-bytes");
+		       (unsigned long long)t.len, why);
 		if (!len) {
 			p_err("the GPU has no memory free to migrate into");
 			ut_close(&t.s);
