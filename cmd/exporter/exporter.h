@@ -5,7 +5,7 @@
  *
  *   procs.c    the GPU processes: found by their /dev/nvidia-uvm files,
  *              each attached through the uvm-tools back-end's session
- *              (cmd/trace/ut.h, counters only), dropped when it exits.
+ *              (cmd/drv/ut.h, counters only), dropped when it exits.
  *   sources.c  the TSG watcher's table (cmd/sched/) and the loaded
  *              prefetch/evict/replay policies (cmd/policy/), opened per
  *              scrape and closed after it: nothing is held between scrapes.

@@ -2,7 +2,7 @@
 /*
  * engine.c - one policy on one process, on the stock driver: the process's
  * GPU faults from a uvm-tools event queue on its borrowed /dev/nvidia-uvm
- * file (cmd/trace/ut.h, the trace back-end's session), the policy's
+ * file (cmd/drv/ut.h, the trace back-end's session), the policy's
  * requests carried out with UVM_MIGRATE on that same file, each cut to the
  * GPU memory that is free.  Runs until the process exits, --duration
  * passes or a stop signal (unload) comes; detached, it runs as a daemon.
