@@ -164,13 +164,12 @@ struct sopts {
 
 static int parse_opts(int argc, char **argv, struct sopts *o)
 {
-	struct target t = { o->tb.pid, o->tb.cmd };
 
 	while (argc > 0) {
 		const char *a = argv[0];
 
 		if (!strcmp(a, "--") || !strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			int n = target_take(&t, argc, argv);
+			int n = target_take(&o->tb.target, argc, argv);
 
 			if (n < 0)
 				return -n;
@@ -209,9 +208,7 @@ static int parse_opts(int argc, char **argv, struct sopts *o)
 		argc -= 2;
 		argv += 2;
 	}
-	o->tb.pid = t.pid;
-	o->tb.cmd = t.cmd;
-	if (target_check(&t, 0))
+	if (target_check(&o->tb.target, 0))
 		return EXIT_USAGE;
 	if (o->icount && !o->interval_ms)
 		return usage_err("--interval-count needs -I MS");
@@ -222,15 +219,15 @@ static void target_name(struct sopts *o)
 {
 	size_t used = 0, len = sizeof(o->target);
 
-	if (o->tb.cmd) {
+	if (o->tb.target.cmd) {
 		used += snprintf(o->target, len, "'");
-		for (int i = 0; o->tb.cmd[i] && used < len - 2; i++)
+		for (int i = 0; o->tb.target.cmd[i] && used < len - 2; i++)
 			used += snprintf(o->target + used, len - used, "%s%s", i ? " " : "",
-					 o->tb.cmd[i]);
+					 o->tb.target.cmd[i]);
 		if (used < len - 1)
 			snprintf(o->target + used, len - used, "'");
-	} else if (o->tb.pid) {
-		snprintf(o->target, len, "process id %d", o->tb.pid);
+	} else if (o->tb.target.pid) {
+		snprintf(o->target, len, "process id %d", o->tb.target.pid);
 	} else {
 		snprintf(o->target, len, "system wide");
 	}

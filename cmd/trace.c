@@ -36,7 +36,6 @@ struct topts {
 /* Parses the options of every trace command; which are allowed is a set of letters. */
 static int parse_opts(int argc, char **argv, struct topts *o, const char *allowed)
 {
-	struct target t = { o->tb.pid, o->tb.cmd };
 
 	o->top = 10;
 	o->sort = "faults";
@@ -53,7 +52,7 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 				return usage_err("a command does not apply here");
 			if (strcmp(a, "--") && !strchr(allowed, 'p'))
 				return usage_err("option '%s' does not apply here", a);
-			n = target_take(&t, argc, argv);
+			n = target_take(&o->tb.target, argc, argv);
 			if (n < 0)
 				return -n;
 			argc -= n;
@@ -118,9 +117,7 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 		argc -= 2;
 		argv += 2;
 	}
-	o->tb.pid = t.pid;
-	o->tb.cmd = t.cmd;
-	return target_check(&t, 0);
+	return target_check(&o->tb.target, 0);
 }
 
 /* ------------------------------------------------------------ live */
@@ -269,7 +266,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		tr_print_header(stdout, l->sum.tsg_only);
 	}
 	p_info("Tracing %s with the %s backend%s... Ctrl-C to end.", what, tb_name(t),
-	       o->tb.pid ? " on one process" : o->tb.cmd ? " for the command" : " system-wide");
+	       o->tb.target.pid ? " on one process" : o->tb.target.cmd ? " for the command" : " system-wide");
 	/* Event lines are many small documents: flushed once a poll, not one by one. */
 	if (json_wtr)
 		jsonw_autoflush(json_wtr, false);

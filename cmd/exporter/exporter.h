@@ -117,11 +117,7 @@ void exp_free(struct exporter *e);
 void exp_write_tsgs(struct exporter *e, FILE *f);
 void exp_write_policies(struct exporter *e, FILE *f);
 
-/* render.c */
-void om_family(FILE *f, const char *name, const char *type, const char *help);
-/* A label value escaped for the exposition (\\, \", \n; other control bytes as '?'). */
-void om_label(FILE *f, const char *name, const char *value, bool first);
-void om_u64(FILE *f, uint64_t v);
+/* render.c (the pieces it writes with: om.h) */
 /* The whole exposition of one scrape into a malloc'd buffer; *len its length. */
 char *exp_render(struct exporter *e, size_t *len);
 

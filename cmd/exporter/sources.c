@@ -16,6 +16,7 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
+#include "exporter/om.h"
 #include "policy/policy.h"
 #include "policy/kinds.h"
 #include "sched/sched.h"
