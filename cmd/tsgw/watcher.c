@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "sched.h"
+#include "rm.h"		/* the RM device */
+#include "tsgw/tsgw.h"
 #include "tsg_watch.skel.h"
 
 /* What sched pins, in the order it pins them. */
