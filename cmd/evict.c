@@ -230,10 +230,8 @@ static int do_load(int argc, char **argv)
 	for (d = 0; argc > 0 && d < evict_kind.ndefs && strcmp(evict_kind.defs[d].name, argv[0]); d++)
 		;
 	/* file PATH, unknown policies: the engine says what is wrong. */
-	if (argc < 1 || d == evict_kind.ndefs) {
-		ret = policy_load_args(&evict_kind, argc, argv, &opts);
-		return ret ? ret : policy_load(&evict_kind, &opts);
-	}
+	if (argc < 1 || d == evict_kind.ndefs)
+		return policy_load_plain(&evict_kind, argc, argv);
 	pl = calloc(1, sizeof(*pl));
 	args = calloc(argc + 1, sizeof(*args));
 	if (!pl || !args) {
@@ -320,20 +318,9 @@ static int do_set(int argc, char **argv)
 	return ret;
 }
 
-static int do_list(int argc, char **argv)
-{
-	return policy_list(&evict_kind, argc, argv);
-}
-
-static int do_show(int argc, char **argv)
-{
-	return policy_show(&evict_kind, argc, argv);
-}
-
-static int do_unload(int argc, char **argv)
-{
-	return policy_unload(&evict_kind, argc, argv);
-}
+POLICY_CMD(do_list, policy_list, evict_kind)
+POLICY_CMD(do_show, policy_show, evict_kind)
+POLICY_CMD(do_unload, policy_unload, evict_kind)
 
 static const struct cmd evict_cmds[] = {
 	{ "help", do_help },
