@@ -238,11 +238,5 @@ int elf_check_policy(const char *path, const char *st_type);
  */
 const struct btf_type *btf_resolve(const struct btf *btf, __u32 id, __u32 *res, int *depth);
 
-/*
- * libbpf's warnings while a step runs go into a buffer (the step's error
- * line quotes the last one) instead of stderr; -d shows them all.
- */
-void libbpf_quiet_begin(void);
-const char *libbpf_quiet_end(void);
 
 #endif

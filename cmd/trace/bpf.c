@@ -128,13 +128,11 @@ static int load(struct bpf_backend *b, uint32_t tgid, uint32_t types, void *ctx,
 	}
 	/* A refusal is reported below in one line (and it may just mean falling
 	 * back to uvm-tools): keep libbpf's warnings for -d. */
-	libbpf_print_fn_t old = debug_output ? NULL : libbpf_set_print(NULL);
-
+	libbpf_quiet_begin();
 	err = trace_uvm__load(skel);
 	if (!err)
 		err = trace_uvm__attach(skel);
-	if (!debug_output)
-		libbpf_set_print(old);
+	libbpf_quiet_end();
 	if (err) {
 		err = err < 0 ? err : -EINVAL;
 		snprintf(reason, len, "fentry on %s:uvm_perf_event_notify refused: %s%s", mod,
