@@ -48,22 +48,6 @@ static const struct {
 	{ "bpf_uvm_evict_move_head", "evict: move a chunk to the head of the eviction list" },
 };
 
-/* Stock-driver functions the trace programs attach to (fentry/fexit). */
-static const struct {
-	const char *func;
-	const char *what;
-} trace_table[] = {
-	{ "uvm_va_space_create", "process attach (va_space to pid)" },
-	{ "uvm_va_space_destroy", "process exit" },
-	{ "uvm_perf_event_notify", "faults, migrations and other perf events" },
-	{ "service_fault_batch", "replayable fault batches" },
-	{ "uvm_parent_gpu_service_replayable_faults", "fault servicing loop" },
-	{ "uvm_va_block_make_resident", "migrations" },
-	{ "uvm_perf_prefetch_get_hint_va_block", "prefetch hints" },
-	{ "uvm_pmm_gpu_alloc", "GPU memory chunk allocation" },
-	{ "uvm_pmm_gpu_free", "GPU memory chunk release" },
-};
-
 static const char *const module_table[] = { "nvidia", "nvidia_uvm", "uvm_model" };
 static const char *const device_table[] = {
 	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
@@ -106,7 +90,7 @@ struct probe {
 		char module[64];
 	} sops[POLICY_NKINDS];
 	char kfunc_mod[N(kfunc_table)][64];
-	char trace_mod[N(trace_table)][64];
+	char trace_mod[TB_BPF_ATTACH_NR][64];
 	const char *trace_backend;
 	struct {		/* each trace back-end's usable(), by enum tb_kind */
 		bool ok;
@@ -234,16 +218,16 @@ static void probe_fentry(struct probe *p)
 		try_fentry(&p->fentry, id, 0);
 
 	/* The stock driver's own functions: what the bpf trace backend needs. */
-	for (size_t i = 0; i < N(trace_table); i++) {
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
 		int fd;
 
 		if (!p->trace_mod[i][0] || !strcmp(p->trace_mod[i], "vmlinux"))
 			continue;
-		id = kbtf_find(trace_table[i].func, BTF_KIND_FUNC, &btf, &mod);
+		id = kbtf_find(tb_bpf_attach[i].func, BTF_KIND_FUNC, &btf, &mod);
 		if (id < 0)
 			continue;
 		snprintf(p->fentry_mod.target, sizeof(p->fentry_mod.target), "%s:%s",
-			 mod, trace_table[i].func);
+			 mod, tb_bpf_attach[i].func);
 		fd = module_btf_fd(mod);
 		if (fd < 0) {
 			p->fentry_mod.tried = true;
@@ -310,8 +294,8 @@ static void run_probe(struct probe *p)
 	for (size_t i = 0; i < N(kfunc_table); i++)
 		probe_btf_type(kfunc_table[i].name, BTF_KIND_FUNC,
 			       p->kfunc_mod[i], sizeof(p->kfunc_mod[i]));
-	for (size_t i = 0; i < N(trace_table); i++)
-		probe_btf_type(trace_table[i].func, BTF_KIND_FUNC,
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++)
+		probe_btf_type(tb_bpf_attach[i].func, BTF_KIND_FUNC,
 			       p->trace_mod[i], sizeof(p->trace_mod[i]));
 
 	probe_fentry(p);
@@ -547,10 +531,10 @@ static void print_json(const struct probe *p)
 
 	jsonw_name(w, "trace_points");
 	jsonw_start_array(w);
-	for (size_t i = 0; i < N(trace_table); i++) {
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
 		jsonw_start_object(w);
-		jsonw_string_field(w, "function", trace_table[i].func);
-		jsonw_string_field(w, "used_for", trace_table[i].what);
+		jsonw_string_field(w, "function", tb_bpf_attach[i].func);
+		jsonw_string_field(w, "used_for", tb_bpf_attach[i].what);
 		jsonw_bool_field(w, "found", p->trace_mod[i][0]);
 		jsonw_string_field(w, "module", p->trace_mod[i][0] ? p->trace_mod[i] : NULL);
 		jsonw_end_object(w);
@@ -712,14 +696,14 @@ static void print_text(const struct probe *p)
 	printf("\ntrace attach points (stock driver)\n");
 	bool any = false;
 
-	for (size_t i = 0; i < N(trace_table); i++) {
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
 		if (p->trace_mod[i][0]) {
 			snprintf(value, sizeof(value), "yes (%s)", p->trace_mod[i]);
 			any = true;
 		} else {
 			snprintf(value, sizeof(value), "missing");
 		}
-		line(trace_table[i].func, value, NULL);
+		line(tb_bpf_attach[i].func, value, NULL);
 	}
 	if (!any)
 		printf("  %-40s -> %s\n", "",
