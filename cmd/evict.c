@@ -99,6 +99,25 @@ static int add_cgroup(struct pid_list *pl, const char *arg, __u32 val)
 	return 0;
 }
 
+/* "priority and quota": the built-ins that take per-process values, from the catalogue. */
+static const char *pid_policies(void)
+{
+	static char buf[128];
+	unsigned int n = 0, k = 0;
+	size_t at = 0;
+
+	for (unsigned int i = 0; i < evict_kind.ndefs; i++)
+		n += evict_takes_pids(evict_kind.defs[i].name);
+	for (unsigned int i = 0; i < evict_kind.ndefs && at < sizeof(buf); i++) {
+		if (!evict_takes_pids(evict_kind.defs[i].name))
+			continue;
+		at += snprintf(buf + at, sizeof(buf) - at, "%s%s",
+			       !k ? "" : k + 1 == n ? " and " : ", ", evict_kind.defs[i].name);
+		k++;
+	}
+	return buf;
+}
+
 /*
  * Takes the `pid PID VALUE` and `cgroup PATH VALUE` triples out of argv
  * into pl; the KEY VALUE pairs left go to rest.  pl->policy may not take
@@ -126,9 +145,9 @@ static int split_args(struct pid_list *pl, int argc, char **argv, char **rest, i
 			continue;
 		}
 		if (!evict_takes_pids(policy))
-			return usage_err("'%s' is not a parameter of %s (priority and quota take '%s %s VALUE')",
+			return usage_err("'%s' is not a parameter of %s (%s take '%s %s VALUE')",
 					 argv[0], policy && *policy ? policy : "a policy loaded from a file",
-					 argv[0], is_pid ? "PID" : "PATH");
+					 pid_policies(), argv[0], is_pid ? "PID" : "PATH");
 		if (argc < 3)
 			return usage_err("'%s' needs %s and %s", argv[0], is_pid ? "PID" : "PATH",
 					 evict_is_quota(policy) ? "a share in %" : "a level (high, normal or low)");
