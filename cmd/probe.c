@@ -420,11 +420,10 @@ static void json_fentry(const char *name, const struct probe *p,
 	jsonw_end_object(json_wtr);
 }
 
-static void print_json(const struct probe *p)
+/* kernel, bpf, capabilities */
+static void json_host(const struct probe *p)
 {
 	json_writer_t *w = json_wtr;
-
-	jsonw_start_object(w);
 
 	jsonw_name(w, "kernel");
 	jsonw_start_object(w);
@@ -460,6 +459,12 @@ static void print_json(const struct probe *p)
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+}
+
+/* nvidia: driver, hooks, modules, devices */
+static void json_nvidia(const struct probe *p)
+{
+	json_writer_t *w = json_wtr;
 
 	jsonw_name(w, "nvidia");
 	jsonw_start_object(w);
@@ -500,6 +505,12 @@ static void print_json(const struct probe *p)
 	}
 	jsonw_end_array(w);
 	jsonw_end_object(w);
+}
+
+/* struct_ops, kfuncs, trace points and back-ends */
+static void json_hooks_and_trace(const struct probe *p)
+{
+	json_writer_t *w = json_wtr;
 
 	jsonw_name(w, "struct_ops");
 	jsonw_start_array(w);
@@ -558,8 +569,15 @@ static void print_json(const struct probe *p)
 	jsonw_end_array(w);
 	jsonw_string_field(w, "trace_backend_for_pid", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 			   p->tb[TB_BPF].ok ? "bpf" : NULL);
+}
 
-	jsonw_end_object(w);
+static void print_json(const struct probe *p)
+{
+	jsonw_start_object(json_wtr);
+	json_host(p);
+	json_nvidia(p);
+	json_hooks_and_trace(p);
+	jsonw_end_object(json_wtr);
 }
 
 /* "  label ....... value", and when there is a hint, "      -> hint". */
@@ -606,7 +624,8 @@ static void text_rm(const struct probe *p)
 	line("  rm (TSG events)", value, p->rm_device_ok ? NULL : hint);
 }
 
-static void print_text(const struct probe *p)
+/* kernel, bpf, capabilities */
+static void text_host(const struct probe *p)
 {
 	char value[256];
 
@@ -640,6 +659,12 @@ static void print_text(const struct probe *p)
 		     p->caps_known && p->cap_held[i] == 0 ?
 		     "run as root or grant it (setcap, capsh, systemd AmbientCapabilities=)" : NULL);
 	}
+}
+
+/* nvidia: driver, hooks, modules, devices */
+static void text_nvidia(const struct probe *p)
+{
+	char value[256];
 
 	printf("\nnvidia\n");
 	line("driver version", p->hooks.driver_version[0] ? p->hooks.driver_version : "none",
@@ -667,6 +692,12 @@ static void print_text(const struct probe *p)
 	}
 	for (size_t i = 0; i < N(device_table); i++)
 		line(device_table[i], p->dev[i] ? "present" : "missing", hint_device(p, i));
+}
+
+/* struct_ops, kfuncs, trace points and back-ends */
+static void text_hooks_and_trace(const struct probe *p)
+{
+	char value[256];
 
 	printf("\nstruct_ops types (policies)\n");
 	for (size_t i = 0; i < POLICY_NKINDS; i++) {
@@ -718,6 +749,13 @@ static void print_text(const struct probe *p)
 	text_rm(p);
 	line("  chosen for -p PID", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 	     p->tb[TB_BPF].ok ? "bpf" : "none", NULL);
+}
+
+static void print_text(const struct probe *p)
+{
+	text_host(p);
+	text_nvidia(p);
+	text_hooks_and_trace(p);
 }
 
 static int probe_help(int argc, char **argv)
