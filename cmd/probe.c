@@ -375,22 +375,6 @@ static const char *hint_struct_ops(const struct probe *p, size_t i)
 	return HINT_PATCHED_DRIVER;
 }
 
-static const char *errno_name(int err)
-{
-	switch (err) {
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case E2BIG: return "E2BIG";
-	case ENOTSUPP: return "ENOTSUPP";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EBUSY: return "EBUSY";
-	case ESRCH: return "ESRCH";
-	default: return NULL;
-	}
-}
-
 /* ------------------------------------------------------------ output */
 
 static void json_hint(const char *hint)

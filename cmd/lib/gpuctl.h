@@ -286,6 +286,10 @@ const char *str_printable(char *dst, size_t len, const char *src, size_t n);
  */
 int pin_dir_lock(const char *object, bool create, char *buf, size_t len);
 
+/* ------------------------------------------------------------ errname.c */
+/* "EPERM" for EPERM (the ones BPF loading answers with), NULL for others. */
+const char *errno_name(int err);
+
 /* -------------------------------------------------------------- quiet.c */
 /*
  * The one way to quiet libbpf: its warnings while a step runs go into a
