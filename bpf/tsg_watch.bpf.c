@@ -21,6 +21,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "tsg_watch.h"
+#include "tsg_match.h"
 #include "rm.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -195,13 +196,6 @@ int tsg_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-static __always_inline int comm_eq(const char *a, const char *b)
-{
-	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
-
-	return x[0] == y[0] && x[1] == y[1];
-}
-
 /* The active policy's decision for a new TSG, written into info. */
 static __always_inline void decide(struct tsg_info *info)
 {
@@ -212,28 +206,10 @@ static __always_inline void decide(struct tsg_info *info)
 		return;
 	for (int i = 0; i < POLICY_RULES; i++) {
 		struct policy_rule *r = &pol->rules[i];
-		int hit = 0;
 
 		if ((__u32)i >= pol->nrules)
 			break;
-		switch (r->match) {
-		case POLICY_MATCH_COMM:
-			hit = comm_eq(r->comm, info->comm);
-			break;
-		case POLICY_MATCH_PID:
-			hit = r->id == info->pid;
-			break;
-		case POLICY_MATCH_UID:
-			hit = r->id == info->uid;
-			break;
-		case POLICY_MATCH_CGROUP:
-			hit = r->id == info->cgroup;
-			break;
-		case POLICY_MATCH_ANY:
-			hit = 1;
-			break;
-		}
-		if (!hit)
+		if (!tsg_rule_hits(r, info))
 			continue;
 		info->want_class = r->cls;
 		info->want_timeslice = r->timeslice;

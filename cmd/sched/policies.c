@@ -17,6 +17,7 @@
 #include "gpuctl.h"
 #include "target.h"
 #include "sched.h"
+#include "tsg_match.h"	/* the rule the watcher decides by, too */
 
 
 /* MATCH := comm:NAME | pid:PID | uid:UID | cgroup:PATH */
@@ -339,22 +340,10 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 	return 0;
 }
 
-static bool rule_hits(const struct policy_rule *r, const struct tsg_info *i)
-{
-	switch (r->match) {
-	case POLICY_MATCH_COMM: return !strncmp(r->comm, i->comm, TSG_COMM_LEN);
-	case POLICY_MATCH_PID: return r->id == i->pid;
-	case POLICY_MATCH_UID: return r->id == i->uid;
-	case POLICY_MATCH_CGROUP: return r->id == i->cgroup;
-	case POLICY_MATCH_ANY: return true;
-	}
-	return false;
-}
-
 void policy_decide(const struct policy *pol, struct tsg_info *i)
 {
 	for (__u32 k = 0; k < pol->nrules && k < POLICY_RULES; k++) {
-		if (!rule_hits(&pol->rules[k], i))
+		if (!tsg_rule_hits(&pol->rules[k], i))
 			continue;
 		i->want_class = pol->rules[k].cls;
 		i->want_timeslice = pol->rules[k].timeslice;
