@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "safefile.h"
 #include "engine.h"
 #include "trace/ut.h"
 #include "uvm.h"
@@ -216,15 +217,15 @@ static void update_ctrs(struct engine *g)
 
 static void write_stats(struct engine *g)
 {
-	char tmp[PATH_MAX + 8], name[48];
+	char name[48];
 	const struct pfe_policy *pol = g->run.pol;
+	struct safefile sf;
 	FILE *f;
 
 	update_ctrs(g);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", g->stats_path);
-	f = fopen(tmp, "we");
-	if (!f)
+	if (safefile_open(&sf, g->stats_path, 0644))
 		return;
+	f = sf.f;
 	fprintf(f, "engine_pid %d\ntarget %d\npolicy %s\ngpu %s\nasync %d\nuptime_s %.1f\n",
 		(int)getpid(), (int)g->w.pid, pol->name,
 		g->have_dst ? uuid_format(&g->dst, name, sizeof(name)) : "-", g->o->async,
@@ -237,8 +238,7 @@ static void write_stats(struct engine *g)
 		if (n)
 			fprintf(f, "%s %llu\n", n, (unsigned long long)g->run.ctr[i]);
 	}
-	if (fclose(f) || rename(tmp, g->stats_path))
-		unlink(tmp);
+	safefile_commit(&sf);
 	g->stats_at = mono_s();
 }
 
