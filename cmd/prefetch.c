@@ -406,10 +406,8 @@ static int engine_args(int argc, char **argv, struct pfe_opts *o, enum backend *
 				o->gpu = next;
 				*engine_only = true;
 			} else if (!strcmp(a, "--max-bytes")) {
-				if (pfe_parse_size("--max-bytes", next, &o->max_bytes))
+				if (pfe_parse_max_bytes(next, &o->max_bytes))
 					return EXIT_USAGE;
-				if (!o->max_bytes)
-					return usage_err("--max-bytes must be above 0");
 				*engine_only = true;
 			} else {
 				if (parse_u64("--duration", next, 1, 86400 * 365, &v))

@@ -358,7 +358,7 @@ static int engine_setup(struct engine *g)
 	/* Free memory caps every call; without it only --max-bytes can. */
 	if (gpu_free_bytes(&g->dst, &g->free_bytes, err, sizeof(err)) == 0) {
 		g->use_nvml = true;
-	} else if (!g->o->max_bytes) {
+	} else if (!g->o->max_bytes && !g->o->pol->never_migrates) {
 		p_err("cannot read the GPU's free memory (%s): give --max-bytes BYTES", err);
 		return -1;
 	}
@@ -434,6 +434,14 @@ static int engine_fg(const struct pfe_opts *o)
 	}
 	engine_end(&g);
 	workload_end(&g.w, stop_requested());
+	/*
+	 * -- CMD: its failure is the caller's (as stat -- CMD and perf stat):
+	 * gpuctl exits with CMD's status (128+N: signal N) unless it stopped it.
+	 */
+	if (ret == EXIT_OK && o->cmd && !stop_requested() && workload_status(&g.w) > 0) {
+		ret = workload_status(&g.w);
+		p_info("the command exited with status %d", ret);
+	}
 	return ret;
 }
 

@@ -51,5 +51,7 @@ int pfe_advise_main(int argc, char **argv);
 
 /* Parses a size: N, NK, NM, NG (binary units); p_err on failure. */
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out);
+/* --max-bytes: a size of at least one page (4096), or p_err and -1. */
+int pfe_parse_max_bytes(const char *arg, uint64_t *out);
 
 #endif

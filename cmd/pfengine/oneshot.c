@@ -36,6 +36,18 @@ int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
 	return 0;
 }
 
+int pfe_parse_max_bytes(const char *arg, uint64_t *out)
+{
+	if (pfe_parse_size("--max-bytes", arg, out))
+		return -1;
+	/* UVM moves whole pages: less than one would move one a call, and call forever */
+	if (*out < 4096) {
+		p_err("--max-bytes must be at least 4096 (one page), not %s", arg);
+		return -1;
+	}
+	return 0;
+}
+
 struct target {
 	pid_t pid;
 	uint64_t addr, len;
@@ -164,8 +176,8 @@ int pfe_migrate_main(int argc, char **argv)
 			t.to = *++argv;
 			argc--;
 		} else if (!strcmp(argv[0], "--max-bytes") && argc > 1) {
-			if (pfe_parse_size("--max-bytes", *++argv, &max) || !max)
-				return max ? EXIT_USAGE : usage_err("--max-bytes must be above 0");
+			if (pfe_parse_max_bytes(*++argv, &max))
+				return EXIT_USAGE;
 			argc--;
 		} else if (!strcmp(argv[0], "--async")) {
 			async = true;
