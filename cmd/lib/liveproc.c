@@ -71,9 +71,22 @@ int proc_boot_id(char *buf, size_t len)
 	return 0;
 }
 
+int proc_exe_id(pid_t pid, unsigned long long *dev, unsigned long long *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	*dev = (unsigned long long)st.st_dev;
+	*ino = (unsigned long long)st.st_ino;
+	return 0;
+}
+
 int pidfile_read(const char *path, struct pidfile_rec *rec)
 {
-	char buf[128] = "", boot[64] = "", extra[8];
+	char buf[192] = "", boot[64] = "", extra[8];
 	struct stat st;
 	long pid;
 	ssize_t n;
@@ -94,8 +107,16 @@ int pidfile_read(const char *path, struct pidfile_rec *rec)
 	if (n == 0)
 		return 0;
 	buf[n] = '\0';
-	got = sscanf(buf, "%ld %llu %63s %7s", &pid, &rec->start, boot, extra);
-	if (got != 3 || pid <= 0 || pid > 0x3fffffff || strlen(boot) >= sizeof(rec->boot) ||
+	got = sscanf(buf, "%ld %llu %63s %llu:%llu %7s", &pid, &rec->start, boot, &rec->exe_dev,
+		     &rec->exe_ino, extra);
+	/* an earlier gpuctl's "PID\n": ours, but it names no process that can be verified */
+	if (got == 1 && pid > 0 && pid <= 0x3fffffff && strspn(buf, "0123456789") == (size_t)n - 1 &&
+	    buf[n - 1] == '\n') {
+		rec->pid = (pid_t)pid;
+		rec->start = 0;
+		return 1;
+	}
+	if (got != 5 || pid <= 0 || pid > 0x3fffffff || strlen(boot) >= sizeof(rec->boot) ||
 	    buf[n - 1] != '\n')
 		return -EINVAL;
 	rec->pid = (pid_t)pid;
@@ -105,12 +126,16 @@ int pidfile_read(const char *path, struct pidfile_rec *rec)
 
 bool pidfile_rec_live(const struct pidfile_rec *rec)
 {
-	unsigned long long start;
+	unsigned long long start, dev = 0, ino = 0;
 	char boot[40];
 
-	if (rec->pid <= 0 || proc_boot_id(boot, sizeof(boot)) || strcmp(boot, rec->boot))
+	if (rec->pid <= 0 || !rec->boot[0] || proc_boot_id(boot, sizeof(boot)) ||
+	    strcmp(boot, rec->boot))
 		return false;
-	return !proc_start_time(rec->pid, &start) && start == rec->start;
+	if (proc_start_time(rec->pid, &start) || start != rec->start)
+		return false;
+	/* a clock tick is 10 ms: a pid reused within it is told apart by its program */
+	return !proc_exe_id(rec->pid, &dev, &ino) && dev == rec->exe_dev && ino == rec->exe_ino;
 }
 
 int pidfile_pidfd(const char *path, pid_t *pid)

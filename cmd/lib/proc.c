@@ -87,16 +87,20 @@ int pidfile_claim(const char *path, const char *what)
 
 int pidfile_write(int fd, pid_t pid)
 {
-	unsigned long long start = 0;
-	char buf[128], boot[40] = "-";
+	unsigned long long start = 0, dev = 0, ino = 0;
+	char buf[160], boot[40] = "-";
 	int n, err;
 
 	err = proc_start_time(pid, &start);
 	if (!err)
 		err = proc_boot_id(boot, sizeof(boot));
-	if (err)
+	if (!err)
+		err = proc_exe_id(pid, &dev, &ino);
+	if (err) {
+		errno = -err;
 		return err;
-	n = snprintf(buf, sizeof(buf), "%d %llu %s\n", (int)pid, start, boot);
+	}
+	n = snprintf(buf, sizeof(buf), "%d %llu %s %llu:%llu\n", (int)pid, start, boot, dev, ino);
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)
 		return -errno;
 	return 0;
