@@ -24,6 +24,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
+#include "nvdrv.h"
+#include "policy/kinds.h"
 #include "rm.h"		/* rm_device_path */
 #include "trace/backend.h"
 
@@ -38,37 +40,12 @@
 /* ------------------------------------------------------------ the probe */
 
 static const struct {
-	const char *type;
-	const char *what;
-} struct_ops_table[] = {
-	{ "uvm_gpu_ext", "prefetch policies (gpuctl prefetch)" },
-	{ "uvm_fault_policy_ops", "fault replay policies (gpuctl replay)" },
-	{ "uvm_evict_ops", "eviction policies (gpuctl evict)" },
-};
-
-static const struct {
 	const char *name;
 	const char *what;
 } kfunc_table[] = {
 	{ "bpf_uvm_set_va_block_region", "prefetch: set the region to prefetch" },
 	{ "bpf_uvm_strstr", "policies matching process or kernel names" },
 	{ "bpf_uvm_evict_move_head", "evict: move a chunk to the head of the eviction list" },
-};
-
-/* Stock-driver functions the trace programs attach to (fentry/fexit). */
-static const struct {
-	const char *func;
-	const char *what;
-} trace_table[] = {
-	{ "uvm_va_space_create", "process attach (va_space to pid)" },
-	{ "uvm_va_space_destroy", "process exit" },
-	{ "uvm_perf_event_notify", "faults, migrations and other perf events" },
-	{ "service_fault_batch", "replayable fault batches" },
-	{ "uvm_parent_gpu_service_replayable_faults", "fault servicing loop" },
-	{ "uvm_va_block_make_resident", "migrations" },
-	{ "uvm_perf_prefetch_get_hint_va_block", "prefetch hints" },
-	{ "uvm_pmm_gpu_alloc", "GPU memory chunk allocation" },
-	{ "uvm_pmm_gpu_free", "GPU memory chunk release" },
 };
 
 static const char *const module_table[] = { "nvidia", "nvidia_uvm", "uvm_model" };
@@ -111,9 +88,9 @@ struct probe {
 	struct {
 		int ret;
 		char module[64];
-	} sops[N(struct_ops_table)];
+	} sops[POLICY_NKINDS];
 	char kfunc_mod[N(kfunc_table)][64];
-	char trace_mod[N(trace_table)][64];
+	char trace_mod[TB_BPF_ATTACH_NR][64];
 	const char *trace_backend;
 	struct {		/* each trace back-end's usable(), by enum tb_kind */
 		bool ok;
@@ -241,16 +218,16 @@ static void probe_fentry(struct probe *p)
 		try_fentry(&p->fentry, id, 0);
 
 	/* The stock driver's own functions: what the bpf trace backend needs. */
-	for (size_t i = 0; i < N(trace_table); i++) {
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
 		int fd;
 
 		if (!p->trace_mod[i][0] || !strcmp(p->trace_mod[i], "vmlinux"))
 			continue;
-		id = kbtf_find(trace_table[i].func, BTF_KIND_FUNC, &btf, &mod);
+		id = kbtf_find(tb_bpf_attach[i].func, BTF_KIND_FUNC, &btf, &mod);
 		if (id < 0)
 			continue;
 		snprintf(p->fentry_mod.target, sizeof(p->fentry_mod.target), "%s:%s",
-			 mod, trace_table[i].func);
+			 mod, tb_bpf_attach[i].func);
 		fd = module_btf_fd(mod);
 		if (fd < 0) {
 			p->fentry_mod.tried = true;
@@ -310,15 +287,15 @@ static void run_probe(struct probe *p)
 	for (size_t i = 0; i < N(device_table); i++)
 		p->dev[i] = path_exists(device_table[i]);
 
-	for (size_t i = 0; i < N(struct_ops_table); i++)
-		p->sops[i].ret = probe_struct_ops(struct_ops_table[i].type,
+	for (size_t i = 0; i < POLICY_NKINDS; i++)
+		p->sops[i].ret = probe_struct_ops(policy_kinds_table[i]->st_type,
 						  p->sops[i].module,
 						  sizeof(p->sops[i].module));
 	for (size_t i = 0; i < N(kfunc_table); i++)
 		probe_btf_type(kfunc_table[i].name, BTF_KIND_FUNC,
 			       p->kfunc_mod[i], sizeof(p->kfunc_mod[i]));
-	for (size_t i = 0; i < N(trace_table); i++)
-		probe_btf_type(trace_table[i].func, BTF_KIND_FUNC,
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++)
+		probe_btf_type(tb_bpf_attach[i].func, BTF_KIND_FUNC,
 			       p->trace_mod[i], sizeof(p->trace_mod[i]));
 
 	probe_fentry(p);
@@ -443,11 +420,10 @@ static void json_fentry(const char *name, const struct probe *p,
 	jsonw_end_object(json_wtr);
 }
 
-static void print_json(const struct probe *p)
+/* kernel, bpf, capabilities */
+static void json_host(const struct probe *p)
 {
 	json_writer_t *w = json_wtr;
-
-	jsonw_start_object(w);
 
 	jsonw_name(w, "kernel");
 	jsonw_start_object(w);
@@ -483,6 +459,12 @@ static void print_json(const struct probe *p)
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+}
+
+/* nvidia: driver, hooks, modules, devices */
+static void json_nvidia(const struct probe *p)
+{
+	json_writer_t *w = json_wtr;
 
 	jsonw_name(w, "nvidia");
 	jsonw_start_object(w);
@@ -523,13 +505,19 @@ static void print_json(const struct probe *p)
 	}
 	jsonw_end_array(w);
 	jsonw_end_object(w);
+}
+
+/* struct_ops, kfuncs, trace points and back-ends */
+static void json_hooks_and_trace(const struct probe *p)
+{
+	json_writer_t *w = json_wtr;
 
 	jsonw_name(w, "struct_ops");
 	jsonw_start_array(w);
-	for (size_t i = 0; i < N(struct_ops_table); i++) {
+	for (size_t i = 0; i < POLICY_NKINDS; i++) {
 		jsonw_start_object(w);
-		jsonw_string_field(w, "type", struct_ops_table[i].type);
-		jsonw_string_field(w, "used_for", struct_ops_table[i].what);
+		jsonw_string_field(w, "type", policy_kinds_table[i]->st_type);
+		jsonw_string_field(w, "used_for", policy_kinds_table[i]->used_for);
 		jsonw_bool_field(w, "found", p->sops[i].ret != -ENOENT);
 		jsonw_bool_field(w, "registered", p->sops[i].ret == 0);
 		jsonw_string_field(w, "module",
@@ -554,10 +542,10 @@ static void print_json(const struct probe *p)
 
 	jsonw_name(w, "trace_points");
 	jsonw_start_array(w);
-	for (size_t i = 0; i < N(trace_table); i++) {
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
 		jsonw_start_object(w);
-		jsonw_string_field(w, "function", trace_table[i].func);
-		jsonw_string_field(w, "used_for", trace_table[i].what);
+		jsonw_string_field(w, "function", tb_bpf_attach[i].func);
+		jsonw_string_field(w, "used_for", tb_bpf_attach[i].what);
 		jsonw_bool_field(w, "found", p->trace_mod[i][0]);
 		jsonw_string_field(w, "module", p->trace_mod[i][0] ? p->trace_mod[i] : NULL);
 		jsonw_end_object(w);
@@ -581,8 +569,15 @@ static void print_json(const struct probe *p)
 	jsonw_end_array(w);
 	jsonw_string_field(w, "trace_backend_for_pid", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 			   p->tb[TB_BPF].ok ? "bpf" : NULL);
+}
 
-	jsonw_end_object(w);
+static void print_json(const struct probe *p)
+{
+	jsonw_start_object(json_wtr);
+	json_host(p);
+	json_nvidia(p);
+	json_hooks_and_trace(p);
+	jsonw_end_object(json_wtr);
 }
 
 /* "  label ....... value", and when there is a hint, "      -> hint". */
@@ -629,7 +624,8 @@ static void text_rm(const struct probe *p)
 	line("  rm (TSG events)", value, p->rm_device_ok ? NULL : hint);
 }
 
-static void print_text(const struct probe *p)
+/* kernel, bpf, capabilities */
+static void text_host(const struct probe *p)
 {
 	char value[256];
 
@@ -663,6 +659,12 @@ static void print_text(const struct probe *p)
 		     p->caps_known && p->cap_held[i] == 0 ?
 		     "run as root or grant it (setcap, capsh, systemd AmbientCapabilities=)" : NULL);
 	}
+}
+
+/* nvidia: driver, hooks, modules, devices */
+static void text_nvidia(const struct probe *p)
+{
+	char value[256];
 
 	printf("\nnvidia\n");
 	line("driver version", p->hooks.driver_version[0] ? p->hooks.driver_version : "none",
@@ -690,20 +692,26 @@ static void print_text(const struct probe *p)
 	}
 	for (size_t i = 0; i < N(device_table); i++)
 		line(device_table[i], p->dev[i] ? "present" : "missing", hint_device(p, i));
+}
+
+/* struct_ops, kfuncs, trace points and back-ends */
+static void text_hooks_and_trace(const struct probe *p)
+{
+	char value[256];
 
 	printf("\nstruct_ops types (policies)\n");
-	for (size_t i = 0; i < N(struct_ops_table); i++) {
+	for (size_t i = 0; i < POLICY_NKINDS; i++) {
 		char label[64];
 
-		snprintf(label, sizeof(label), "struct %s", struct_ops_table[i].type);
+		snprintf(label, sizeof(label), "struct %s", policy_kinds_table[i]->st_type);
 		if (p->sops[i].ret == 0)
 			snprintf(value, sizeof(value), "yes (%s): %s", p->sops[i].module,
-				 struct_ops_table[i].what);
+				 policy_kinds_table[i]->used_for);
 		else if (p->sops[i].ret == -EOPNOTSUPP)
 			snprintf(value, sizeof(value), "declared in %s, not registered",
 				 p->sops[i].module);
 		else
-			snprintf(value, sizeof(value), "no: %s", struct_ops_table[i].what);
+			snprintf(value, sizeof(value), "no: %s", policy_kinds_table[i]->used_for);
 		line(label, value, hint_struct_ops(p, i));
 	}
 
@@ -719,14 +727,14 @@ static void print_text(const struct probe *p)
 	printf("\ntrace attach points (stock driver)\n");
 	bool any = false;
 
-	for (size_t i = 0; i < N(trace_table); i++) {
+	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
 		if (p->trace_mod[i][0]) {
 			snprintf(value, sizeof(value), "yes (%s)", p->trace_mod[i]);
 			any = true;
 		} else {
 			snprintf(value, sizeof(value), "missing");
 		}
-		line(trace_table[i].func, value, NULL);
+		line(tb_bpf_attach[i].func, value, NULL);
 	}
 	if (!any)
 		printf("  %-40s -> %s\n", "",
@@ -741,6 +749,13 @@ static void print_text(const struct probe *p)
 	text_rm(p);
 	line("  chosen for -p PID", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 	     p->tb[TB_BPF].ok ? "bpf" : "none", NULL);
+}
+
+static void print_text(const struct probe *p)
+{
+	text_host(p);
+	text_nvidia(p);
+	text_hooks_and_trace(p);
 }
 
 static int probe_help(int argc, char **argv)

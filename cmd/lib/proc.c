@@ -16,6 +16,7 @@
 
 #include "gpuctl.h"
 #include "liveproc.h"
+#include "target.h"
 
 static volatile sig_atomic_t stop_flag;
 

@@ -35,24 +35,19 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "param.h"
 #include "policy_abi.h"
 
 struct bpf_object;
 struct btf;
 struct btf_type;
 
-/* A numeric parameter; its slot in the params map is its index in the table. */
-struct policy_param {
-	const char *name;
-	__u64 def, min, max;
-	const char *doc;
-};
-
+/* A def's numeric parameters (param.h): params[i] is slot i of the params map. */
 struct policy_def {
 	const char *name;	/* also the struct_ops variable's name */
 	const char *doc;	/* one line for `list` */
 	const void *(*elf_bytes)(size_t *sz);
-	const struct policy_param *params;	/* params[i] is slot i */
+	const struct param *params;	/* params[i] is slot i */
 	unsigned int nparams;
 	const char *const *stats;	/* names by slot, from STAT_POLICY on; NULL: none */
 };
@@ -63,6 +58,7 @@ struct policy_def {
 struct policy_kind {
 	const char *object;	/* "prefetch" */
 	const char *st_type;	/* "uvm_gpu_ext" */
+	const char *used_for;	/* "prefetch policies (gpuctl prefetch)", for probe */
 	const char *const *stats;	/* names of the family's STAT_POLICY slots */
 	const struct policy_def *defs;
 	unsigned int ndefs;
@@ -114,15 +110,19 @@ int policy_list(const struct policy_kind *k, int argc, char **argv);
 int policy_show(const struct policy_kind *k, int argc, char **argv);
 int policy_set(const struct policy_kind *k, int argc, char **argv);
 int policy_unload(const struct policy_kind *k, int argc, char **argv);
+/* load POLICY [KEY VALUE]... | file PATH, nothing else: policy_load_args, then policy_load. */
+int policy_load_plain(const struct policy_kind *k, int argc, char **argv);
+
+/*
+ * A command of struct cmd's shape that runs fn (policy_list, policy_show,
+ * policy_set, policy_unload, policy_load_plain) on kind k: the families'
+ * command files share these instead of each writing its wrappers.
+ */
+#define POLICY_CMD(name, fn, k) \
+	static int name(int argc, char **argv) { return fn(&(k), argc, argv); }
 
 /* "{ a | b | c }": the built-ins' names, for help text. */
 void policy_print_names(const struct policy_kind *k, FILE *f);
-/*
- * The built-ins' names into words[k->ndefs + 1], NULL-terminated (the
- * shell's completion); checks k's tables first (an internal error aborts)
- * and registers k for policy_kinds().
- */
-void policy_words_fill(const struct policy_kind *k, const char **words);
 
 /*
  * The attached policy, held under the object's lock, for commands that
@@ -157,11 +157,7 @@ int policy_map_of(const struct policy_kind *k, __u32 map_id, const char *name);
 /* Detaches and unpins the policy of map_id if it is still the one attached. */
 int policy_remove(const struct policy_kind *k, __u32 map_id);
 
-/* --- every kind at once (kinds.c), for the exporter ---------------------- */
-
-/* Each kind's policy_words_fill() registers it; the kinds registered. */
-void policy_kind_register(const struct policy_kind *k);
-int policy_kinds(const struct policy_kind *const **out);
+/* --- every kind at once (kinds.c, the table in kinds.h), for the exporter --- */
 
 struct policy_snap {
 	const char *object;	/* "prefetch" */
@@ -226,7 +222,7 @@ const struct policy_def *find_def(const struct policy_kind *k, const char *name)
  */
 void policy_step(const char *step);
 
-/* params.c */
+/* cmds.c: KEY VALUE pairs of def into vals (param_parse_one); usage errors name the problem. */
 int parse_params(const struct policy_kind *k, const struct policy_def *d,
 		 int argc, char *const *argv, __u64 *vals, bool *given);
 
@@ -242,11 +238,5 @@ int elf_check_policy(const char *path, const char *st_type);
  */
 const struct btf_type *btf_resolve(const struct btf *btf, __u32 id, __u32 *res, int *depth);
 
-/*
- * libbpf's warnings while a step runs go into a buffer (the step's error
- * line quotes the last one) instead of stderr; -d shows them all.
- */
-void libbpf_quiet_begin(void);
-const char *libbpf_quiet_end(void);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "gpuctl.h"
 #include "policy.h"
+#include "kinds.h"
 
 void policy_print_names(const struct policy_kind *k, FILE *f)
 {
@@ -54,30 +55,19 @@ static void kind_check(const struct policy_kind *k)
 	}
 }
 
-void policy_words_fill(const struct policy_kind *k, const char **words)
+void policy_kinds_check(void)
 {
-	unsigned int i;
-
-	kind_check(k);
-	policy_kind_register(k);
-	for (i = 0; i < k->ndefs; i++)
-		words[i] = k->defs[i].name;
-	words[i] = NULL;
+	for (int i = 0; policy_kinds_table[i]; i++)
+		kind_check(policy_kinds_table[i]);
 }
 
 static void list_params(const struct policy_def *d)
 {
 	for (unsigned int i = 0; i < d->nparams; i++) {
-		const struct policy_param *p = &d->params[i];
+		const struct param *p = &d->params[i];
 
 		if (json_output) {
-			jsonw_start_object(json_wtr);
-			jsonw_string_field(json_wtr, "name", p->name);
-			jsonw_uint_field(json_wtr, "default", p->def);
-			jsonw_uint_field(json_wtr, "min", p->min);
-			jsonw_uint_field(json_wtr, "max", p->max);
-			jsonw_string_field(json_wtr, "description", p->doc);
-			jsonw_end_object(json_wtr);
+			param_json(p);
 		} else {
 			printf("%-14s   %s %llu (%llu..%llu): %s\n", "", p->name,
 			       (unsigned long long)p->def, (unsigned long long)p->min,

@@ -15,20 +15,9 @@
 #include <sys/stat.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "sched.h"
 
-
-const char *const policy_class_names[POLICY_CLASS_NR] = {
-	[POLICY_CLASS_NONE] = "-",
-	[POLICY_CLASS_LC] = "lc",
-	[POLICY_CLASS_BE] = "be",
-	[POLICY_CLASS_FIXED] = "fixed",
-};
-
-const char *policy_class_name(__u32 cls)
-{
-	return cls < POLICY_CLASS_NR ? policy_class_names[cls] : "-";
-}
 
 /* MATCH := comm:NAME | pid:PID | uid:UID | cgroup:PATH */
 static const char *const match_names[POLICY_MATCH_NR] = {
@@ -170,7 +159,7 @@ static int parse_match(const char *arg, struct policy_rule *r)
 		strncpy(r->comm, val, TSG_COMM_LEN - 1);
 		break;
 	case POLICY_MATCH_PID:
-		if (parse_u64("PID", val, 1, 4194304, &v))
+		if (parse_u64("PID", val, 1, TARGET_PID_MAX, &v))
 			return EXIT_USAGE;
 		r->id = v;
 		break;

@@ -27,7 +27,7 @@ cp "$(command -v sleep)" "$T/engine"
 alive() { kill -0 "$1" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" != Z ]; }
 
 # --- a live engine, exactly named: stopped ----------------------------------------
-"$T/engine" 300 &
+"$T/engine" 300 >/dev/null 2>&1 &
 Z=$!
 ident $Z >"$R/701.pid"
 expect_exit 0 "$G" prefetch unload -p 701
@@ -36,7 +36,7 @@ wait $Z 2>/dev/null
 alive $Z && fail "exact pid file" "$Z still runs" || ok "exact pid file: the process got SIGTERM"
 
 # --- the engine killed with -9, its pid reused ------------------------------------
-"$T/engine" 300 &
+"$T/engine" 300 >/dev/null 2>&1 &
 X=$!
 XI=$(ident $X)
 kill -9 $X
@@ -46,7 +46,7 @@ Y=
 if [ -w /proc/sys/kernel/ns_last_pid ]; then
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		echo $((X - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null || break
-		sleep 300 &
+		sleep 300 >/dev/null 2>&1 &
 		Y=$!
 		[ "$Y" = "$X" ] && break
 		kill $Y; wait $Y 2>/dev/null; Y=
@@ -56,7 +56,7 @@ if [ -n "$Y" ]; then
 	ok "pid $X reused by another process (ns_last_pid)"
 else
 	# the reuse simulated: a live process under that pid file, its start time not ours
-	sleep 300 &
+	sleep 300 >/dev/null 2>&1 &
 	Y=$!
 	echo "$Y $(( $(starttime $Y) + 1 )) $BOOT $(exeid $Y)" >"$R/702.pid"
 	ok "pid reuse simulated (no ns_last_pid): pid $Y, another start time"
@@ -68,7 +68,7 @@ alive $Y && ok "reused pid: the process that reused it was not signalled" ||
 kill $Y 2>/dev/null; wait $Y 2>/dev/null
 
 # --- another boot, the old format, garbage: nothing signalled ------------------------
-sleep 300 &
+sleep 300 >/dev/null 2>&1 &
 V=$!
 echo "$V $(starttime $V) 00000000-0000-0000-0000-000000000000 $(exeid $V)" >"$R/703.pid"
 echo "$V" >"$R/704.pid"
