@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "safefile.h"
 #include "exporter/exporter.h"
 
 #define EXP_DEFAULT_INTERVAL_MS	2000
@@ -101,9 +102,11 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 
 static int check_access(const char *what)
 {
+	/*
+	 * No bpffs is no reason to refuse: what needs none is served, and
+	 * gpuctl_exporter_source_up{reason="bpffs_absent"} says what is missing.
+	 */
 	if (need_caps(what, NEED_BPF | NEED_PTRACE))
-		return EXIT_FAIL;
-	if (bpffs_check())
 		return EXIT_FAIL;
 	return 0;
 }
@@ -213,32 +216,15 @@ static int do_serve(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* FILE.tmp, then rename: the collector never reads half a file. */
+/* A temporary file beside it, then rename (safefile): the collector never reads half a file. */
 static int write_file(const char *path, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
+	struct safefile sf;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		p_err("cannot write %s: path too long", path);
+	if (safefile_open(&sf, path, 0644))
 		return EXIT_FAIL;
-	}
-	f = fopen(tmp, "we");
-	if (!f) {
-		p_err("cannot write %s: %s", tmp, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (fwrite(buf, 1, len, f) != len || fclose(f)) {
-		p_err("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		return EXIT_FAIL;
-	}
-	if (rename(tmp, path)) {
-		p_err("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	fwrite(buf, 1, len, sf.f);
+	return safefile_commit(&sf) ? EXIT_FAIL : EXIT_OK;
 }
 
 static int do_textfile(int argc, char **argv)

@@ -302,8 +302,12 @@ static int do_stat(int argc, char **argv)
 		printf(" %14.6f seconds time elapsed\n", elapsed);
 	free(c.rows);
 	tb_free(t);
-	if (status > 0)
+	/* -- CMD: its failure is the caller's, as with perf stat (unless stopped here) */
+	if (status > 0) {
 		p_info("the command exited with status %d", status);
+		if (!stop_requested() && !o.duration)
+			return status;
+	}
 	return EXIT_OK;
 }
 

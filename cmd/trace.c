@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "safefile.h"
 #include "target.h"
 #include "rm.h"		/* RM_DEFAULT_DEVICE */
 #include "trace/backend.h"
@@ -133,6 +134,7 @@ struct live {
 	uint64_t t0;		/* event times are printed relative to it */
 	FILE *out;
 	const char *path;	/* of out, when a file */
+	struct safefile sf;	/* out's file, renamed into place at the end */
 	int write_err;
 	struct tb *t;		/* for the process names the backend knows */
 };
@@ -177,11 +179,9 @@ static int open_record(struct topts *o, struct live *l)
 		l->out = stdout;
 		return 0;
 	}
-	l->out = fopen(l->path, "wb");
-	if (!l->out) {
-		p_err("cannot create '%s': %s", l->path, strerror(errno));
+	if (safefile_open(&l->sf, l->path, 0644))
 		return EXIT_FAIL;
-	}
+	l->out = l->sf.f;
 	return 0;
 }
 
@@ -209,12 +209,14 @@ static int finish_record(struct topts *o, struct live *l)
 {
 	int rc = EXIT_OK;
 
-	if (l->out != stdout && fclose(l->out) && !l->write_err)
-		l->write_err = errno;
-	else if (l->out == stdout && fflush(stdout) && !l->write_err)
+	if (l->out == stdout && fflush(stdout) && !l->write_err)
 		l->write_err = errno ? errno : EIO;
 	if (l->write_err) {
 		p_err("writing the record failed: %s", strerror(l->write_err));
+		if (l->out != stdout)
+			safefile_abort(&l->sf);
+		rc = EXIT_FAIL;
+	} else if (l->out != stdout && safefile_commit(&l->sf)) {
 		rc = EXIT_FAIL;
 	} else if (!json_output) {
 		fprintf(stderr, "recorded %llu events to %s\n", l->shown,
@@ -250,10 +252,8 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	stop_signals_install();
 	t = tb_start(&o->tb, &rc);
 	if (!t) {
-		if (l->out && l->out != stdout) {
-			fclose(l->out);
-			remove(l->path);
-		}
+		if (l->out && l->out != stdout)
+			safefile_abort(&l->sf);
 		return rc;
 	}
 	l->t = t;
@@ -282,7 +282,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	if (failed) {
 		rc = EXIT_FAIL;
 		if (l->out && l->out != stdout)
-			fclose(l->out);
+			safefile_abort(&l->sf);
 	} else if (l->mode == LIVE_RECORD) {
 		rc = finish_record(o, l);
 	} else {

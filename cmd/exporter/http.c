@@ -4,8 +4,12 @@
  * thread (epoll) serves every connection without blocking, so a client that
  * reads slowly, stalls mid-request or vanishes holds only its own
  * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
- * scrape.  GET /metrics renders under the exporter's lock; / says where the
- * metrics are; anything else is 404, other methods 405.
+ * scrape.  No client can take the connections a scraper needs: each
+ * address holds at most EXP_CONN_PER_IP at once (more are closed as they
+ * come), and the total is far above that (EXP_CONN_LIMIT, within the fd
+ * limit).  GET /metrics renders under the exporter's lock; / says where
+ * the metrics are; anything else is 404, other methods 405 (a request body
+ * is read and dropped first: a POST with one is answered too).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,14 +17,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 
 #include <microhttpd.h>
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
 
-#define EXP_CONN_TIMEOUT_S	10
-#define EXP_CONN_LIMIT		64
+#define EXP_CONN_TIMEOUT_S	5
+#define EXP_CONN_LIMIT		1024	/* at most: less when the fd limit is low */
+#define EXP_CONN_PER_IP		8
+#define EXP_BACKLOG		256
 #define EXP_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 struct exp_http {
@@ -38,7 +45,7 @@ int exp_listen(const struct sockaddr *addr, socklen_t len)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (addr->sa_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, addr, len) || listen(fd, 64)) {
+	if (bind(fd, addr, len) || listen(fd, EXP_BACKLOG)) {
 		int err = -errno;
 
 		close(fd);
@@ -86,10 +93,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 	(void)version;
 	(void)upload;
-	(void)upload_len;
-	/* the first call is for the headers alone: answer on the second */
+	/* the first call is for the headers alone: answer once the body is read */
 	if (*state != &first) {
 		*state = &first;
+		return MHD_YES;
+	}
+	if (*upload_len) {
+		*upload_len = 0;	/* a body is never used: dropped as it comes */
 		return MHD_YES;
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -127,6 +137,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t len)
 {
 	struct exp_http *h = calloc(1, sizeof(*h));
+	unsigned int limit = EXP_CONN_LIMIT;
+	struct rlimit rl;
 
 	if (!h) {
 		close(fd);
@@ -134,13 +146,21 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 		return NULL;
 	}
 	h->e = e;
+	/* connections beside the exporter's own fds (two per attached process) */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		long spare = (long)rl.rlim_cur - 2L * (long)e->max_procs - 64;
+
+		if (spare < (long)limit)
+			limit = spare < 64 ? 64 : (unsigned int)spare;
+	}
 	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 				handle, h,
 				/* first: libmicrohttpd logs with its own logger until it sees it */
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXP_CONN_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EXP_CONN_LIMIT,
+				MHD_OPTION_CONNECTION_LIMIT, limit,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EXP_CONN_PER_IP,
 				MHD_OPTION_END);
 	if (!h->d) {
 		close(fd);

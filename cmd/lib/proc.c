@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "liveproc.h"
 #include "target.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -42,32 +44,19 @@ bool stop_requested(void)
 
 pid_t pidfile_live(const char *path)
 {
-	char buf[32] = "";
-	ssize_t n;
-	long pid;
-	char *end;
-	int fd;
+	struct pidfile_rec rec;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	/* a pid alone names no process: one that reused it must not count */
+	if (pidfile_read(path, &rec) != 1 || !pidfile_rec_live(&rec))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	pid = strtol(buf, &end, 10);
-	if (pid <= 0 || pid > TARGET_PID_MAX || (*end && *end != '\n'))
-		return 0;
-	if (kill((pid_t)pid, 0) && errno == ESRCH)
-		return 0;
-	return (pid_t)pid;
+	return rec.pid;
 }
 
 int pidfile_claim(const char *path, const char *what)
 {
-	pid_t other;
-	int fd;
+	struct pidfile_rec rec;
+	struct stat st;
+	int fd, r;
 
 	for (int tries = 0; tries < 2; tries++) {
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -75,9 +64,18 @@ int pidfile_claim(const char *path, const char *what)
 			return fd;
 		if (errno != EEXIST)
 			break;
-		other = pidfile_live(path);
-		if (other) {
-			p_err("%s already runs as pid %d (pid file %s)", what, (int)other, path);
+		r = pidfile_read(path, &rec);
+		if (r == 1 && pidfile_rec_live(&rec)) {
+			p_err("%s already runs as pid %d (pid file %s)", what, (int)rec.pid, path);
+			return -1;
+		}
+		if (r == -EINVAL) {
+			/* only what gpuctl wrote may go: never a file the path happened to name */
+			p_err("%s exists and is not a gpuctl pid file; not replacing it", path);
+			return -1;
+		}
+		if (r == 0 && !lstat(path, &st) && time(NULL) - st.st_mtime < 5) {
+			p_err("%s is being claimed by another gpuctl", path);
 			return -1;
 		}
 		/* the pid file of one that is gone: take its place */
@@ -90,9 +88,20 @@ int pidfile_claim(const char *path, const char *what)
 
 int pidfile_write(int fd, pid_t pid)
 {
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	unsigned long long start = 0, dev = 0, ino = 0;
+	char buf[160], boot[40] = "-";
+	int n, err;
 
+	err = proc_start_time(pid, &start);
+	if (!err)
+		err = proc_boot_id(boot, sizeof(boot));
+	if (!err)
+		err = proc_exe_id(pid, &dev, &ino);
+	if (err) {
+		errno = -err;
+		return err;
+	}
+	n = snprintf(buf, sizeof(buf), "%d %llu %s %llu:%llu\n", (int)pid, start, boot, dev, ino);
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n)
 		return -errno;
 	return 0;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "safefile.h"
 #include "engine.h"
 #include "ut.h"
 #include "nvml.h"
@@ -223,15 +224,15 @@ static void update_ctrs(struct engine *g)
 
 static void write_stats(struct engine *g)
 {
-	char tmp[PATH_MAX + 8], name[48];
+	char name[48];
 	const struct pfe_policy *pol = g->run.pol;
+	struct safefile sf;
 	FILE *f;
 
 	update_ctrs(g);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", g->stats_path);
-	f = fopen(tmp, "we");
-	if (!f)
+	if (safefile_open(&sf, g->stats_path, 0644))
 		return;
+	f = sf.f;
 	fprintf(f, "engine_pid %d\ntarget %d\npolicy %s\ngpu %s\nasync %d\nuptime_s %.1f\n",
 		(int)getpid(), (int)g->w.pid, pol->name,
 		g->have_dst ? uuid_format(&g->dst, name, sizeof(name)) : "-", g->o->async,
@@ -244,8 +245,7 @@ static void write_stats(struct engine *g)
 		if (n)
 			fprintf(f, "%s %llu\n", n, (unsigned long long)g->run.ctr[i]);
 	}
-	if (fclose(f) || rename(tmp, g->stats_path))
-		unlink(tmp);
+	safefile_commit(&sf);
 	g->stats_at = mono_s();
 }
 
@@ -365,7 +365,7 @@ static int engine_setup(struct engine *g)
 	/* Free memory caps every call; without it only --max-bytes can. */
 	if (gpu_free_bytes(&g->dst, &g->free_bytes, err, sizeof(err)) == 0) {
 		g->use_nvml = true;
-	} else if (!g->o->max_bytes) {
+	} else if (!g->o->max_bytes && !g->o->pol->never_migrates) {
 		p_err("cannot read the GPU's free memory (%s): give --max-bytes BYTES", err);
 		return -1;
 	}
@@ -441,6 +441,14 @@ static int engine_fg(const struct pfe_opts *o)
 	}
 	engine_end(&g);
 	workload_end(&g.w, stop_requested());
+	/*
+	 * -- CMD: its failure is the caller's (as stat -- CMD and perf stat):
+	 * gpuctl exits with CMD's status (128+N: signal N) unless it stopped it.
+	 */
+	if (ret == EXIT_OK && o->cmd && !stop_requested() && workload_status(&g.w) > 0) {
+		ret = workload_status(&g.w);
+		p_info("the command exited with status %d", ret);
+	}
 	return ret;
 }
 

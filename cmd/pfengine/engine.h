@@ -61,7 +61,7 @@ int pfe_advise_main(int argc, char **argv);
 
 /* Parses a size: N, NK, NM, NG (binary units); p_err on failure. */
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out);
-/* --max-bytes BYTES (K, M, G): above 0.  0, or EXIT_USAGE after p_err. */
+/* --max-bytes BYTES (K, M, G): at least one page (4096).  0, or EXIT_USAGE after p_err. */
 int pfe_parse_max_bytes(const char *arg, uint64_t *out);
 
 #endif

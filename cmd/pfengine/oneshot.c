@@ -42,8 +42,9 @@ int pfe_parse_max_bytes(const char *arg, uint64_t *out)
 {
 	if (pfe_parse_size("--max-bytes", arg, out))
 		return EXIT_USAGE;
-	if (!*out)
-		return usage_err("--max-bytes must be above 0");
+	/* UVM moves whole pages: less than one would move one a call, and call forever */
+	if (*out < 4096)
+		return usage_err("--max-bytes must be at least 4096 (one page), not %s", arg);
 	return 0;
 }
 

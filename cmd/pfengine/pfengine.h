@@ -90,6 +90,7 @@ struct pfe_policy {
 	/* A request was carried out (or refused: ok false) at end_ts (event clock). */
 	void (*done)(void *st, const uint64_t *params, const struct pfe_req *r, bool ok,
 		     uint64_t end_ts);
+	bool never_migrates;	/* asks for no migration: needs no cap on one (--max-bytes) */
 };
 
 extern const struct pfe_policy *const pfe_policies[];	/* NULL-terminated */

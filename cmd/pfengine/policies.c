@@ -513,6 +513,7 @@ static const struct pfe_policy none_policy = {
 	.state_size = 1,
 	.init = none_init,
 	.event = none_event,
+	.never_migrates = true,
 };
 
 const struct pfe_policy *const pfe_policies[] = {

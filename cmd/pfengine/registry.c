@@ -19,6 +19,7 @@
 
 #include "gpuctl.h"
 #include "engine.h"
+#include "liveproc.h"
 
 static int mkdir_safe(const char *path, bool create)
 {
@@ -136,11 +137,13 @@ int pfe_reg_unload(pid_t target)
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct timespec ms = { 0, 10000000 };
 	pid_t engine;
+	int err;
 
 	if (pfe_reg_dir(dir, sizeof(dir), false) == -1)
 		return EXIT_FAIL;
 	pfe_reg_path(path, sizeof(path), dir, target, "pid");
-	engine = pidfile_live(path);
+	/* the pid file's process, verified through a pidfd: never one that reused its pid */
+	err = pidfile_stop(path, SIGTERM, 5000, &engine);
 	if (!engine) {
 		/* Idempotent: no engine is the state asked for. */
 		if (json_output)
@@ -149,18 +152,19 @@ int pfe_reg_unload(pid_t target)
 			p_info("no prefetch engine on process %d", (int)target);
 		return EXIT_OK;
 	}
-	if (kill(engine, SIGTERM)) {
-		p_err("cannot stop the engine (pid %d) of process %d: %s", (int)engine,
-		      (int)target, strerror(errno));
-		return EXIT_FAIL;
-	}
-	for (int i = 0; i < 500 && pidfile_live(path) == engine; i++)
-		nanosleep(&ms, NULL);
-	if (pidfile_live(path) == engine) {
+	if (err == -ETIMEDOUT) {
 		p_err("the engine (pid %d) of process %d did not end within 5 s", (int)engine,
 		      (int)target);
 		return EXIT_FAIL;
 	}
+	if (err) {
+		p_err("cannot stop the engine (pid %d) of process %d: %s", (int)engine,
+		      (int)target, strerror(-err));
+		return EXIT_FAIL;
+	}
+	/* it has exited: its pid file goes with it (or names none alive now) */
+	for (int i = 0; i < 100 && pidfile_live(path) == engine; i++)
+		nanosleep(&ms, NULL);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_int_field(json_wtr, "pid", target);

@@ -31,6 +31,7 @@
 
 #include "gpuctl.h"
 #include "sched.h"
+#include "liveproc.h"
 
 #define STOP_WAIT_MS	5000	/* how long stop waits for the policy process */
 #define READY_WAIT_MS	10000	/* how long run --detach waits for its child */
@@ -727,40 +728,25 @@ undo:
 
 /* ------------------------------------------------------------------ stop */
 
-/* SIGTERM to the policy process, then wait for it to be gone: 0, or -1 after p_err. */
+/*
+ * SIGTERM to the policy process the pid file names (verified through a
+ * pidfd: never a process that reused its pid), then wait for it to be
+ * gone: 0, or -1 after p_err.
+ */
 static int stop_process(pid_t pid)
 {
-	int pfd = pidfd_of(pid);
+	pid_t got;
+	int err = pidfile_stop(RUN_PIDFILE, SIGTERM, STOP_WAIT_MS, &got);
 
-	if (pfd == -ESRCH)
-		return 0;
-	if (kill(pid, SIGTERM)) {
-		if (errno == ESRCH)
-			goto out;
-		p_err("cannot signal the policy process %d: %s", (int)pid, strerror(errno));
-		goto fail;
+	if (err == -ETIMEDOUT) {
+		p_err("the policy process %d did not stop within %d s", (int)got,
+		      STOP_WAIT_MS / 1000);
+		return -1;
 	}
-	if (pfd >= 0) {
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
-
-		/* a pidfd is readable once its process has exited */
-		if (poll(&p, 1, STOP_WAIT_MS) == 1)
-			goto out;
-	} else {
-		for (int i = 0; i < STOP_WAIT_MS / 20; i++) {
-			if (kill(pid, 0) && errno == ESRCH)
-				goto out;
-			usleep(20000);
-		}
+	if (err) {
+		p_err("cannot signal the policy process %d: %s", (int)pid, strerror(-err));
+		return -1;
 	}
-	p_err("the policy process %d did not stop within %d s", (int)pid, STOP_WAIT_MS / 1000);
-fail:
-	if (pfd >= 0)
-		close(pfd);
-	return -1;
-out:
-	if (pfd >= 0)
-		close(pfd);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "safefile.h"
 #include "record.h"
 #include "report.h"
 #include "summary.h"
@@ -116,24 +117,22 @@ static void svg_write(FILE *out, const struct faults *f)
 		SVG_MT + SVG_H * SVG_CH + 25);
 }
 
-/* The heatmap into path ("-": out); a file that could not be written completely is removed. */
+/*
+ * The heatmap into path ("-": out), through safefile: a temporary file
+ * renamed into place when complete; what was at path stays when it fails.
+ */
 static int write_svg(const char *path, const struct faults *f, FILE *out)
 {
-	FILE *svg = strcmp(path, "-") ? fopen(path, "w") : out;
+	struct safefile sf;
 
-	if (!svg) {
-		p_err("cannot create '%s': %s", path, strerror(errno));
-		return EXIT_FAIL;
-	}
-	svg_write(svg, f);
-	if (svg == out)
+	if (!strcmp(path, "-")) {
+		svg_write(out, f);
 		return EXIT_OK;
-	if (ferror(svg) | fclose(svg)) {
-		p_err("writing '%s' failed: %s", path, strerror(errno ? errno : EIO));
-		unlink(path);
-		return EXIT_FAIL;
 	}
-	return EXIT_OK;
+	if (safefile_open(&sf, path, 0644))
+		return EXIT_FAIL;
+	svg_write(sf.f, f);
+	return safefile_commit(&sf) ? EXIT_FAIL : EXIT_OK;
 }
 
 static void emit_model(FILE *out, const struct faults *f)

@@ -36,7 +36,10 @@ bad "are the engine's" load none --async
 bad "system-wide" load stride -p 1 --backend struct_ops
 bad "give -p PID or -- CMD" load stream --backend engine
 bad "unknown backend" load stream -p 1 --backend gpu
-bad "must be above 0" load stream -p 1 --max-bytes 0
+bad "at least 4096" load stream -p 1 --max-bytes 0
+bad "at least 4096" load stream -p 1 --max-bytes 1
+bad "at least 4096" load stream -p 1 --max-bytes 4095
+bad "at least 4096" migrate -p 1 0x1000 4096 --max-bytes 1
 bad "invalid --max-bytes" load stream -p 1 --max-bytes 1X
 bad "'--' needs a command" load stream --
 bad "needs a PID" unload -p

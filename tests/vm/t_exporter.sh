@@ -63,9 +63,10 @@ expect_exit 1 tests/tools/bpfpoke user $NOBODY "$G" exporter serve --listen 127.
 	expect_stderr_line "no capabilities"
 expect_err "the capability is named" "CAP_SYS_PTRACE|CAP_BPF"
 mkdir -p $W/notbpf
-expect_exit 1 env GPUCTL_BPFFS=$W/notbpf "$G" exporter serve --listen 127.0.0.1:$PORT &&
-	expect_stderr_line "bpffs absent"
-expect_err "bpffs: says how to mount it" "mount -t bpf"
+# no bpffs: what needs none is served, and source_up says what is missing
+expect_exit 0 env GPUCTL_BPFFS=$W/notbpf "$G" exporter textfile
+expect_out "no bpffs: textfile says bpffs_absent" 'source_up\{source="policies",reason="bpffs_absent"\} 0'
+expect_out "no bpffs: uvm-tools still served" 'source_up\{source="uvm_tools"'
 
 # --- the exporter, the watcher, Prometheus ---------------------------------------
 expect_exit 0 "$G" sched watch

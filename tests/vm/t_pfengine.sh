@@ -108,7 +108,7 @@ P=$!
 sleep 0.5
 expect_exit 0 $G prefetch load stream -p $P --detach $MAX distance 4
 [ -s "$GPUCTL_RUN_DIR/prefetch/$P.pid" ] && ok "detach: the pid file" || fail "detach" "no pid file"
-EP=$(cat "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
+EP=$(cut -d" " -f1 "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
 kill -0 "$EP" 2>/dev/null && ok "detach: the engine runs ($EP)" || fail "detach" "no engine"
 sleep 1.2
 expect_exit 0 $G -j prefetch show
@@ -132,7 +132,7 @@ expect_err "unload again: nothing to do" "no prefetch engine on process $P"
 
 # --- kill -9 of the engine leaves the target unharmed ------------------------
 expect_exit 0 $G prefetch load populate -p $P --detach $MAX
-EP=$(cat "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
+EP=$(cut -d" " -f1 "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
 kill -9 "$EP"
 sleep 0.3
 kill -0 $P 2>/dev/null && ok "kill -9 engine: the target runs on" || fail "kill -9" "the target died"
@@ -144,7 +144,7 @@ ok "kill -9: a new engine takes the stale pid file"
 
 # --- the target's exit ends the engine ---------------------------------------
 expect_exit 0 $G prefetch load stride -p $P --detach $MAX
-EP=$(cat "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
+EP=$(cut -d" " -f1 "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
 kill $P
 wait $P 2>/dev/null
 for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$EP" 2>/dev/null || break; sleep 0.2; done

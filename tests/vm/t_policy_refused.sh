@@ -49,7 +49,7 @@ model_run seq blocks 4 warps 1
 
 # --- a running adaptive daemon --------------------------------------------
 expect_exit 0 gpuctl prefetch load adaptive --detach --pid-file /tmp/a.pid interval_ms 100
-daemon=$(cat /tmp/a.pid)
+daemon=$(cut -d" " -f1 /tmp/a.pid)
 kill -0 "$daemon" && ok "adaptive daemon runs" || fail "adaptive daemon runs" "pid '$daemon'"
 # its first sample (no traffic) moves the threshold to lo_threshold: wait for it
 i=0; until OUT=$(gpuctl -j prefetch show) && [ "$(json_get .params.threshold)" = 30 ] || [ $i -ge 50 ]; do
@@ -61,7 +61,7 @@ case $ERR in *"already runs as pid $daemon"*) ok "names the running daemon" ;;
 *) fail "names the running daemon" "$ERR" ;; esac
 usleep 300000
 kill -0 "$daemon" && ok "the first daemon still runs" || fail "first daemon still runs" "gone"
-[ "$(cat /tmp/a.pid)" = "$daemon" ] && ok "its pid file is unchanged" || fail "pid file unchanged" "$(cat /tmp/a.pid)"
+[ "$(cut -d" " -f1 /tmp/a.pid)" = "$daemon" ] && ok "its pid file is unchanged" || fail "pid file unchanged" "$(cat /tmp/a.pid)"
 OUT=$(gpuctl -j prefetch show)
 expect_json_eq "adaptive still loaded" .policy adaptive
 refused 1 "--detach with a pid file in a missing directory, daemon running" \
@@ -75,7 +75,7 @@ expect_json_eq "SIGTERM: the daemon unloads its policy" .policy null
 # a stale pid file (its process gone) is taken over
 echo 999999 >/tmp/a.pid
 expect_exit 0 gpuctl prefetch load adaptive --detach --pid-file /tmp/a.pid
-[ "$(cat /tmp/a.pid)" != 999999 ] && kill -0 "$(cat /tmp/a.pid)" && ok "stale pid file taken over" ||
+[ "$(cut -d" " -f1 /tmp/a.pid)" != 999999 ] && kill -0 "$(cut -d" " -f1 /tmp/a.pid)" && ok "stale pid file taken over" ||
 	fail "stale pid file taken over" "$(cat /tmp/a.pid)"
 expect_exit 0 gpuctl prefetch load always_max
 i=0; while [ -e /tmp/a.pid ] && [ $i -lt 50 ]; do usleep 100000; i=$((i + 1)); done

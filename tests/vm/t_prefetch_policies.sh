@@ -112,9 +112,9 @@ OUT=$(gpuctl -j prefetch show)
 expect_json_eq "adaptive: the replacement stays" .policy always_max
 
 expect_exit 0 gpuctl prefetch load adaptive --detach --pid-file /tmp/ad.pid interval_ms 100
-[ -s /tmp/ad.pid ] && kill -0 "$(cat /tmp/ad.pid)" && ok "adaptive --detach: daemon with pid file" ||
+[ -s /tmp/ad.pid ] && kill -0 "$(cut -d" " -f1 /tmp/ad.pid)" && ok "adaptive --detach: daemon with pid file" ||
 	fail "adaptive --detach" "no live pid in /tmp/ad.pid"
-kill -TERM "$(cat /tmp/ad.pid)"
+kill -TERM "$(cut -d" " -f1 /tmp/ad.pid)"
 i=0; while [ -e /tmp/ad.pid ] && [ $i -lt 50 ]; do usleep 100000; i=$((i + 1)); done
 OUT=$(gpuctl -j prefetch show)
 expect_json_eq "adaptive daemon: SIGTERM unloads" .policy null

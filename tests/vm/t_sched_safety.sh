@@ -62,7 +62,7 @@ snap() {
 whole_watcher() {
 	for p in $PINS; do [ -e "$SD/$p" ] || return 1; done
 }
-runner_pid() { cat /run/gpuctl/sched-run.pid 2>/dev/null; }
+runner_pid() { cut -d" " -f1 /run/gpuctl/sched-run.pid 2>/dev/null; }
 reset() {
 	"$G" sched unload >/dev/null 2>&1
 	rm -rf $BPFFS/gpuctl /run/gpuctl
