@@ -25,6 +25,7 @@
 
 #include "gpuctl.h"
 #include "rm.h"		/* rm_device_path */
+#include "probe_gpus.h"
 #include "trace/backend.h"
 
 #ifndef ENOTSUPP
@@ -581,6 +582,7 @@ static void print_json(const struct probe *p)
 	jsonw_end_array(w);
 	jsonw_string_field(w, "trace_backend_for_pid", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 			   p->tb[TB_BPF].ok ? "bpf" : NULL);
+	probe_gpus_json(w);
 
 	jsonw_end_object(w);
 }
@@ -741,6 +743,7 @@ static void print_text(const struct probe *p)
 	text_rm(p);
 	line("  chosen for -p PID", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 	     p->tb[TB_BPF].ok ? "bpf" : "none", NULL);
+	probe_gpus_text();
 }
 
 static int probe_help(int argc, char **argv)
@@ -756,7 +759,9 @@ static int probe_help(int argc, char **argv)
 		"Reports what the running kernel and NVIDIA driver offer gpuctl:\n"
 		"BTF, bpffs, struct_ops and fentry support, capabilities, driver\n"
 		"modules and devices, the policy struct_ops types and kfuncs, and\n"
-		"the stock driver's trace attach points.  Every missing piece comes\n"
+		"the stock driver's trace attach points, and the GPUs RM lists (index\n"
+		"as nvidia-smi numbers them, UUID, name, memory, PCI bus id).  Every\n"
+		"missing piece comes\n"
 		"with what to do about it.  Exits 0 even when pieces are missing.\n",
 		bin_name);
 	return EXIT_OK;
