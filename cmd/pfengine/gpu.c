@@ -4,11 +4,14 @@
  * driver installs (libnvidia-ml.so.1), opened at run time so that gpuctl
  * neither links against it nor needs it where there is no GPU.  Only the
  * four calls used are declared, by their documented C signatures.
+ * Where NVML is missing (the static gpuctl, hosts without the library),
+ * RM answers: the FB info of the GPU's subdevice (cmd/drv/gpus.h).
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "gpus.h"
 #include "uvm.h"
 
 typedef void *nvml_device;
@@ -62,6 +65,38 @@ static bool nvml_open(void)
 #endif
 }
 
+/*
+ * RM's heap free of the GPU u (refreshed), for when NVML is not there
+ * (nvwhy: why).  A zero UUID asks whether RM tells any GPU's free memory.
+ */
+static int rm_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, const char *nvwhy,
+			 char *err, size_t len)
+{
+	static const struct uvm_uuid zero;
+	const struct gpu_info *g;
+	const char *why;
+	int n = gpus_list(&g, true, &why);
+
+	if (n < 0) {
+		snprintf(err, len, "%s, and RM: %s", nvwhy, why);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!g[i].have_mem)
+			continue;
+		if (!memcmp(u, &zero, sizeof(zero))) {
+			*bytes = g[i].free_bytes;
+			return 0;
+		}
+		if (!memcmp(g[i].uuid, u->uuid, RM_UUID_BYTES)) {
+			*bytes = g[i].free_bytes;
+			return 0;
+		}
+	}
+	snprintf(err, len, "%s, and RM does not tell this GPU's free memory", nvwhy);
+	return -1;
+}
+
 int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t len)
 {
 	struct nvml_memory m;
@@ -69,10 +104,8 @@ int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t 
 	char name[48];
 	int ret;
 
-	if (!nvml_open()) {
-		snprintf(err, len, "%s", nvml.why);
-		return -1;
-	}
+	if (!nvml_open())
+		return rm_free_bytes(u, bytes, nvml.why, err, len);
 	uuid_format(u, name, sizeof(name));
 	ret = nvml.by_uuid(name, &dev);
 	if (!ret)
