@@ -18,11 +18,15 @@
 #include "sched.h"
 #include "sched_gpu.h"
 
-/* (pid, client, parent) -> GPU, for the life of the command. */
+/*
+ * (pid, client, parent) -> GPU, for the life of the command (the exporter's:
+ * forgotten all at once when full).  A TSG whose GPU could not be told is
+ * not remembered: asked again next time.
+ */
 static struct {
 	__u32 pid, hClient, hParent;
 	const struct gpu_info *g;
-} memo[64];
+} memo[1024];
 static int nmemo;
 
 const struct gpu_info *tsg_gpu(struct sched *s, const struct tsg *t)
@@ -41,8 +45,11 @@ const struct gpu_info *tsg_gpu(struct sched *s, const struct tsg *t)
 		return NULL;
 	if (!rm_object_gpu_id(fd, t->info.hClient, t->info.hParent, &id))
 		g = gpu_of_rm_id(id);
-	if (nmemo < (int)(sizeof(memo) / sizeof(memo[0])))
-		memo[nmemo++] = (typeof(memo[0])){ t->info.pid, t->info.hClient,
+	if (!g)
+		return NULL;
+	if (nmemo == (int)(sizeof(memo) / sizeof(memo[0])))
+		nmemo = 0;
+	memo[nmemo++] = (typeof(memo[0])){ t->info.pid, t->info.hClient,
 						   t->info.hParent, g };
 	return g;
 }
