@@ -17,6 +17,7 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
+#include "exporter/om.h"
 
 void exp_gpus_refresh(struct exporter *e, bool force)
 {

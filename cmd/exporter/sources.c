@@ -16,7 +16,9 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
+#include "exporter/om.h"
 #include "policy/policy.h"
+#include "policy/kinds.h"
 #include "sched/sched.h"
 #include "sched/sched_gpu.h"
 

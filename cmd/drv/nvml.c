@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpu.c - how much memory a GPU has free, from NVML: the library the
- * driver installs (libnvidia-ml.so.1), opened at run time so that gpuctl
- * neither links against it nor needs it where there is no GPU.  Only the
- * four calls used are declared, by their documented C signatures.
- * Where NVML is missing (the static gpuctl, hosts without the library),
- * RM answers: the FB info of the GPU's subdevice (cmd/drv/gpus.h).
+ * nvml.c - NVML, loaded once (nvml.h): how much memory a GPU has free (RM's
+ * FB info where NVML is missing, cmd/drv/gpus.h), and a GPU's PCIe RX
+ * throughput (adaptive prefetch's source).  Only the calls
+ * used are declared, by their documented C signatures.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gpus.h"
-#include "uvm.h"
+#include "gpus.h"	/* RM's free memory where NVML is missing */
+#include "nvml.h"
+#include "uvm.h"	/* uuid_format */
+
+#define NVML_PCIE_UTIL_RX_BYTES 1
 
 typedef void *nvml_device;
 struct nvml_memory {
@@ -24,7 +25,9 @@ static struct {
 	char why[160];
 	int (*init)(void);
 	int (*by_uuid)(const char *uuid, nvml_device *dev);
+	int (*by_index)(unsigned int index, nvml_device *dev);
 	int (*memory)(nvml_device dev, struct nvml_memory *m);
+	int (*pcie)(nvml_device dev, int counter, unsigned int *kbps);
 	const char *(*error)(int ret);
 } nvml;
 
@@ -38,7 +41,6 @@ static bool nvml_open(void)
 		return nvml.ok;
 	nvml.tried = true;
 #ifdef GPUCTL_STATIC
-	/* glibc's dlopen from a static binary dies (SIGFPE, seen on the H100) */
 	snprintf(nvml.why, sizeof(nvml.why),
 		 "NVML (libnvidia-ml.so.1) cannot be loaded by a static gpuctl");
 	return false;
@@ -50,7 +52,9 @@ static bool nvml_open(void)
 	}
 	nvml.init = (int (*)(void))dlsym(h, "nvmlInit_v2");
 	nvml.by_uuid = (int (*)(const char *, nvml_device *))dlsym(h, "nvmlDeviceGetHandleByUUID");
+	nvml.by_index = (int (*)(unsigned int, nvml_device *))dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
 	nvml.memory = (int (*)(nvml_device, struct nvml_memory *))dlsym(h, "nvmlDeviceGetMemoryInfo");
+	nvml.pcie = (int (*)(nvml_device, int, unsigned int *))dlsym(h, "nvmlDeviceGetPcieThroughput");
 	nvml.error = (const char *(*)(int))dlsym(h, "nvmlErrorString");
 	if (!nvml.init || !nvml.by_uuid || !nvml.memory || !nvml.error) {
 		snprintf(nvml.why, sizeof(nvml.why), "libnvidia-ml.so.1 lacks the calls gpuctl needs");
@@ -65,9 +69,18 @@ static bool nvml_open(void)
 #endif
 }
 
+bool nvml_load(char *why, size_t len)
+{
+	if (nvml_open())
+		return true;
+	snprintf(why, len, "%s", nvml.why);
+	return false;
+}
+
 /*
- * RM's heap free of the GPU u (refreshed), for when NVML is not there
- * (nvwhy: why).  A zero UUID asks whether RM tells any GPU's free memory.
+ * RM's heap free of the GPU u (refreshed), for when NVML is not there (the
+ * static gpuctl, hosts without the library; nvwhy: why).  A zero UUID asks
+ * whether RM tells any GPU's free memory.
  */
 static int rm_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, const char *nvwhy,
 			 char *err, size_t len)
@@ -84,11 +97,7 @@ static int rm_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, const char *
 	for (int i = 0; i < n; i++) {
 		if (!g[i].have_mem)
 			continue;
-		if (!memcmp(u, &zero, sizeof(zero))) {
-			*bytes = g[i].free_bytes;
-			return 0;
-		}
-		if (!memcmp(g[i].uuid, u->uuid, RM_UUID_BYTES)) {
+		if (!memcmp(u, &zero, sizeof(zero)) || !memcmp(g[i].uuid, u->uuid, RM_UUID_BYTES)) {
 			*bytes = g[i].free_bytes;
 			return 0;
 		}
@@ -116,4 +125,20 @@ int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t 
 	}
 	*bytes = m.free;
 	return 0;
+}
+
+int nvml_pcie_rx_kbps(unsigned int index, unsigned int *kbps)
+{
+	nvml_device dev;
+
+	if (!nvml_open() || !nvml.by_index || !nvml.pcie || nvml.by_index(index, &dev))
+		return -1;
+	return nvml.pcie(dev, NVML_PCIE_UTIL_RX_BYTES, kbps) ? -1 : 0;
+}
+
+bool nvml_pcie_rx_usable(unsigned int index)
+{
+	nvml_device dev;
+
+	return nvml_open() && nvml.by_index && nvml.pcie && !nvml.by_index(index, &dev);
 }
