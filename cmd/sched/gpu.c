@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "gpus.h"
 #include "sched.h"
 #include "sched_gpu.h"
@@ -67,21 +68,16 @@ int tsg_keep_gpu(struct sched *s, struct tsg *v, int *n, const struct gpu_info *
 
 int parse_gpu_opt(int *argc, char ***argv, const struct gpu_info **g)
 {
-	if (strcmp((*argv)[0], "--gpu"))
-		return 0;
-	NEXT_ARGP();
-	if (*argc < 1) {
-		usage_err("--gpu needs a GPU (index, UUID or PCI bus id; gpuctl probe lists them)");
-		return -1;
-	}
-	if (*g) {
-		usage_err("give --gpu once");
-		return -1;
-	}
-	*g = gpu_option((*argv)[0]);
+	struct target t = { .gpu = *g ? (*g)->uuid_str : NULL };
+	int n = target_take_gpu(&t, *argc, *argv);
+
+	if (n <= 0)
+		return n ? -1 : 0;	/* a usage error was reported */
+	*g = gpu_option(t.gpu);
 	if (!*g)
 		return -2;	/* not a usage error: the GPU is not there */
-	NEXT_ARGP();
+	*argc -= n;
+	*argv += n;
 	return 1;
 }
 
