@@ -107,10 +107,20 @@ kill $EP 2>/dev/null; wait $EP 2>/dev/null
 
 # --- stat per GPU (uvm-tools counters per processor) ---------------------------
 echo 1 >$MP/tools_device 2>/dev/null
-expect_exit 0 $G -j stat --backend uvm-tools -- uvmsim run seq blocks 8
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j stat --backend uvm-tools -- uvmsim run seq blocks 8 wait_ms 300
 expect_json "stat -j"
 case $OUT in *'"per_process_gpu":[{"pid":'*'"gpu":0,"uuid":"'$U0'"'*) ok "stat -j: the row names GPU 0 and its UUID" ;;
 	*) fail "stat per GPU" "$OUT" ;; esac
+
+# --- trace report per GPU -----------------------------------------------------
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G trace record -o $W/rec -- uvmsim run seq blocks 4
+expect_exit 0 $G trace report -i $W/rec
+expect_out "trace report: a per-GPU table" "^per GPU$"
+expect_out "trace report: GPU 0's faults" "^  0 +[1-9][0-9]* "
+expect_exit 0 $G -j trace report -i $W/rec
+case $OUT in *'"by_gpu":[{"gpu":0,"gpu_faults":'[1-9]*) ok "trace report -j: by_gpu" ;; *) fail "by_gpu" "$OUT" ;; esac
 
 # --- the engine's free memory from RM -----------------------------------------
 B0=0x7e0000000000
