@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sources.c - the exporter's BPF sources, read per scrape: the pinned TSG
- * watcher (cmd/sched/) and the loaded policies (cmd/policy/).  Their maps
+ * watcher (cmd/tsgw/) and the loaded policies (cmd/policy/).  Their maps
  * are opened for the scrape and closed after it, so an unloaded watcher or
  * policy is not kept alive by the exporter; a missing one is a reason in
  * gpuctl_exporter_source_up, never an error.
@@ -19,8 +19,7 @@
 #include "exporter/om.h"
 #include "policy/policy.h"
 #include "policy/kinds.h"
-#include "sched/sched.h"
-#include "sched/sched_gpu.h"
+#include "tsgw/tsgw.h"
 
 const char *const exp_src_names[SRC_NR] = {
 	[SRC_UVM_TOOLS] = "uvm_tools",
@@ -178,12 +177,9 @@ void exp_write_tsgs(struct exporter *e, FILE *f)
 	if (!r.v || !r.g || tsg_table_walk(w.tsgs, tsg_keep, &r)) {
 		e->src[SRC_SCHED_WATCHER] = SS_ERROR;
 	} else {
-		struct sched s = SCHED_INIT;	/* only to borrow RM files: no watcher */
-
 		/* each TSG's GPU, through its process's RM file (remembered after) */
 		for (int i = 0; i < r.n && e->ngpus > 0; i++)
-			r.g[i] = tsg_gpu(&s, &r.v[i]);
-		sched_close(&s);
+			r.g[i] = tsgw_gpu_of(&r.v[i].info);
 		e->src[SRC_SCHED_WATCHER] = SS_OK;
 		write_tsg_rows(f, &r);
 		write_watcher_stats(f, &w, r.dropped);
