@@ -113,6 +113,22 @@ expect_json "stat -j"
 case $OUT in *'"per_process_gpu":[{"pid":'*'"gpu":0,"uuid":"'$U0'"'*) ok "stat -j: the row names GPU 0 and its UUID" ;;
 	*) fail "stat per GPU" "$OUT" ;; esac
 
+# --- the exporter's per-process UVM counters, per GPU ---------------------------
+uvmsim reset va_blocks 64 >/dev/null
+$G exporter serve --listen 127.0.0.1:$PORT --interval 200 >"$W/exp3.log" 2>&1 &
+EP=$!
+uvmsim run seq blocks 4 wait_ms 1500 hold_ms 4000 >/dev/null 2>&1 &
+SIM=$!
+sleep 3.5
+"$HTTPGET" http://127.0.0.1:$PORT/metrics 5 >"$W/m3.prom" 2>/dev/null
+n=$(grep -c "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",gpu=\"0\",UUID=\"$U0\"} [1-9]" "$W/m3.prom")
+[ "$n" = 1 ] && ok "exporter: uvmsim's GPU faults on GPU 0, by gpu and UUID" ||
+	fail "per-GPU UVM counters" "$(grep "^gpuctl_uvm_" "$W/m3.prom" | head -5) $(tail -3 "$W/exp3.log")"
+grep -q "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",gpu=\"1\"" "$W/m3.prom" &&
+	fail "GPU 1" "a series for a GPU the process never used" || ok "exporter: no series for GPU 1 (unused)"
+kill $EP 2>/dev/null; wait $EP 2>/dev/null
+wait $SIM 2>/dev/null
+
 # --- trace report per GPU -----------------------------------------------------
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G trace record -o $W/rec -- uvmsim run seq blocks 4
