@@ -49,7 +49,8 @@ gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
 STATIC_PREFIX := build/static/prefix
 STATIC_LIBS := -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd -lcap -lreadline -ltinfo \
 	-l:libmicrohttpd.a -lpthread
-$(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a: packaging/static/deps.sh
+# One recipe makes both (a grouped target): make -j2 runs deps.sh once.
+$(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a &: packaging/static/deps.sh
 	packaging/static/deps.sh
 
 gpuctl-static: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a

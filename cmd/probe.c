@@ -27,6 +27,7 @@
 #include "nvdrv.h"
 #include "policy/kinds.h"
 #include "rm.h"		/* rm_device_path */
+#include "probe_gpus.h"
 #include "trace/backend.h"
 
 #ifndef ENOTSUPP
@@ -561,6 +562,7 @@ static void print_json(const struct probe *p)
 	json_host(p);
 	json_nvidia(p);
 	json_hooks_and_trace(p);
+	probe_gpus_json(json_wtr);
 	jsonw_end_object(json_wtr);
 }
 
@@ -733,6 +735,7 @@ static void text_hooks_and_trace(const struct probe *p)
 	text_rm(p);
 	line("  chosen for -p PID", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
 	     p->tb[TB_BPF].ok ? "bpf" : "none", NULL);
+	probe_gpus_text();
 }
 
 static void print_text(const struct probe *p)
@@ -755,7 +758,7 @@ static int probe_help(int argc, char **argv)
 		"Reports what the running kernel and NVIDIA driver offer gpuctl:\n"
 		"BTF, bpffs, struct_ops and fentry support, capabilities, driver\n"
 		"modules and devices, the policy struct_ops types and kfuncs, and\n"
-		"the stock driver's trace attach points.  Every missing piece comes\n"
+		"the stock driver's trace attach points, and the GPUs.  Every missing piece comes\n"
 		"with what to do about it.  Exits 0 even when pieces are missing.\n",
 		bin_name);
 	return EXIT_OK;

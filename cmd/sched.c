@@ -24,6 +24,7 @@
 #include "gpuctl.h"
 #include "target.h"
 #include "sched/sched.h"
+#include "sched/sched_gpu.h"
 
 
 static const char *const stat_names[STAT_NR] = {
@@ -64,14 +65,15 @@ static int do_help(int argc, char **argv)
 	}
 	fprintf(stdout,
 		"Usage: %1$s %2$s watch [--device PATH]\n"
-		"       %1$s %2$s list [--pid PID]\n"
+		"       %1$s %2$s list [--pid PID] [--gpu GPU]\n"
 		"       %1$s %2$s set-timeslice TARGET US\n"
 		"       %1$s %2$s set-interleave TARGET { low | medium | high }\n"
 		"       %1$s %2$s preempt TARGET [--wait] [--timeout US]\n"
 		"       %1$s %2$s run POLICY [ARGS] [--detach] [--device PATH]\n"
 		"       %1$s %2$s { status | stop | unload | help }\n"
 		"\n"
-		"       TARGET := { --tsg ID | --pid PID }\n"
+		"       TARGET := { --tsg ID | --pid PID | --gpu GPU } (--gpu narrows --pid)\n"
+		"       GPU := { INDEX | UUID | PCI-BUS-ID } (as gpuctl probe lists them)\n"
 		"       POLICY := { lc-be | fixed }\n"
 		"       lc-be ARGS := { lc MATCH | be MATCH | lc-timeslice US | be-timeslice US |\n"
 		"                       lc-interleave LEVEL | be-interleave LEVEL |\n"
@@ -164,10 +166,17 @@ static int do_watch(int argc, char **argv)
 }
 
 static void list_json(const struct tsg *t, bool ok, __u64 ts, __u32 level, const char *err,
-		      double age)
+		      double age, const struct gpu_info *g)
 {
 	jsonw_start_object(json_wtr);
 	jsonw_uint_field(json_wtr, "id", t->info.id);
+	if (g) {
+		jsonw_int_field(json_wtr, "gpu", g->index);
+		jsonw_string_field(json_wtr, "uuid", g->uuid_str);
+	} else {
+		jsonw_null_field(json_wtr, "gpu");
+		jsonw_null_field(json_wtr, "uuid");
+	}
 	jsonw_uint_field(json_wtr, "pid", t->info.pid);
 	jsonw_string_field(json_wtr, "comm", t->info.comm);
 	jsonw_uint_field(json_wtr, "uid", t->info.uid);
@@ -215,12 +224,18 @@ static int parse_pid(const char *arg, __u32 *pid)
 static int do_list(int argc, char **argv)
 {
 	struct sched s = SCHED_INIT;
+	const struct gpu_info *only_gpu = NULL;
 	__u32 only_pid = 0;
 	struct tsg *v = NULL;
-	int n = 0;
+	int n = 0, r;
 	__u64 now = boottime_ns();
 
 	while (argc > 0) {
+		r = parse_gpu_opt(&argc, &argv, &only_gpu);
+		if (r < 0)
+			return r == -1 ? EXIT_USAGE : EXIT_FAIL;
+		if (r)
+			continue;
 		if (strcmp(argv[0], "--pid"))
 			return usage_err("unexpected argument '%s'", argv[0]);
 		NEXT_ARG();
@@ -241,29 +256,35 @@ static int do_list(int argc, char **argv)
 	if (json_output)
 		jsonw_start_array(json_wtr);
 	else
-		printf("%-5s %-8s %-16s %-4s %-10s %-10s %10s %-10s %-5s %8s %s\n", "ID", "PID",
-		       "COMM", "FD", "CLIENT", "TSG", "TIMESLICE", "INTERLEAVE", "CLASS",
-		       "AGE", "STATE");
+		printf("%-5s %-8s %-16s %-4s %-10s %-10s %10s %-10s %-5s %-3s %8s %s\n", "ID",
+		       "PID", "COMM", "FD", "CLIENT", "TSG", "TIMESLICE", "INTERLEAVE", "CLASS",
+		       "GPU", "AGE", "STATE");
 	for (int i = 0; i < n; i++) {
 		struct tsg *t = &v[i];
 		double age = (now - t->info.created_ns) / 1e9;
-		char err[256] = "", tsbuf[32];
+		char err[256] = "", tsbuf[32], gpubuf[16] = "-";
+		const struct gpu_info *g;
 		__u64 ts = 0;
 		__u32 level = 0;
 		bool ok;
 
 		if (only_pid && t->info.pid != only_pid)
 			continue;
+		g = tsg_gpu(&s, t);
+		if (only_gpu && g != only_gpu)
+			continue;
 		ok = tsg_get(&s, t, &ts, &level, err, sizeof(err)) == 0;
 		if (json_output) {
-			list_json(t, ok, ts, level, err, age);
+			list_json(t, ok, ts, level, err, age, g);
 			continue;
 		}
+		if (g)
+			snprintf(gpubuf, sizeof(gpubuf), "%d", g->index);
 		snprintf(tsbuf, sizeof(tsbuf), "%lluus", (unsigned long long)ts);
-		printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %7.1fs %s\n",
+		printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %-3s %7.1fs %s\n",
 		       t->info.id, t->info.pid, t->info.comm, t->info.fd, t->info.hClient,
 		       t->info.hTsg, ok ? tsbuf : "-", ok ? level_str(level, &t->info) : "-",
-		       policy_class_name(t->info.want_class), age, ok ? "live" : err);
+		       policy_class_name(t->info.want_class), gpubuf, age, ok ? "live" : err);
 	}
 	if (json_output)
 		jsonw_end_array(json_wtr);
@@ -402,6 +423,7 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 	struct tsg *v = NULL;
 	__u64 *old_ts = NULL;
 	__u32 *old_lv = NULL;
+	const struct gpu_info *gpu = NULL;
 	char cmd[64];
 	int n = 0, r, ret = EXIT_FAIL;
 
@@ -411,13 +433,18 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 			return EXIT_USAGE;
 		if (r)
 			continue;
+		r = parse_gpu_opt(&argc, &argv, &gpu);
+		if (r < 0)
+			return r == -1 ? EXIT_USAGE : EXIT_FAIL;
+		if (r)
+			continue;
 		if (valarg)
 			return usage_err("unexpected argument '%s'", argv[0]);
 		valarg = argv[0];
 		NEXT_ARG();
 	}
-	if (!have)
-		return usage_err("'sched %s' needs --tsg ID or --pid PID", what);
+	if (!have && !gpu)
+		return usage_err("'sched %s' needs --tsg ID, --pid PID or --gpu GPU", what);
 	if (!valarg)
 		return usage_err("'sched %s' needs a %s", what,
 				 kind == SET_TS ? "timeslice in microseconds" :
@@ -438,7 +465,7 @@ static int do_set(enum set_kind kind, int argc, char **argv)
 		return EXIT_FAIL;
 	if (sched_open(&s))
 		return EXIT_FAIL;
-	if (tsg_select(&s, &tg, &v, &n))
+	if (tsg_select_gpu(&s, have ? &tg : NULL, gpu, &v, &n))
 		goto out;
 	old_ts = calloc(n, sizeof(*old_ts));
 	old_lv = calloc(n, sizeof(*old_lv));
@@ -479,6 +506,7 @@ static int do_preempt(int argc, char **argv)
 	struct tsg_target tg = { 0 };
 	unsigned long long timeout = 0;
 	bool have = false, wait = false;
+	const struct gpu_info *gpu = NULL;
 	struct tsg *v = NULL;
 	char err[320], label[128];
 	int n = 0, r, ret = EXIT_FAIL;
@@ -487,6 +515,11 @@ static int do_preempt(int argc, char **argv)
 		r = parse_target(&argc, &argv, &tg, &have);
 		if (r < 0)
 			return EXIT_USAGE;
+		if (r)
+			continue;
+		r = parse_gpu_opt(&argc, &argv, &gpu);
+		if (r < 0)
+			return r == -1 ? EXIT_USAGE : EXIT_FAIL;
 		if (r)
 			continue;
 		if (!strcmp(argv[0], "--wait")) {
@@ -504,15 +537,15 @@ static int do_preempt(int argc, char **argv)
 			return usage_err("unexpected argument '%s'", argv[0]);
 		}
 	}
-	if (!have)
-		return usage_err("'sched preempt' needs --tsg ID or --pid PID");
+	if (!have && !gpu)
+		return usage_err("'sched preempt' needs --tsg ID, --pid PID or --gpu GPU");
 	if (timeout && !wait)
 		return usage_err("--timeout goes with --wait");
 	if (need_caps("sched preempt", NEED_PTRACE | NEED_BPF))
 		return EXIT_FAIL;
 	if (sched_open(&s))
 		return EXIT_FAIL;
-	if (tsg_select(&s, &tg, &v, &n))
+	if (tsg_select_gpu(&s, have ? &tg : NULL, gpu, &v, &n))
 		goto out;
 	for (int i = 0; i < n; i++) {
 		if (tsg_file(&s, &v[i], err, sizeof(err)) < 0) {

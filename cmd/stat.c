@@ -12,6 +12,7 @@
 #include "gpuctl.h"
 #include "target.h"
 #include "trace/backend.h"
+#include "gpus.h"
 
 static const struct {
 	const char *name;
@@ -31,6 +32,33 @@ static const struct {
 	[TC_EVICTIONS] = { "evictions", "", "GPU memory evictions" },
 	[TC_THRASHING] = { "thrashing", "", "thrashing detected" },
 };
+
+/*
+ * A row's GPU: for uvm-tools, nvidia-smi's index and the UUID (RM's list);
+ * the bpf backend counts by UVM's own GPU index (uvm_gpu), whose UUID it
+ * does not know; null when the row is all GPUs together.
+ */
+static void stat_row_gpu_json(uint32_t gpu, const char *backend)
+{
+	const struct gpu_info *g;
+	int n;
+
+	if (gpu == GT_GPU_NONE) {
+		jsonw_null_field(json_wtr, "gpu");
+		jsonw_null_field(json_wtr, "uuid");
+		return;
+	}
+	if (strcmp(backend, "uvm-tools")) {
+		jsonw_uint_field(json_wtr, "uvm_gpu", gpu);
+		return;
+	}
+	n = gpus_list(&g, false, NULL);
+	jsonw_uint_field(json_wtr, "gpu", gpu);
+	if ((int)gpu < n)
+		jsonw_string_field(json_wtr, "uuid", g[gpu].uuid_str);
+	else
+		jsonw_null_field(json_wtr, "uuid");
+}
 
 static void commas(char *buf, size_t len, uint64_t v)
 {
@@ -72,10 +100,7 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 			for (int r = 0; r < c->nrows; r++) {
 				jsonw_start_object(json_wtr);
 				jsonw_uint_field(json_wtr, "pid", c->rows[r].pid);
-				if (c->rows[r].gpu == GT_GPU_NONE)
-					jsonw_null_field(json_wtr, "gpu");
-				else
-					jsonw_uint_field(json_wtr, "gpu", c->rows[r].gpu);
+				stat_row_gpu_json(c->rows[r].gpu, backend);
 				for (int i = 0; i < TC_NR; i++)
 					if (c->have[i] && c->rows[r].v[i])
 						jsonw_uint_field(json_wtr, counters[i].name,
@@ -114,7 +139,7 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 		printf("%20s %-3s %-22s # %s\n", v, counters[i].unit, counters[i].name,
 		       counters[i].what);
 	}
-	if (!interval && c->nrows > 1) {
+	if (!interval && (c->nrows > 1 || (c->nrows == 1 && c->rows[0].gpu != GT_GPU_NONE))) {
 		printf("\n %8s %4s %14s %14s %16s %16s\n", "PID", "GPU", "gpu_faults",
 		       "cpu_faults", "bytes_htod", "bytes_dtoh");
 		for (int r = 0; r < c->nrows; r++) {

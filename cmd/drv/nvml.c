@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nvml.c - NVML, loaded once (nvml.h): how much memory a GPU has free, and
- * a GPU's PCIe RX throughput (adaptive prefetch's source).  Only the calls
+ * nvml.c - NVML, loaded once (nvml.h): how much memory a GPU has free (RM's
+ * FB info where NVML is missing, cmd/drv/gpus.h), and a GPU's PCIe RX
+ * throughput (adaptive prefetch's source).  Only the calls
  * used are declared, by their documented C signatures.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "gpus.h"	/* RM's free memory where NVML is missing */
 #include "nvml.h"
 #include "uvm.h"	/* uuid_format */
 
@@ -75,6 +77,35 @@ bool nvml_load(char *why, size_t len)
 	return false;
 }
 
+/*
+ * RM's heap free of the GPU u (refreshed), for when NVML is not there (the
+ * static gpuctl, hosts without the library; nvwhy: why).  A zero UUID asks
+ * whether RM tells any GPU's free memory.
+ */
+static int rm_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, const char *nvwhy,
+			 char *err, size_t len)
+{
+	static const struct uvm_uuid zero;
+	const struct gpu_info *g;
+	const char *why;
+	int n = gpus_list(&g, true, &why);
+
+	if (n < 0) {
+		snprintf(err, len, "%s, and RM: %s", nvwhy, why);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!g[i].have_mem)
+			continue;
+		if (!memcmp(u, &zero, sizeof(zero)) || !memcmp(g[i].uuid, u->uuid, RM_UUID_BYTES)) {
+			*bytes = g[i].free_bytes;
+			return 0;
+		}
+	}
+	snprintf(err, len, "%s, and RM does not tell this GPU's free memory", nvwhy);
+	return -1;
+}
+
 int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t len)
 {
 	struct nvml_memory m;
@@ -82,8 +113,8 @@ int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t 
 	char name[48];
 	int ret;
 
-	if (!nvml_load(err, len))
-		return -1;
+	if (!nvml_open())
+		return rm_free_bytes(u, bytes, nvml.why, err, len);
 	uuid_format(u, name, sizeof(name));
 	ret = nvml.by_uuid(name, &dev);
 	if (!ret)

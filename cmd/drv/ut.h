@@ -88,6 +88,13 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
  */
 int ut_open_counters(struct ut_session *s, char *err, size_t len);
 int ut_enable_counters(struct ut_session *s, uint64_t mask, char *err, size_t len);
+/*
+ * A counter tracker for one processor (GPU uuid) of the session's process,
+ * its counters (mask) enabled: 0 with *fd and *mem (a page of UT_CTR_TOTAL
+ * counters: munmap 4096 and close to free), or -errno with err.
+ */
+int ut_open_gpu_counters(struct ut_session *s, const uint8_t uuid[16], uint64_t mask,
+			 int *fd, void **mem, char *err, size_t len);
 #define UT_CTR_STAT_MASK ((1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) | \
 			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_GPU_FAULTS))
 /* Waits up to timeout_ms for the notification threshold; 1 ready, 0 timeout. */

@@ -185,6 +185,43 @@ int ut_open_counters(struct ut_session *s, char *err, size_t len)
 	return 0;
 }
 
+int ut_open_gpu_counters(struct ut_session *s, const uint8_t uuid[16], uint64_t mask,
+			 int *fdp, void **memp, char *err, size_t len)
+{
+	struct ut_init_params p = { 0 };
+	struct ut_flags_params en = { .flags = mask };
+	void *mem = page_alloc(4096);
+	int fd, ret;
+
+	if (!mem) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	fd = tools_open(err, len);
+	if (fd < 0) {
+		munmap(mem, 4096);
+		return fd;
+	}
+	p.control_buffer = (uintptr_t)mem;
+	p.all_processors = 0;
+	memcpy(p.processor, uuid, sizeof(p.processor));
+	p.uvm_fd = s->uvm_fd;
+	p.requested_version = UT_QUEUE_VERSION;
+	ret = tools_ioctl(fd, UT_IOC_INIT_EVENT_TRACKER, &p, &p.rm_status);
+	if (!ret)
+		ret = tools_ioctl(fd, UT_IOC_ENABLE_COUNTERS, &en, &en.rm_status);
+	if (ret) {
+		snprintf(err, len, "a UVM tools counter tracker for one GPU on pid %d was "
+			 "refused (%s)", s->pid, strerror(-ret));
+		close(fd);
+		munmap(mem, 4096);
+		return ret;
+	}
+	*fdp = fd;
+	*memp = mem;
+	return 0;
+}
+
 int ut_enable_counters(struct ut_session *s, uint64_t mask, char *err, size_t len)
 {
 	struct ut_flags_params en = { .flags = mask };

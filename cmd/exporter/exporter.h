@@ -11,6 +11,10 @@
  *              scrape and closed after it: nothing is held between scrapes.
  *   render.c   the exposition: families with HELP/TYPE, label escaping,
  *              the exporter's own health.
+ *   gpus.c     the GPUs (RM's list, cmd/drv/gpus.h): gpuctl_gpu_info and
+ *              memory, the gpu/UUID labels (dcgm-exporter's names, so that
+ *              a PromQL join on UUID works), a counter tracker per GPU per
+ *              process.
  *   http.c     the HTTP server (libmicrohttpd, one polling thread).
  *
  * Label cardinality is bounded: per-process series exist only for processes
@@ -28,11 +32,14 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "gpus.h"
 #include "ut.h"
 
 #define EXP_DEFAULT_PORT	9471	/* not dcgm-exporter's 9400 nor node_exporter's 9100 */
 #define EXP_DEFAULT_MAX_PROCS	256
 #define EXP_MAX_TSGS		1024
+#define EXP_MAX_GPUS		16	/* per-GPU series for the first 16 GPUs */
+#define EXP_GPU_REFRESH_S	10.0	/* RM's free memory read again at most this often */
 
 /* Why a GPU process has no counters: the reason label, by enum. */
 enum exp_fail {
@@ -74,6 +81,11 @@ struct exp_proc {
 	char why[160];			/* the last attach error, for the log */
 	/* --events: counted from its event queue (s.queue_fd >= 0) */
 	uint64_t replays, evictions, evicted_bytes, thrashing, dropped;
+	/* a counter tracker per GPU of e->gpus (0..ngpu-1; fd -1: refused) */
+	int ngpu;
+	int gfd[EXP_MAX_GPUS];
+	void *gmem[EXP_MAX_GPUS];
+	bool gshown[EXP_MAX_GPUS];	/* counted once: its series stays */
 };
 
 struct exp_stats {
@@ -95,6 +107,11 @@ struct exporter {
 	bool events;			/* --events: an event queue per process too */
 	enum exp_src_state src[SRC_NR];
 	struct exp_stats st;
+	/* gpus.c: RM's GPUs, read at start and every EXP_GPU_REFRESH_S */
+	const struct gpu_info *gpus;
+	int ngpus;			/* -1: RM did not answer (gpus_why) */
+	double gpus_at;
+	const char *gpus_why;
 };
 
 /* procs.c */
@@ -116,6 +133,23 @@ void exp_free(struct exporter *e);
 /* sources.c: writes the TSG and policy families (opens and closes what it reads). */
 void exp_write_tsgs(struct exporter *e, FILE *f);
 void exp_write_policies(struct exporter *e, FILE *f);
+
+/* gpus.c */
+/* Reads RM's GPU list when due (first call, then every EXP_GPU_REFRESH_S). */
+void exp_gpus_refresh(struct exporter *e, bool force);
+/* Opens a counter tracker per GPU for an attached process (best effort). */
+void exp_proc_gpus_open(struct exporter *e, struct exp_proc *p);
+void exp_proc_gpus_close(struct exp_proc *p);
+/* ,gpu="0",UUID="GPU-..." (first: no leading comma). */
+void exp_gpu_labels(FILE *f, const struct gpu_info *g, bool first);
+/* gpuctl_gpu_info and the memory gauges. */
+void exp_write_gpus(struct exporter *e, FILE *f);
+/*
+ * A per-process counter family, per GPU where the process has trackers
+ * (a series once the GPU counted something), else for all GPUs unlabelled.
+ */
+void exp_write_proc_gpu_counter(FILE *f, const struct exporter *e, const char *name, int ctr,
+				const char *dir);
 
 /* render.c (the pieces it writes with: om.h) */
 /* The whole exposition of one scrape into a malloc'd buffer; *len its length. */

@@ -149,6 +149,8 @@ static void proc_attach(struct exporter *e, struct exp_proc *p, int nattached)
 						       EXP_QUEUE_ENTRIES / 2, p->why, sizeof(p->why)))
 			p_info("exporter: pid %d (%s): counters only: %s", p->pid, p->comm, p->why);
 		if (!err) {
+			exp_gpus_refresh(e, false);
+			exp_proc_gpus_open(e, p);
 			p->pidfd = pidfd_of(p->pid);	/* -1: dropped at the next walk only */
 			p->attached = true;
 			p->fail = EF_NONE;
@@ -167,6 +169,7 @@ static void proc_attach(struct exporter *e, struct exp_proc *p, int nattached)
 
 static void proc_drop(struct exporter *e, int i)
 {
+	exp_proc_gpus_close(&e->procs[i]);
 	ut_close(&e->procs[i].s);
 	if (e->procs[i].pidfd >= 0)
 		close(e->procs[i].pidfd);

@@ -33,6 +33,10 @@ static void write_proc_counter(FILE *f, const struct exporter *e, const char *na
 {
 	if (!dir || strcmp(dir, "dtoh"))	/* the bytes family: HELP once */
 		om_family(f, name, "counter", help);
+	if (ctr != UT_CTR_CPU_FAULTS) {		/* a GPU's counter: by GPU */
+		exp_write_proc_gpu_counter(f, e, name, ctr, dir);
+		return;
+	}
 	for (int i = 0; i < e->nprocs; i++) {
 		const struct exp_proc *p = &e->procs[i];
 
@@ -94,13 +98,13 @@ static void write_procs(FILE *f, const struct exporter *e)
 	if (!e->attach)
 		return;	/* textfile: the tools API counts only while attached */
 	write_proc_counter(f, e, "gpuctl_uvm_gpu_faults_total",
-			   "GPU page faults of the process, since the exporter attached (all GPUs).",
+			   "GPU page faults of the process by GPU (gpu, UUID), since the exporter attached.",
 			   UT_CTR_GPU_FAULTS, NULL);
 	write_proc_counter(f, e, "gpuctl_uvm_cpu_faults_total",
 			   "CPU page faults on the process's managed memory, since the exporter attached.",
 			   UT_CTR_CPU_FAULTS, NULL);
 	write_proc_counter(f, e, "gpuctl_uvm_migrated_bytes_total",
-			   "Bytes UVM migrated for the process, by direction, since the exporter attached.",
+			   "Bytes UVM migrated for the process, by GPU and direction, since the exporter attached.",
 			   UT_CTR_BYTES_HTOD, "htod");
 	write_proc_counter(f, e, "gpuctl_uvm_migrated_bytes_total", NULL, UT_CTR_BYTES_DTOH, "dtoh");
 	if (e->events)
@@ -210,6 +214,8 @@ char *exp_render(struct exporter *e, size_t *len)
 		return NULL;
 	if (e->events)
 		exp_drain(e);
+	exp_gpus_refresh(e, false);
+	exp_write_gpus(e, f);
 	write_procs(f, e);
 	exp_write_tsgs(e, f);
 	exp_write_policies(e, f);

@@ -49,6 +49,7 @@ static const char *const watcher_stat_names[STAT_NR] = {
 
 struct tsg_rows {
 	struct tsg *v;
+	const struct gpu_info **g;	/* each TSG's GPU (NULL: unknown) */
 	int n, dropped;
 };
 
@@ -68,7 +69,7 @@ static enum tsg_walk tsg_keep(const struct tsg_key *key, const struct tsg_info *
 	return TSG_KEEP;
 }
 
-static void tsg_labels(FILE *f, const struct tsg *t)
+static void tsg_labels(FILE *f, const struct tsg *t, const struct gpu_info *g)
 {
 	char buf[16];
 
@@ -77,6 +78,8 @@ static void tsg_labels(FILE *f, const struct tsg *t)
 	om_label(f, "comm", t->info.comm, false);
 	snprintf(buf, sizeof(buf), "%u", t->info.id);
 	om_label(f, "tsg", buf, false);
+	if (g)
+		exp_gpu_labels(f, g, false);
 }
 
 /*
@@ -102,7 +105,7 @@ static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
 		  "A time-slice group the sched watcher recorded, with its policy class.");
 	for (int i = 0; i < r->n; i++) {
 		fputs("gpuctl_tsg_info{", f);
-		tsg_labels(f, &r->v[i]);
+		tsg_labels(f, &r->v[i], r->g[i]);
 		om_label(f, "class", r->v[i].info.want_class ?
 			 policy_class_name(r->v[i].info.want_class) : "none", false);
 		fputs("} 1\n", f);
@@ -116,7 +119,7 @@ static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
 		if (!ts)
 			continue;
 		fputs("gpuctl_tsg_timeslice_seconds{", f);
-		tsg_labels(f, &r->v[i]);
+		tsg_labels(f, &r->v[i], r->g[i]);
 		fprintf(f, "} %llu.%06llu\n", (unsigned long long)(ts / 1000000),
 			(unsigned long long)(ts % 1000000));
 	}
@@ -128,7 +131,7 @@ static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
 		if (!l1)
 			continue;
 		fputs("gpuctl_tsg_interleave_level{", f);
-		tsg_labels(f, &r->v[i]);
+		tsg_labels(f, &r->v[i], r->g[i]);
 		fputs("} ", f);
 		om_u64(f, l1 - 1);
 	}
@@ -170,14 +173,19 @@ void exp_write_tsgs(struct exporter *e, FILE *f)
 		return;
 	}
 	r.v = calloc(EXP_MAX_TSGS, sizeof(*r.v));
-	if (!r.v || tsg_table_walk(w.tsgs, tsg_keep, &r)) {
+	r.g = calloc(EXP_MAX_TSGS, sizeof(*r.g));
+	if (!r.v || !r.g || tsg_table_walk(w.tsgs, tsg_keep, &r)) {
 		e->src[SRC_SCHED_WATCHER] = SS_ERROR;
 	} else {
+		/* each TSG's GPU, through its process's RM file (remembered after) */
+		for (int i = 0; i < r.n && e->ngpus > 0; i++)
+			r.g[i] = tsgw_gpu_of(&r.v[i].info);
 		e->src[SRC_SCHED_WATCHER] = SS_OK;
 		write_tsg_rows(f, &r);
 		write_watcher_stats(f, &w, r.dropped);
 	}
 	free(r.v);
+	free(r.g);
 	watcher_close(&w);
 }
 

@@ -22,6 +22,10 @@ const char *target_strerror(enum target_err err)
 		return "give either -p PID or -- CMD, not both";
 	case TARGET_ERR_NONE:
 		return "give -p PID or -- CMD";
+	case TARGET_ERR_GPU_MISSING:
+		return "--gpu needs a GPU (index, UUID or PCI bus id; gpuctl probe lists them)";
+	case TARGET_ERR_GPU_TWICE:
+		return "give --gpu once";
 	}
 	return "invalid target";
 }
@@ -52,6 +56,18 @@ int target_take(struct target *t, int argc, char **argv)
 		return -usage_err("%s", target_strerror(TARGET_ERR_PID_MISSING));
 	if (target_parse_pid(argv[1], &t->pid))
 		return -EXIT_USAGE;
+	return 2;
+}
+
+int target_take_gpu(struct target *t, int argc, char **argv)
+{
+	if (argc < 1 || strcmp(argv[0], "--gpu"))
+		return 0;
+	if (argc < 2)
+		return -usage_err("%s", target_strerror(TARGET_ERR_GPU_MISSING));
+	if (t->gpu)
+		return -usage_err("%s", target_strerror(TARGET_ERR_GPU_TWICE));
+	t->gpu = argv[1];
 	return 2;
 }
 

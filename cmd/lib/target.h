@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * target.h - what a command acts on: a running process (-p PID) or a
- * command it starts (-- CMD ...); later a GPU (--gpu).  Parsed and checked
+ * command it starts (-- CMD ...); a GPU (--gpu: sched's commands).  Parsed and checked
  * once (target.c), with typed errors, as perf's util/target.c does.
  */
 #ifndef GPUCTL_LIB_TARGET_H
@@ -19,6 +19,7 @@
 struct target {
 	pid_t pid;		/* -p PID; 0: none */
 	char **cmd;		/* -- CMD ...: NULL-terminated; NULL: none */
+	const char *gpu;	/* --gpu GPU as given (gpus.h's gpu_option() names it); NULL: none */
 };
 
 enum target_err {
@@ -28,6 +29,8 @@ enum target_err {
 	TARGET_ERR_NO_CMD,	/* "--" with nothing after it */
 	TARGET_ERR_BOTH,	/* -p PID and -- CMD */
 	TARGET_ERR_NONE,	/* neither, where the command needs one */
+	TARGET_ERR_GPU_MISSING,	/* --gpu without a value */
+	TARGET_ERR_GPU_TWICE,	/* --gpu given twice */
 };
 
 /* The error line for err (what usage_err prints). */
@@ -42,6 +45,12 @@ int target_parse_pid(const char *arg, pid_t *pid);
  * EXIT_USAGE as a negative number (-EXIT_USAGE) after p_err.
  */
 int target_take(struct target *t, int argc, char **argv);
+
+/*
+ * argv[0] is --gpu GPU: takes it into t->gpu and returns 2; 0 when it is
+ * not; -EXIT_USAGE after p_err.  Only the commands that act per GPU call it.
+ */
+int target_take_gpu(struct target *t, int argc, char **argv);
 
 /* Both given is an error; need: neither is one too.  0, or EXIT_USAGE after p_err. */
 int target_check(const struct target *t, int need);

@@ -189,8 +189,17 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 		r = range_get(s, e->addr);
 		if (r)
 			r->faults++;
+		if (e->gpu < TS_GPUS) {
+			s->gpu_faults[e->gpu]++;
+			s->gpus_seen |= 1u << e->gpu;
+		}
 		break;
 	case GT_EV_MIGRATION:
+		if (e->gpu < TS_GPUS && (e->flags & (GT_F_TO_GPU | GT_F_TO_CPU))) {
+			add(s, e->flags & GT_F_TO_GPU ? &s->gpu_bytes_in[e->gpu] :
+			       &s->gpu_bytes_out[e->gpu], e->bytes);
+			s->gpus_seen |= 1u << e->gpu;
+		}
 		add(s, &s->mig_bytes[e->cause < GT_CAUSE_MAX ? e->cause : 0], e->bytes);
 		if (e->flags & GT_F_TO_GPU)
 			add(s, &s->bytes_to_gpu, e->bytes);
@@ -428,6 +437,19 @@ static void summary_json(const struct trace_summary *s, const struct ts_range *h
 	jsonw_end_array(w);
 	if (s->saturated)
 		jsonw_bool_field(w, "saturated", true);
+	jsonw_name(w, "by_gpu");
+	jsonw_start_array(w);
+	for (int g = 0; g < TS_GPUS; g++) {
+		if (!(s->gpus_seen & (1u << g)))
+			continue;
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "gpu", g);
+		jsonw_uint_field(w, "gpu_faults", s->gpu_faults[g]);
+		jsonw_uint_field(w, "bytes_to_gpu", s->gpu_bytes_in[g]);
+		jsonw_uint_field(w, "bytes_to_cpu", s->gpu_bytes_out[g]);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
 	jsonw_end_object(w);
 	jsonw_end_object(w);
 }
@@ -472,6 +494,16 @@ static void summary_text(const struct trace_summary *s, const struct ts_range *h
 		hist_text(out, "batch service latency", s->lat_hist, s->lat_n, s->lat_sum, s->lat_max);
 	else if (s->gap_n)
 		hist_text(out, "gaps between faults", s->gap_hist, s->gap_n, s->gap_sum, s->gap_max);
+	if (s->gpus_seen) {
+		fprintf(out, "\nper GPU\n  %-4s %14s %16s %16s\n", "GPU", "gpu_faults", "bytes_to_gpu",
+			"bytes_to_cpu");
+		for (int g = 0; g < TS_GPUS; g++)
+			if (s->gpus_seen & (1u << g))
+				fprintf(out, "  %-4d %14llu %16llu %16llu\n", g,
+					(unsigned long long)s->gpu_faults[g],
+					(unsigned long long)s->gpu_bytes_in[g],
+					(unsigned long long)s->gpu_bytes_out[g]);
+	}
 	if (!n)
 		return;
 	fprintf(out, "\nhottest 2 MiB ranges (by %s)\n", sort_key);

@@ -30,6 +30,8 @@ struct ts_proc {		/* TSG events of one process */
 	uint64_t created, freed, settings;
 };
 
+#define TS_GPUS 16
+
 struct trace_summary {
 	uint64_t count[GT_EV_MAX];
 	uint64_t duplicates;
@@ -53,6 +55,9 @@ struct trace_summary {
 	uint32_t *proc_idx;	/* open addressing: index into procs + 1, 0 empty */
 	size_t proc_idx_cap;
 	bool saturated;		/* some sum reached UINT64_MAX and stopped there */
+	/* per GPU (the event's GPU index, as trace faults prints it) */
+	uint64_t gpu_faults[TS_GPUS], gpu_bytes_in[TS_GPUS], gpu_bytes_out[TS_GPUS];
+	uint32_t gpus_seen;	/* bit i: GPU i had an event */
 };
 
 void ts_init(struct trace_summary *s);

@@ -9,11 +9,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
+#include "gpus.h"
 #include "ut.h"
+
+#define UT_MAX_GPUS 16
 
 struct ut_backend {
 	struct ut_session s;
@@ -23,6 +27,10 @@ struct ut_backend {
 	uint32_t last_batch;
 	uint64_t ev_count[GT_EV_MAX];	/* for the counters the driver lacks */
 	uint64_t evict_bytes;
+	/* stat: a counter tracker per GPU RM lists (index = nvidia-smi's) */
+	int ngpu;
+	int gfd[UT_MAX_GPUS];
+	void *gmem[UT_MAX_GPUS];
 };
 
 /* Our event types as the tools API's. */
@@ -83,6 +91,33 @@ static void ut_entry(const uint8_t *entry, void *arg)
 	tb_deliver(t, &e);
 }
 
+/* stat: counters per GPU (best effort: without them, one row for all GPUs). */
+static void gpu_trackers_open(struct ut_backend *u)
+{
+	const struct gpu_info *g;
+	char err[160];
+	int n = gpus_list(&g, false, NULL);
+
+	for (int i = 0; i < n && i < UT_MAX_GPUS; i++) {
+		u->gfd[i] = -1;
+		u->gmem[i] = NULL;
+		ut_open_gpu_counters(&u->s, g[i].uuid, UT_CTR_STAT_MASK, &u->gfd[i], &u->gmem[i],
+				     err, sizeof(err));
+		u->ngpu = i + 1;
+	}
+}
+
+static void gpu_trackers_close(struct ut_backend *u)
+{
+	for (int i = 0; i < u->ngpu; i++) {
+		if (u->gfd[i] >= 0)
+			close(u->gfd[i]);
+		if (u->gmem[i])
+			munmap(u->gmem[i], 4096);
+	}
+	u->ngpu = 0;
+}
+
 /* 1 attached, 0 not yet (no GPU context, quiet_if_absent), -errno with err set. */
 static int try_attach(struct tb *t, bool quiet_if_absent, char *err, size_t len)
 {
@@ -99,6 +134,8 @@ static int try_attach(struct tb *t, bool quiet_if_absent, char *err, size_t len)
 	/* Counters for stat; for a trace only to check the events by (-d). */
 	if (!ret && (!t->o.types || debug_output))
 		ret = ut_enable_counters(&u->s, UT_CTR_STAT_MASK, err, len);
+	if (!ret && !t->o.types)
+		gpu_trackers_open(u);
 	if (!ret && u->events) {
 		ret = ut_open_queue(&u->s, entries, u->events, entries / 2, err, len);
 		if (!ret && debug_output)
@@ -107,6 +144,7 @@ static int try_attach(struct tb *t, bool quiet_if_absent, char *err, size_t len)
 				"565+ (ioctl 76)");
 	}
 	if (ret) {
+		gpu_trackers_close(u);
 		ut_close(&u->s);
 		return ret;
 	}
@@ -227,8 +265,23 @@ static void ut_counters(struct tb *t, struct tb_counters *c)
 	c->total[TC_EVICTIONS] = u->ev_count[GT_EV_EVICTION];
 	c->total[TC_EVICTION_BYTES] = u->evict_bytes;
 	c->total[TC_THRASHING] = u->ev_count[GT_EV_THRASHING];
-	c->rows = calloc(1, sizeof(*c->rows));
-	if (c->rows) {
+	c->rows = calloc(1 + u->ngpu, sizeof(*c->rows));
+	/* one row per GPU that counted something, by nvidia-smi's index */
+	for (int i = 0; c->rows && i < u->ngpu; i++) {
+		volatile uint64_t *v = u->gmem[i];
+		struct tb_row *r = &c->rows[c->nrows];
+
+		if (u->gfd[i] < 0 || !(v[UT_CTR_GPU_FAULTS] | v[UT_CTR_BYTES_HTOD] |
+				       v[UT_CTR_BYTES_DTOH]))
+			continue;
+		r->pid = t->w.pid;
+		r->gpu = i;
+		r->v[TC_GPU_FAULTS] = v[UT_CTR_GPU_FAULTS];
+		r->v[TC_BYTES_HTOD] = v[UT_CTR_BYTES_HTOD];
+		r->v[TC_BYTES_DTOH] = v[UT_CTR_BYTES_DTOH];
+		c->nrows++;
+	}
+	if (c->rows && !c->nrows) {
 		c->rows[0].pid = t->w.pid;
 		c->rows[0].gpu = GT_GPU_NONE;
 		memcpy(c->rows[0].v, c->total, sizeof(c->total));
@@ -260,6 +313,7 @@ static void ut_free(struct tb *t)
 
 	if (!u)
 		return;
+	gpu_trackers_close(u);
 	ut_close(&u->s);
 	free(u);
 	t->priv = NULL;

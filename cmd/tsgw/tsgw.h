@@ -99,4 +99,15 @@ bool tsg_proc_gone(__u32 pid);
 extern const char *const policy_class_names[POLICY_CLASS_NR];
 const char *policy_class_name(__u32 cls);
 
+/* ---------------------------------------------------------------- gpu.c */
+
+struct gpu_info;
+/*
+ * The GPU the TSG of i runs on, asked of RM through rm_fd (the process's
+ * own RM file, borrowed): NULL when RM cannot tell.  Remembered.
+ */
+const struct gpu_info *tsgw_gpu(int rm_fd, const struct tsg_info *i);
+/* The same, borrowing the process's RM file for the question (the exporter). */
+const struct gpu_info *tsgw_gpu_of(const struct tsg_info *i);
+
 #endif

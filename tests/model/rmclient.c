@@ -13,6 +13,9 @@
  *             application that changes its scheduling back)
  *   -i LEVEL  with -r, also set its own interleave level (0..2)
  *   -w        print "waiting pid=P" and wait for SIGHUP before allocating
+ *   -g LIST   a device (deviceId GPU) per GPU of LIST ("0", "1", "0,1"),
+ *             each with its subdevice and N TSGs (default: one device, no
+ *             allocation parameters: the model's GPU 0)
  *   -e        one round, then exit: set -r / -i once on every TSG, free the
  *             first TSG alone, then the client (and with it the others)
  * Prints "ready pid=P client=0x.. tsgs=0x..,0x.." once allocated.
@@ -36,6 +39,7 @@
 #include <unistd.h>
 
 #include "../../cmd/drv/rm.h"
+#include "../../cmd/drv/rm_gpu.h"
 
 static int fd = -1;
 static const char *form = "64";
@@ -63,13 +67,21 @@ static int escape(unsigned int nr, void *arg, unsigned int size, unsigned long d
 	return ioctl(fd, direct, arg);
 }
 
+static __u32 alloc_p(__u32 hRoot, __u32 hParent, __u32 hClass, void *params, __u32 psize);
+
 static __u32 alloc(__u32 hRoot, __u32 hParent, __u32 hClass)
+{
+	return alloc_p(hRoot, hParent, hClass, NULL, 0);
+}
+
+static __u32 alloc_p(__u32 hRoot, __u32 hParent, __u32 hClass, void *params, __u32 psize)
 {
 	int form21 = !strcmp(form, "21") || !strcmp(form, "x21");
 	__u32 status, h;
 
 	if (form21) {
-		struct nvos21_params a = { hRoot, hParent, 0, hClass, 0, 0, 0 };
+		struct nvos21_params a = { hRoot, hParent, 0, hClass, (unsigned long)params,
+					   psize, 0 };
 
 		if (escape(NV_ESC_RM_ALLOC, &a, sizeof(a), NV_IOC_ALLOC21)) {
 			perror("rmclient: RM_ALLOC");
@@ -79,7 +91,8 @@ static __u32 alloc(__u32 hRoot, __u32 hParent, __u32 hClass)
 		h = a.hObjectNew;
 	} else {
 		struct nvos64_params a = { .hRoot = hRoot, .hObjectParent = hParent,
-					   .hClass = hClass };
+					   .hClass = hClass, .pAllocParms = (unsigned long)params,
+					   .paramsSize = psize };
 
 		if (escape(NV_ESC_RM_ALLOC, &a, sizeof(a), NV_IOC_ALLOC64)) {
 			perror("rmclient: RM_ALLOC");
@@ -121,13 +134,15 @@ int main(int argc, char **argv)
 	__u32 hClient, hDevice, tsg[64];
 	int n = 2, opt, live, wait_hup = 0, once = 0, sched_probe = 0;
 
-	const char *probe = NULL;
+	const char *probe = NULL, *gpus = NULL;
+	int ngpu = 1, gpu[8];
 
-	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:sweh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:f:r:i:p:g:sweh")) != -1) {
 		switch (opt) {
 		case 'w': wait_hup = 1; break;
 		case 'e': once = 1; break;
 		case 'p': probe = optarg; break;
+		case 'g': gpus = optarg; break;
 		case 's': sched_probe = 1; break;
 		case 'd': dev = optarg; break;
 		case 'n': n = atoi(optarg); break;
@@ -141,6 +156,15 @@ int main(int argc, char **argv)
 	}
 	if (n < 1 || n > 64)
 		n = 2;
+	if (gpus) {
+		char *end;
+
+		ngpu = 0;
+		for (const char *s = gpus; *s && ngpu < 8; s = *end ? end + 1 : end)
+			gpu[ngpu++] = (int)strtol(s, &end, 10);
+		if (n * ngpu > 64)
+			n = 64 / ngpu;
+	}
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "rmclient: %s: %s\n", dev, strerror(errno));
@@ -180,14 +204,21 @@ int main(int argc, char **argv)
 	}
 
 	hClient = alloc(0, 0, NV01_ROOT_CLIENT);
-	hDevice = alloc(hClient, hClient, NV01_DEVICE_0);
-	alloc(hClient, hDevice, NV20_SUBDEVICE_0);
-	for (int i = 0; i < n; i++) {
-		tsg[i] = alloc(hClient, hDevice, KEPLER_CHANNEL_GROUP_A);
-		/* two channels per TSG, as CUDA's (gpuctl's be-off channels finds them) */
-		alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
-		alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+	for (int g = 0; g < ngpu; g++) {
+		struct rm_device_alloc da = { .deviceId = gpus ? (__u32)gpu[g] : 0,
+					      .hClientShare = hClient };
+
+		hDevice = gpus ? alloc_p(hClient, hClient, NV01_DEVICE_0, &da, sizeof(da)) :
+			  alloc(hClient, hClient, NV01_DEVICE_0);
+		alloc(hClient, hDevice, NV20_SUBDEVICE_0);
+		for (int i = g * n; i < (g + 1) * n; i++) {
+			tsg[i] = alloc(hClient, hDevice, KEPLER_CHANNEL_GROUP_A);
+			/* two channels per TSG, as CUDA's (be-off's channels finds them) */
+			alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+			alloc(hClient, tsg[i], HOPPER_CHANNEL_GPFIFO_A);
+		}
 	}
+	n *= ngpu;
 	live = n;
 	printf("ready pid=%d client=0x%x tsgs=", (int)getpid(), hClient);
 	for (int i = 0; i < n; i++)

@@ -13,7 +13,11 @@
  *   channels (HOPPER_CHANNEL_GPFIFO_A under a TSG) and, on a subdevice,
  *     FIFO_DISABLE_CHANNELS of the caller's own channels (rm_channels_off);
  *     GET_HANDLE_INFO (parent, class) on the client object;
- *   NV_ESC_IOCTL_XFER_CMD wrapping any of them.
+ *   NV_ESC_IOCTL_XFER_CMD wrapping any of them;
+ *   the model's GPUs (uvm_model_rm_gpu.c): the client object's GPU controls,
+ *     a device's GPU from its allocation parameters (deviceId), inherited by
+ *     its subdevices, TSGs and channels; a subdevice's GPU controls;
+ *     NV_ESC_ATTACH_GPUS_TO_FD accepted.
  * RM's ownership rule holds: a client answers only through the open file
  * that allocated it (NV_ERR_INVALID_CLIENT otherwise), so a second opener
  * fails and pidfd_getfd() of the owner's file succeeds, as on the real driver.
@@ -29,6 +33,7 @@
 #include <linux/uaccess.h>
 
 #include "../../cmd/drv/rm.h"
+#include "../../cmd/drv/rm_gpu.h"
 #include "uvm_model_rm.h"
 
 #define NV01_ROOT		0x0000
@@ -49,6 +54,7 @@ MODULE_PARM_DESC(rm_timeslice_max, "refuse longer timeslices (0: no limit, as me
 struct rm_obj {
 	struct list_head node;
 	u32 h, parent, cls;
+	int gpu;		/* the model's GPU it belongs to */
 	u64 timeslice;
 	u32 level;
 	u32 preempts;
@@ -144,10 +150,12 @@ static struct rm_client *client_of(struct file *file, u32 h)
 	return c && c->owner == file ? c : NULL;
 }
 
-static u32 do_alloc(struct file *file, u32 hRoot, u32 hParent, u32 *hNew, u32 cls)
+static u32 do_alloc(struct file *file, u32 hRoot, u32 hParent, u32 *hNew, u32 cls,
+		    const void __user *params, u32 psize)
 {
 	struct rm_client *c;
-	struct rm_obj *o;
+	struct rm_obj *o, *par;
+	int gpu = 0;
 
 	if (cls == NV01_ROOT || cls == NV01_ROOT_NON_PRIV || cls == NV01_ROOT_CLIENT) {
 		u32 h = *hNew ? *hNew : 0xc1d00000 | (++rm_next_client & 0xffff);
@@ -167,8 +175,16 @@ static u32 do_alloc(struct file *file, u32 hRoot, u32 hParent, u32 *hNew, u32 cl
 	c = client_of(file, hRoot);
 	if (!c)
 		return NV_ERR_INVALID_CLIENT;
-	if (hParent != c->h && !obj_find(c, hParent))
+	par = hParent == c->h ? NULL : obj_find(c, hParent);
+	if (hParent != c->h && !par)
 		return NV_ERR_INVALID_OBJECT_PARENT;
+	if (cls == NV01_DEVICE_0) {
+		gpu = rm_gpu_of_device_alloc(params, psize);
+		if (gpu < 0)
+			return NV_ERR_INVALID_ARGUMENT;
+	} else if (par) {
+		gpu = par->gpu;
+	}
 	if (cls != NV01_DEVICE_0 && cls != NV20_SUBDEVICE_0 &&
 	    cls != KEPLER_CHANNEL_GROUP_A && cls != HOPPER_CHANNEL_GPFIFO_A)
 		return NV_ERR_INVALID_CLASS;
@@ -181,6 +197,7 @@ static u32 do_alloc(struct file *file, u32 hRoot, u32 hParent, u32 *hNew, u32 cl
 	o->h = *hNew ? *hNew : 0x5c000000 | (++c->next & 0xffff);
 	o->parent = hParent;
 	o->cls = cls;
+	o->gpu = gpu;
 	o->timeslice = 1024;
 	o->level = 1;
 	list_add_tail(&o->node, &c->objs);
@@ -294,6 +311,8 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 		return NV_ERR_INVALID_CLIENT;
 	if (p->hObject == c->h && p->cmd == NV0000_CTRL_CMD_CLIENT_GET_HANDLE_INFO)
 		return handle_info(c, p, up);
+	if (p->hObject == c->h)
+		return rm_gpu_client_control(p->cmd, p->paramsSize, up);
 	o = obj_find(c, p->hObject);
 	if (!o)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
@@ -301,6 +320,10 @@ static u32 do_control(struct file *file, struct nvos54_params *p)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	if (p->cmd == NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS)
 		return o->cls == NV20_SUBDEVICE_0 ? disable_channels(c, p, up) :
+		       NV_ERR_INVALID_OBJECT_HANDLE;
+	if ((p->cmd >> 16) == NV20_SUBDEVICE_0)
+		return o->cls == NV20_SUBDEVICE_0 ?
+		       rm_gpu_subdev_control(o->gpu, p->cmd, p->paramsSize, up) :
 		       NV_ERR_INVALID_OBJECT_HANDLE;
 
 	switch (p->cmd) {
@@ -411,7 +434,8 @@ static long rm_escape(struct file *file, u32 nr, u32 size, void __user *arg)
 				      size == sizeof(struct nvos64_params))) {
 		struct nvos64_params a64 = {};
 		struct nvos21_params a21 = {};
-		u32 hRoot, hParent, hNew, cls, st;
+		u32 hRoot, hParent, hNew, cls, st, psize;
+		u64 pp;
 
 		if (size == sizeof(a21)) {
 			if (copy_from_user(&a21, arg, size)) {
@@ -420,6 +444,7 @@ static long rm_escape(struct file *file, u32 nr, u32 size, void __user *arg)
 			}
 			hRoot = a21.hRoot; hParent = a21.hObjectParent;
 			hNew = a21.hObjectNew; cls = a21.hClass;
+			pp = a21.pAllocParms; psize = a21.paramsSize;
 		} else {
 			if (copy_from_user(&a64, arg, size)) {
 				ret = -EFAULT;
@@ -427,8 +452,9 @@ static long rm_escape(struct file *file, u32 nr, u32 size, void __user *arg)
 			}
 			hRoot = a64.hRoot; hParent = a64.hObjectParent;
 			hNew = a64.hObjectNew; cls = a64.hClass;
+			pp = a64.pAllocParms; psize = a64.paramsSize;
 		}
-		st = do_alloc(file, hRoot, hParent, &hNew, cls);
+		st = do_alloc(file, hRoot, hParent, &hNew, cls, u64_to_user_ptr(pp), psize);
 		if (size == sizeof(a21)) {
 			a21.status = st;
 			if (!st)
@@ -462,6 +488,8 @@ static long rm_escape(struct file *file, u32 nr, u32 size, void __user *arg)
 		c.status = do_control(file, &c);
 		if (copy_to_user(arg, &c, size))
 			ret = -EFAULT;
+	} else if (nr == NV_ESC_ATTACH_GPUS_TO_FD && size && size % sizeof(u32) == 0) {
+		ret = 0;	/* the model's GPUs are always up */
 	} else {
 		ret = -EINVAL;
 	}
