@@ -1,16 +1,25 @@
 #!/bin/sh
-# Unit test: the prefetch engine's policies on crafted fault streams, their
+# Unit test: the prefetch engine's BPF policies (bpf/engine_*.bpf.c) run by
+# the runner (cmd/pfengine/bpfrun.c) on crafted fault streams, their
 # parameters, the maps parser and UUID forms (tests/unit/pfengine_test.c).
-# Built here with cc from cmd/pfengine/{policies,maps,uvm}.c; no root, no GPU.
+# Built here with cc; the programs need root (BPF) on the host, no GPU.
 cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-pfe.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+SKELS=$(for f in bpf/engine_*.bpf.c; do b=${f#bpf/}; echo "build/${b%.bpf.c}.elf.h"; done)
+# shellcheck disable=SC2086
+if ! make -s $SKELS >"$T/make.err" 2>&1; then
+	echo "FAIL build of the programs: $(head -c 800 "$T/make.err")"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-format-truncation -fsanitize=address,undefined \
-	-fno-sanitize-recover=undefined -Icmd -Icmd/lib -Icmd/drv -Ibpf -o "$T/pfe" tests/unit/pfengine_test.c \
-	cmd/pfengine/policies.c cmd/pfengine/maps.c cmd/pfengine/uvm.c cmd/lib/output.c \
-	cmd/lib/json_writer.c cmd/lib/clock.c 2>"$T/cc.err"; then
+	-fno-sanitize-recover=undefined -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -o "$T/pfe" tests/unit/pfengine_test.c \
+	cmd/pfengine/bpfrun.c cmd/pfengine/maps.c cmd/pfengine/uvm.c cmd/lib/output.c \
+	cmd/lib/json_writer.c cmd/lib/clock.c $(pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
+	2>"$T/cc.err"; then
 	echo "FAIL build: $(head -c 800 "$T/cc.err")"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-"$T/pfe" 2>/dev/null
+"$T/pfe" 2>&1
