@@ -133,9 +133,9 @@ __attribute__((constructor)) static void prefetch_words_init(void)
 
 static void print_engine_policies(void)
 {
-	for (int i = 0; pfe_policies[i]; i++)
-		printf("%s%s", i ? " | " : "{ ", pfe_policies[i]->name);
-	printf(" }");
+	for (int i = 0; pfe_builtin(i); i++)
+		printf("%s%s", i ? " | " : "{ ", pfe_builtin(i)->name);
+	printf(" | file PATH }");
 }
 
 static int do_help(int argc, char **argv)
@@ -153,6 +153,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s load file PATH\n"
 		"       %1$s %2$s load ENGINE { -p PID [--detach] | -- CMD... } [ENGINE_OPTS] [KEY VALUE]...\n"
 		"       %1$s %2$s set KEY VALUE [KEY VALUE]...\n"
+		"       %1$s %2$s set -p PID KEY VALUE\n"
 		"       %1$s %2$s list --backend engine\n"
 		"       %1$s %2$s unload -p PID\n"
 		"       %1$s %2$s migrate -p PID ADDR LENGTH [--to { GPU_UUID | cpu }] [--async] [--max-bytes BYTES]\n"
@@ -177,7 +178,9 @@ static int do_help(int argc, char **argv)
 		"instead (any driver: the process's faults through uvm-tools, UVM_MIGRATE\n"
 		"on its own UVM file), until the process exits; 'probe' says which\n"
 		"back-end works here and why. migrate and advise act once on a range of\n"
-		"another process's managed memory. Requests are cut to the GPU's free memory.\n");
+		"another process's managed memory. Requests are cut to the GPU's free memory.\n"
+		"An ENGINE policy is a BPF program (bpf/pfengine_abi.h); 'load file PATH -p PID'\n"
+		"runs a user's own. 'set -p PID' changes a running engine's parameter.\n");
 	return EXIT_OK;
 }
 
@@ -436,22 +439,40 @@ static int engine_args(int argc, char **argv, struct pfe_opts *o, enum backend *
 /* load ENGINE ... for -p PID / -- CMD. */
 static int engine_load(struct pfe_opts *o, int n, char **rest)
 {
+	static struct pfe_policy user;
+	enum pfe_file_kind kind;
 	struct pfe_run check;
-	char *args[64];
-	int nargs = 0;
+	char *args[64], names[160] = "";
+	int nargs = 0, first = 1;
 
 	if (!o->pid && !o->cmd)
 		return usage_err("the engine runs on one process: give -p PID or -- CMD");
 	if (n < 1)
 		return usage_err("'prefetch load' needs a POLICY");
-	o->pol = pfe_policy_find(rest[0]);
+	if (!strcmp(rest[0], "file")) {
+		if (n < 2)
+			return usage_err("'load file' needs a PATH");
+		if (pfe_policy_file(rest[1], &user, &kind)) {
+			if (kind == PFE_FILE_STRUCT_OPS)
+				return usage_err("%s is a struct_ops policy: system-wide, no -p PID or -- CMD",
+						 rest[1]);
+			return EXIT_USAGE;
+		}
+		o->pol = &user;
+		first = 2;
+	} else {
+		o->pol = pfe_policy_find(rest[0]);
+	}
 	if (!o->pol) {
+		for (int i = 0; pfe_builtin(i); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", pfe_builtin(i)->name);
 		if (struct_ops_policy(rest[0]))
 			return usage_err("policy '%s' needs the driver's struct_ops hooks; the engine "
-					 "runs stream, stride, populate", rest[0]);
-		return usage_err("unknown engine policy '%s'", rest[0]);
+					 "runs %s", rest[0], names);
+		return usage_err("unknown engine policy '%s' (%s, or file PATH)", rest[0], names);
 	}
-	for (int i = 1; i < n; i++) {
+	for (int i = first; i < n; i++) {
 		if (!strcmp(rest[i], "--detach"))
 			o->detach = true;
 		else if (!strcmp(rest[i], "--pid-file"))
@@ -464,7 +485,6 @@ static int engine_load(struct pfe_opts *o, int n, char **rest)
 	/* parameters checked before anything is touched */
 	if (pfe_run_init(&check, o->pol, nargs, args))
 		return EXIT_USAGE;
-	pfe_run_free(&check);
 	o->nargs = nargs;
 	o->args = args;
 	return pfe_engine_main(o);
@@ -494,6 +514,9 @@ static int do_load(int argc, char **argv)
 	if (n > 0 && pfe_policy_find(rest[0]) && !struct_ops_policy(rest[0]))
 		return usage_err("policy '%s' runs in the per-process engine: give -p PID or -- CMD",
 				 rest[0]);
+	if (n > 1 && !strcmp(rest[0], "file") && pfe_file_kind(rest[1]) == PFE_FILE_ENGINE)
+		return usage_err("%s is an engine policy: it runs on one process, give -p PID "
+				 "or -- CMD", rest[1]);
 	adaptive = n > 0 && !strcmp(rest[0], "adaptive");
 	for (i = 0; i < n; i++) {
 		if (adaptive && !strcmp(rest[i], "--detach")) {
@@ -530,8 +553,8 @@ static int list_engine(void)
 {
 	if (json_output)
 		jsonw_start_array(json_wtr);
-	for (int i = 0; pfe_policies[i]; i++) {
-		const struct pfe_policy *p = pfe_policies[i];
+	for (int i = 0; pfe_builtin(i); i++) {
+		const struct pfe_policy *p = pfe_builtin(i);
 
 		if (json_output) {
 			jsonw_start_object(json_wtr);
@@ -585,6 +608,8 @@ static int do_list(int argc, char **argv)
 
 static int do_set(int argc, char **argv)
 {
+	if (argc > 0 && !strcmp(argv[0], "-p"))
+		return pfe_set_main(argc, argv);
 	return policy_set(&prefetch_kind, argc, argv);
 }
 

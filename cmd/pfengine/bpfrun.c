@@ -329,6 +329,26 @@ out:
 	return -1;
 }
 
+enum pfe_file_kind pfe_file_kind(const char *path)
+{
+	static struct pfe_policy pol;
+	enum pfe_file_kind k = PFE_FILE_OTHER;
+	struct bpf_object *obj;
+	char why[256];
+	int err;
+
+	memset(&pol, 0, sizeof(pol));
+	snprintf(pol.path, sizeof(pol.path), "%s", path);
+	snprintf(pol.name, sizeof(pol.name), "probe");
+	if (access(path, R_OK))
+		return k;
+	obj = open_obj(&pol, &err);
+	if (obj)
+		check_obj(obj, &pol, &k, why, sizeof(why));
+	bpf_object__close(obj);
+	return k;
+}
+
 /* --- a run ------------------------------------------------------------------ */
 
 int pfe_run_init(struct pfe_run *r, const struct pfe_policy *pol, int argc, char **argv)

@@ -58,6 +58,8 @@ enum pfe_file_kind { PFE_FILE_ENGINE, PFE_FILE_STRUCT_OPS, PFE_FILE_OTHER };
  * what the object is, even when it is refused.
  */
 int pfe_policy_file(const char *path, struct pfe_policy *pol, enum pfe_file_kind *kind);
+/* What the object at path is (quiet; PFE_FILE_OTHER when it cannot be read). */
+enum pfe_file_kind pfe_file_kind(const char *path);
 
 /* The engine's own counters (the program's are named by its BTF). */
 enum pfe_ctr {

@@ -393,6 +393,103 @@ static void test_common(void)
 	}
 }
 
+static void test_thrashing(void)
+{
+	struct pfe_run r = start("thrashing", 0, NULL);
+	struct out o;
+	struct pfe_request q;
+	uint64_t ts = 1000;
+	int asked = 0;
+
+	next = 1;
+	ext[0][0] = BASE;
+	ext[0][1] = BASE + BLK(64);
+	feed(&r, ENV, BASE + BLK(10) + 4096, ts, &o);
+	CHECK("thrashing: a fault moves its block and the next (degree 2)",
+	      o.n == 1 && req_is(&o, 0, BASE + BLK(10), BLK(2)));
+	q = o.req[0];
+	CHECK("thrashing: while it moves: nothing", feed(&r, ENV, BASE + BLK(10), ts + 1, &o) == 0);
+	for (int k = 0; k < 3; k++) {
+		done(&r, &q, true, ts += 100);
+		/* ... and the GPU faults on it again: it went back to the CPU */
+		asked += feed(&r, ENV, BASE + BLK(10) + 8192, ts += 100, &o);
+		if (!o.n)
+			break;
+		q = o.req[0];
+	}
+	CHECK("thrashing: moved again after the first two bounces, not the third",
+	      asked == 2 && ctr(&r, "bounced") == 3 && ctr(&r, "held") == 1);
+	CHECK("thrashing: a held block is left alone",
+	      feed(&r, ENV, BASE + BLK(10), ts += 100, &o) == 0 && ctr(&r, "left_alone") == 1);
+	CHECK("thrashing: another block still moves", feed(&r, ENV, BASE + BLK(30), ts += 100, &o) == 1);
+	CHECK("thrashing: the held block moves again after hold_ms",
+	      feed(&r, ENV, BASE + BLK(10), ts + 3000000000ull, &o) == 1);
+	CHECK("thrashing: a fault on another GPU goes to that GPU",
+	      feed_gpu(&r, ENV, BASE + BLK(50), ts + 3000000001ull, 1, &o) == 1 && o.req[0].dst == 1);
+	pfe_run_free(&r);
+}
+
+static void test_adaptive(void)
+{
+	struct pfe_run r = start("adaptive", 0, NULL);
+	struct out o;
+	int total = 0;
+
+	next = 0;
+	for (int b = 0; b < 80; b++)
+		total += feed(&r, NULL, BASE + BLK(b), b, &o);
+	CHECK("adaptive: sequential faults: migrated ahead, the degree raised",
+	      total > 0 && ctr(&r, "raised") >= 2 && ctr(&r, "degree") >= 16);
+	for (int i = 0; i < 400; i++)
+		feed(&r, NULL, BASE + BLK(1000 + (i * 7919) % 4096 * 5), 100 + i, &o);
+	CHECK("adaptive: random faults: the degree falls to 0", ctr(&r, "degree") == 0);
+	total = 0;
+	for (int i = 0; i < 20; i++)
+		total += feed(&r, NULL, BASE + BLK(30000 + (i * 7919) % 4096 * 5), 600 + i, &o);
+	CHECK("adaptive: at degree 0 nothing moves", total == 0);
+	for (int b = 0; b < 70; b++)
+		feed(&r, NULL, BASE + BLK(50000 + b), 700 + b, &o);
+	CHECK("adaptive: sequential again: the degree comes back", ctr(&r, "degree") >= 1);
+	pfe_run_free(&r);
+}
+
+/* A user's object (tests/policies/engine_*.elf), good and bad. */
+static void test_user(void)
+{
+	static struct pfe_policy pol;
+	enum pfe_file_kind kind;
+	struct pfe_run r;
+	struct out o;
+	char *args[] = { "ahead", "4" };
+
+	next = 0;
+	CHECK("user object: the example is an engine policy",
+	      pfe_policy_file("tests/policies/engine_example.elf", &pol, &kind) == 0 &&
+	      kind == PFE_FILE_ENGINE && !strcmp(pol.name, "engine_example") && pol.nparams == 1 &&
+	      !strcmp(pol.params[0].name, "ahead") && pol.params[0].max == 64);
+	CHECK("user object: loads", pfe_run_init(&r, &pol, 2, args) == 0 && pfe_run_load(&r) == 0);
+	if (r.io) {
+		feed(&r, NULL, BASE + BLK(7) + 4096, 1, &o);
+		CHECK("user object: its parameter set from the command line (ahead 4: 5 blocks)",
+		      o.n == 1 && req_is(&o, 0, BASE + BLK(7), BLK(5)) && ctr(&r, "asked") == 1);
+		*r.pv[0] = 0;	/* what `prefetch set` does through the pinned map */
+		feed(&r, NULL, BASE + BLK(20), 2, &o);
+		CHECK("user object: a live change of the parameter", o.n == 1 && req_is(&o, 0, BASE + BLK(20), BLK(1)));
+	}
+	pfe_run_free(&r);
+	CHECK("user object: another ABI version refused",
+	      pfe_policy_file("tests/policies/engine_bad_abi.elf", &pol, &kind) == -1 && kind == PFE_FILE_ENGINE);
+	CHECK("user object: no SEC(\"syscall\") program refused",
+	      pfe_policy_file("tests/policies/engine_bad_section.elf", &pol, &kind) == -1 && kind == PFE_FILE_OTHER);
+	CHECK("user object: a struct_ops object is told apart",
+	      pfe_file_kind("tests/policies/wrong_type.elf") == PFE_FILE_STRUCT_OPS);
+	CHECK("user object: the verifier's refusal",
+	      pfe_policy_file("tests/policies/engine_bad_verifier.elf", &pol, &kind) == 0 &&
+	      pfe_run_init(&r, &pol, 0, NULL) == 0 && pfe_run_load(&r) == -1);
+	pfe_run_free(&r);
+	CHECK("user object: a missing file", pfe_policy_file("tests/policies/nosuch.elf", &pol, &kind) == -1);
+}
+
 static void test_maps_uuid(void)
 {
 	static const char text[] =
@@ -466,6 +563,9 @@ int main(void)
 		test_stride();
 		test_populate();
 		test_common();
+		test_thrashing();
+		test_adaptive();
+		test_user();
 	}
 	test_maps_uuid();
 	printf("%d passed, %d failed\n", passed, failed);

@@ -6,7 +6,8 @@
 cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-pfe.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-SKELS=$(for f in bpf/engine_*.bpf.c; do b=${f#bpf/}; echo "build/${b%.bpf.c}.elf.h"; done)
+SKELS=$(for f in bpf/engine_*.bpf.c; do b=${f#bpf/}; echo "build/${b%.bpf.c}.elf.h"; done
+	for f in tests/policies/engine_*.bpf.c tests/policies/wrong_type.bpf.c; do echo "${f%.bpf.c}.elf"; done)
 # shellcheck disable=SC2086
 if ! make -s $SKELS >"$T/make.err" 2>&1; then
 	echo "FAIL build of the programs: $(head -c 800 "$T/make.err")"
