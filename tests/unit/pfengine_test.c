@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpuctl.h"
 #include "pfengine/pfengine.h"
@@ -490,6 +491,42 @@ static void test_user(void)
 	CHECK("user object: a missing file", pfe_policy_file("tests/policies/nosuch.elf", &pol, &kind) == -1);
 }
 
+/* Pinned maps: bpftool reads them, `prefetch set` writes a parameter through them. */
+static void test_pins(void)
+{
+	const char *root = getenv("PFE_TEST_BPFFS");
+	char dir[512], path[600], cmd[1400];
+	struct pfe_run r;
+	int d = -1;
+
+	if (!root) {
+		printf("skip pins: no bpffs to pin in (PFE_TEST_BPFFS)\n");
+		return;
+	}
+	r = start("stream", 0, NULL);
+	snprintf(dir, sizeof(dir), "%s/engine-test", root);
+	CHECK("pins: the maps pinned", pfe_run_pin(&r, dir) == 0);
+	snprintf(path, sizeof(path), "%s/params", dir);
+	CHECK("pins: params, counters, pfe_io, bss", access(path, F_OK) == 0 &&
+	      snprintf(path, sizeof(path), "%s/counters", dir) && access(path, F_OK) == 0 &&
+	      snprintf(path, sizeof(path), "%s/pfe_io", dir) && access(path, F_OK) == 0 &&
+	      snprintf(path, sizeof(path), "%s/bss", dir) && access(path, F_OK) == 0);
+	for (int i = 0; i < r.pol->nparams; i++)
+		if (!strcmp(r.pol->params[i].name, "distance"))
+			d = i;
+	CHECK("pins: set a parameter through the pinned map",
+	      d >= 0 && pfe_pinned_set(dir, "distance", "16") == EXIT_OK && *r.pv[d] == 16);
+	CHECK("pins: out of range refused", pfe_pinned_set(dir, "distance", "0") == EXIT_USAGE &&
+	      *r.pv[d] == 16);
+	CHECK("pins: an unknown parameter refused", pfe_pinned_set(dir, "nosuch", "1") == EXIT_USAGE);
+	snprintf(cmd, sizeof(cmd), "bpftool map dump pinned %s/params 2>&1 | grep -q '\"distance\": 16' && "
+		 "bpftool map dump pinned %s/bss 2>&1 | grep -q '\"st\"'", dir, dir);
+	if (system("command -v bpftool >/dev/null") == 0)
+		CHECK("pins: bpftool map dump shows the parameters and the state by name", system(cmd) == 0);
+	pfe_run_free(&r);
+	CHECK("pins: removed with the run", access(dir, F_OK) == -1);
+}
+
 static void test_maps_uuid(void)
 {
 	static const char text[] =
@@ -566,6 +603,7 @@ int main(void)
 		test_thrashing();
 		test_adaptive();
 		test_user();
+		test_pins();
 	}
 	test_maps_uuid();
 	printf("%d passed, %d failed\n", passed, failed);

@@ -5,7 +5,9 @@
 # Built here with cc; the programs need root (BPF) on the host, no GPU.
 cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-pfe.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/bpffs" 2>/dev/null; rm -rf "$T"' EXIT
+# a bpffs of its own for the pinning checks (root only; skipped without)
+mkdir "$T/bpffs" && mount -t bpf bpf "$T/bpffs" 2>/dev/null && export PFE_TEST_BPFFS="$T/bpffs"
 SKELS=$(for f in bpf/engine_*.bpf.c; do b=${f#bpf/}; echo "build/${b%.bpf.c}.elf.h"; done
 	for f in tests/policies/engine_*.bpf.c tests/policies/wrong_type.bpf.c; do echo "${f%.bpf.c}.elf"; done)
 # shellcheck disable=SC2086
