@@ -135,11 +135,19 @@ demo: need-deps
 	tests/vm/run tests/vm/demo.sh
 
 bench: need-deps
-	$(MAKE) gpuctl model
+	$(MAKE) gpuctl model bench/prefetch_engine/decide
 	bench/run
 
+# The engine's decision cost (bench/prefetch_engine/decide.c): root, no GPU.
+DECIDE_SRCS := bench/prefetch_engine/decide.c cmd/pfengine/bpfrun.c cmd/lib/output.c cmd/lib/json_writer.c cmd/lib/clock.c
+bench/prefetch_engine/decide: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
+	$(CC) $(CFLAGS) -o $@ $(DECIDE_SRCS) $(LDFLAGS) $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
+	$(CC) $(CFLAGS) -static -o $@ $(DECIDE_SRCS) $(LDFLAGS) -l:libbpf.a -lelf -lz -lzstd
+
 clean:
-	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz
+	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \
+		bench/prefetch_engine/decide bench/prefetch_engine/decide-static
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 

@@ -43,7 +43,8 @@ static long one(__u32 i, void *ctx)
 		return 0;
 	d = last < 0 ? 0 : b - last;
 	last = b;
-	seq = d == 1 || d == -1 || (req_lo >= 0 && b >= req_lo && b <= req_hi);
+	/* next to the last fault, or in or right after what was asked for (it worked) */
+	seq = d == 1 || d == -1 || (req_lo >= 0 && b >= req_lo - 1 && b <= req_hi + 1);
 	nfaults++;
 	if (seq) {
 		nseq++;

@@ -60,17 +60,16 @@ static long one(__u32 i, void *ctx)
 		return 0;
 	b = block_of(e->addr);
 	tick++;
+	/* one pass: the same block again ends it; else the first stream it continues */
 	for (k = 0; k < NSTREAMS; k++) {
-		if (st[k].live && st[k].last == b) {
+		if (!st[k].live)
+			continue;
+		if (st[k].last == b) {
 			st[k].used = tick;
-			return 0;	/* the same block again */
+			return 0;
 		}
-	}
-	for (k = 0; k < NSTREAMS; k++) {
-		if (takes(&st[k], b, (__s64)gap)) {
+		if (!s && takes(&st[k], b, (__s64)gap))
 			s = &st[k];
-			break;
-		}
 	}
 	if (!s) {
 		/* a straggler behind a stream's head: a block the stream passed already */
@@ -82,10 +81,9 @@ static long one(__u32 i, void *ctx)
 				stragglers++;
 				return 0;
 			}
-		}
-		for (k = 1; k < NSTREAMS; k++)
-			if (!st[k].live || (st[lru].live && st[k].used < st[lru].used))
+			if (k && (!t->live || (st[lru].live && t->used < st[lru].used)))
 				lru = k;
+		}
 		s = &st[lru & (NSTREAMS - 1)];
 		s->first = b;
 		s->last = b;

@@ -452,6 +452,21 @@ static void test_adaptive(void)
 		feed(&r, NULL, BASE + BLK(50000 + b), 700 + b, &o);
 	CHECK("adaptive: sequential again: the degree comes back", ctr(&r, "degree") >= 1);
 	pfe_run_free(&r);
+
+	/* the blocks it moved do not fault: the next fault comes right after them */
+	{
+		char *w[] = { "window", "4" };
+		int64_t b = 0;
+
+		r = start("adaptive", 2, w);
+		for (int i = 0; i < 24; i++) {
+			feed(&r, NULL, BASE + BLK(b), i, &o);
+			b = o.n ? (int64_t)((o.req[o.n - 1].addr + o.req[o.n - 1].len - BASE) >> PFE_BLOCK_SHIFT) : b + 1;
+		}
+		CHECK("adaptive: faults just past what it moved count as sequential: the degree grows",
+		      ctr(&r, "raised") >= 2 && ctr(&r, "lowered") == 0);
+		pfe_run_free(&r);
+	}
 }
 
 /* A user's object (tests/policies/engine_*.elf), good and bad. */
