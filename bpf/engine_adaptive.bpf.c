@@ -8,6 +8,7 @@
  * pattern turns sequential again.
  */
 #include "engine_common.bpf.h"
+#include "pfengine_abi.h"
 
 PFE_ENGINE("migrate ahead of sequential faults by a degree that grows when they are sequential and falls to 0 when not");
 

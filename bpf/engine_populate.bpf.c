@@ -6,6 +6,7 @@
  * made since the engine last read its maps move before they fault.
  */
 #include "engine_common.bpf.h"
+#include "pfengine_abi.h"
 
 PFE_ENGINE("a managed allocation's first GPU fault moves all of it (fresh allocations, CPU-written buffers)");
 

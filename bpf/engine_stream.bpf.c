@@ -4,6 +4,7 @@
  * a distance that grows whenever the GPU catches up with it.
  */
 #include "engine_common.bpf.h"
+#include "pfengine_abi.h"
 
 PFE_ENGINE("sequential fault streams across 2 MiB blocks: migrate ahead, farther when the GPU catches up");
 

@@ -4,6 +4,7 @@
  * (the same idea as the struct_ops stride policy, per block).
  */
 #include "engine_common.bpf.h"
+#include "pfengine_abi.h"
 
 PFE_ENGINE("a constant stride across 2 MiB blocks: migrate the next strides");
 

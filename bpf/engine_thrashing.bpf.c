@@ -8,6 +8,7 @@
  * serves it better than a migration that is undone again.
  */
 #include "engine_common.bpf.h"
+#include "pfengine_abi.h"
 
 PFE_ENGINE("move faulting blocks ahead, but leave alone a block that bounces between CPU and GPU");
 

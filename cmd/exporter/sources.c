@@ -16,7 +16,9 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
+#include "exporter/om.h"
 #include "policy/policy.h"
+#include "policy/kinds.h"
 #include "sched/sched.h"
 
 const char *const exp_src_names[SRC_NR] = {

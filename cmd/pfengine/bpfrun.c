@@ -124,26 +124,30 @@ struct collect {
 static int param_cb(const struct var *v, void *arg)
 {
 	struct collect *c = arg;
-	struct pfe_param *p;
+	struct pfe_policy *pol = c->pol;
+	struct param *p;
 	const struct pfe_param_info *pi;
 	char info[96];
 	uint32_t sz;
+	int k = pol->nparams;
 
 	if (strcmp(v->sec, PFE_SEC_PARAMS))
 		return 0;
-	if (c->pol->nparams == PFE_MAX_PARAMS || v->size != 8 || strlen(v->name) >= sizeof(p->name)) {
+	if (k == PFE_MAX_PARAMS || v->size != 8 || strlen(v->name) >= sizeof(pol->pname[0])) {
 		c->bad = true;
 		return 1;
 	}
-	p = &c->pol->params[c->pol->nparams++];
-	snprintf(p->name, sizeof(p->name), "%s", v->name);
+	p = &pol->params[pol->nparams++];
+	snprintf(pol->pname[k], sizeof(pol->pname[k]), "%s", v->name);
+	p->name = pol->pname[k];
+	p->doc = pol->pdoc[k];
 	snprintf(info, sizeof(info), PFE_PARAM_INFO_PREFIX "%s", v->name);
 	pi = initial(c->obj, info, &sz);
 	if (pi && sz == sizeof(*pi)) {
 		p->def = pi->def;
 		p->min = pi->min;
 		p->max = pi->max;
-		snprintf(p->doc, sizeof(p->doc), "%.*s", (int)sizeof(pi->doc), pi->doc);
+		snprintf(pol->pdoc[k], sizeof(pol->pdoc[k]), "%.*s", (int)sizeof(pi->doc), pi->doc);
 	} else {
 		/* declared by hand: its initial value, any value */
 		const uint64_t *d = initial(c->obj, v->name, &sz);
@@ -151,6 +155,7 @@ static int param_cb(const struct var *v, void *arg)
 		p->def = d && sz == 8 ? *d : 0;
 		p->min = 0;
 		p->max = UINT64_MAX;
+		pol->pdoc[k][0] = '\0';
 	}
 	return 0;
 }
@@ -359,23 +364,14 @@ int pfe_run_init(struct pfe_run *r, const struct pfe_policy *pol, int argc, char
 	for (int i = 0; i < pol->nparams; i++)
 		r->params[i] = pol->params[i].def;
 	for (; argc > 0; argc -= 2, argv += 2) {
-		const struct pfe_param *pp = NULL;
 		unsigned long long v;
+		int i, err = param_parse_one(pol->params, (unsigned int)pol->nparams, argc, argv, &i, &v);
 
-		for (int i = 0; i < pol->nparams && !pp; i++)
-			if (!strcmp(pol->params[i].name, argv[0]))
-				pp = &pol->params[i];
-		if (!pp) {
+		if (err == PARAM_UNKNOWN)
 			p_err("policy %s has no parameter '%s'", pol->name, argv[0]);
+		if (err)
 			return -1;
-		}
-		if (argc < 2) {
-			p_err("parameter '%s' needs a value", argv[0]);
-			return -1;
-		}
-		if (parse_u64(argv[0], argv[1], pp->min, pp->max, &v))
-			return -1;
-		r->params[pp - pol->params] = v;
+		r->params[i] = v;
 	}
 	return 0;
 }

@@ -13,8 +13,9 @@
  *
  * The engine (engine.c) runs one policy on one process: events from a
  * uvm-tools queue on the process's borrowed /dev/nvidia-uvm file, requests
- * carried out with UVM_MIGRATE on that same file (uvm.c), each capped by
- * the GPU memory that is free (gpu.c).
+ * carried out with UVM_MIGRATE on that same file (cmd/drv/uvm.c), each capped
+ * by the GPU memory that is free (cmd/drv/nvml.c).  The command line lives in
+ * cli.c, prefetch's engine back-end (cmd/prefetch/backend.h).
  */
 #ifndef GPUCTL_PFENGINE_H
 #define GPUCTL_PFENGINE_H
@@ -24,17 +25,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "param.h"
 #include "pfengine_abi.h"
 
 #define PFE_MAX_PARAMS 16
 #define PFE_MAX_CTRS 32
 #define PFE_MAX_GPUS 32
-
-struct pfe_param {
-	char name[48];
-	uint64_t def, min, max;
-	char doc[104];
-};
 
 /* An engine object, checked but not loaded: a built-in one or a user's file. */
 struct pfe_policy {
@@ -43,8 +39,10 @@ struct pfe_policy {
 	const void *elf;	/* built in: the skeleton's bytes */
 	size_t elf_size;
 	char path[256];		/* a user's file, "" for built-ins */
-	struct pfe_param params[PFE_MAX_PARAMS];
+	struct param params[PFE_MAX_PARAMS];	/* name, doc: in the storage below */
 	int nparams;
+	char pname[PFE_MAX_PARAMS][48];
+	char pdoc[PFE_MAX_PARAMS][104];
 };
 
 /* The built-in policies, i = 0.. (NULL past the last). */

@@ -17,7 +17,7 @@
 
 #include "gpuctl.h"
 #include "pfengine/pfengine.h"
-#include "pfengine/uvm.h"
+#include "uvm.h"
 
 static int passed, failed;
 
