@@ -142,8 +142,8 @@ bench: need-deps
 DECIDE_SRCS := bench/prefetch_engine/decide.c cmd/pfengine/bpfrun.c cmd/lib/output.c cmd/lib/param.c cmd/lib/json_writer.c cmd/lib/clock.c
 bench/prefetch_engine/decide: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
 	$(CC) $(CFLAGS) -o $@ $(DECIDE_SRCS) $(LDFLAGS) $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
-bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
-	$(CC) $(CFLAGS) -static -o $@ $(DECIDE_SRCS) $(LDFLAGS) -l:libbpf.a -lelf -lz -lzstd
+bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libelf.a
+	$(CC) $(CFLAGS) -static -o $@ $(DECIDE_SRCS) $(LDFLAGS) -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd
 
 clean:
 	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \
