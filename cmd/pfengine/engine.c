@@ -486,8 +486,10 @@ static int engine_setup(struct engine *g)
 	g->run.io->ngpus = g->ngpus;
 	/* its maps under gpuctl's bpffs tree (a host without bpffs: not inspectable, still runs) */
 	if (bpffs_mounted() &&
-	    (pfe_reg_pins(g->pins, sizeof(g->pins), g->w.pid, true) || pfe_run_pin(&g->run, g->pins)))
-		return -1;
+	    (pfe_reg_pins(g->pins, sizeof(g->pins), g->w.pid, true) || pfe_run_pin(&g->run, g->pins))) {
+		p_info("engine: runs without its maps pinned (see the error before)");
+		g->pins[0] = '\0';
+	}
 	/* Free memory caps every call; without it only --max-bytes can. */
 	if (gpu_free_bytes(&g->gpu[g->only >= 0 ? g->only : first_gpu(g)], &g->free_bytes[0], err,
 			   sizeof(err)) == 0) {
