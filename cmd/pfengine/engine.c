@@ -52,6 +52,7 @@ struct engine {
 	uint64_t free_bytes[PFE_MAX_GPUS], since_free[PFE_MAX_GPUS], gpu_bytes[PFE_MAX_GPUS];
 	double free_at[PFE_MAX_GPUS], started, stats_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */
+	uint64_t ext_s, ext_e, ext_reads;	/* the allocation the last fault was in */
 	uint32_t last_batch;
 	char dir[PATH_MAX], pid_path[PATH_MAX], stats_path[PATH_MAX], pins[PATH_MAX];
 	int pid_fd;
@@ -298,11 +299,22 @@ static void on_entry(const uint8_t *entry, void *arg)
 	g->last_ts = t.ts_ns;
 	g->last_batch = t.batch;
 	g->last_page = t.addr >> 12;
-	if (!(e->flags & PFE_F_DUPLICATE) && !uvm_maps_find(&g->maps, t.addr, 0.001, &s, &x)) {
-		e->flags |= PFE_F_MANAGED;
-		e->ext_start = s;
-		e->ext_end = x;
+	if (e->flags & PFE_F_DUPLICATE)
+		return;
+	/* faults come in runs on one allocation: the last one found first */
+	if (t.addr >= g->ext_s && t.addr < g->ext_e && g->ext_reads == g->maps.reads) {
+		s = g->ext_s;
+		x = g->ext_e;
+	} else if (uvm_maps_find(&g->maps, t.addr, 0.001, &s, &x)) {
+		return;
+	} else {
+		g->ext_s = s;
+		g->ext_e = x;
+		g->ext_reads = g->maps.reads;	/* good until the maps are read again */
 	}
+	e->flags |= PFE_F_MANAGED;
+	e->ext_start = s;
+	e->ext_end = x;
 }
 
 static void update_ctrs(struct engine *g)
