@@ -38,6 +38,8 @@ bad "is a struct_ops policy" load file tests/policies/wrong_type.elf -p 1
 bad "give -p PID or -- CMD" load file tests/policies/engine_example.elf
 bad "no parameter 'nosuch'" load file tests/policies/engine_example.elf -p 1 nosuch 1
 bad "'load file' needs a PATH" load file -p 1
+bad "usage: prefetch set -p PID KEY VALUE" set -p 1 distance
+bad "invalid PID" set -p abc distance 3
 bad "unknown engine policy" load nosuch -p 1
 bad "--detach takes -p PID" load stream --detach -- true
 bad "are the engine's" load always_max --gpu GPU-4a1b2c3d-0011-2233-4455-66778899aabb
