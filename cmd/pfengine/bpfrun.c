@@ -459,10 +459,23 @@ int pfe_run_load(struct pfe_run *r)
 		p_err("out of memory");
 		return -1;
 	}
-	bpf_program__set_log_buf(prog, log, logsz);
-	bpf_program__set_log_level(prog, 1);
+	/* no log while it loads (a long one could overflow); on a refusal, again with it */
 	prev = debug_output ? NULL : libbpf_set_print(silent_print);
 	err = bpf_object__load(r->obj);
+	if (err) {
+		bpf_object__close(r->obj);
+		r->obj = open_obj(pol, &err);
+		prog = NULL;
+		if (r->obj)
+			bpf_object__for_each_program(p, r->obj)
+				prog = p;
+		if (prog) {
+			bpf_program__set_log_buf(prog, log, logsz);
+			bpf_program__set_log_level(prog, 1);
+			err = bpf_object__load(r->obj);
+		}
+		/* (it may go through the second time: then it runs) */
+	}
 	if (!debug_output)
 		libbpf_set_print(prev);
 	if (err) {
