@@ -22,6 +22,8 @@ BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-pat
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 BPF_OBJS    := $(patsubst bpf/%.bpf.c,build/%.bpf.o,$(BPF_SRCS))
 SKELS       := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
+# The engine's built-in policies: only their objects' bytes (bpf/pfengine_abi.h).
+SKELS       += $(patsubst bpf/%.bpf.c,build/%.elf.h,$(wildcard bpf/engine_*.bpf.c))
 CMD_SRCS    := $(wildcard cmd/*.c cmd/*/*.c)
 CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h hint/*.h)
 MAN_SRCS    := $(wildcard man/*.rst)
@@ -38,6 +40,10 @@ build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) cmd/drv/rm.h kernel-patch/nvidia-
 # bpftool 7.5 emits map->link, which libbpf 1.4 headers lack: drop that line.
 build/%.skel.h: build/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* | sed '/map->link = /d' > $@.tmp
+	mv $@.tmp $@
+
+build/engine_%.elf.h: build/engine_%.skel.h
+	{ echo '#include <stddef.h>'; sed -n '/^static inline const void \*engine_$*__elf_bytes(size_t \*sz)$$/,/^}/p' $<; } > $@.tmp
 	mv $@.tmp $@
 
 gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
@@ -130,11 +136,19 @@ demo: need-deps
 	tests/vm/run tests/vm/demo.sh
 
 bench: need-deps
-	$(MAKE) gpuctl model
+	$(MAKE) gpuctl model bench/prefetch_engine/decide
 	bench/run
 
+# The engine's decision cost (bench/prefetch_engine/decide.c): root, no GPU.
+DECIDE_SRCS := bench/prefetch_engine/decide.c cmd/pfengine/bpfrun.c cmd/lib/output.c cmd/lib/param.c cmd/lib/json_writer.c cmd/lib/clock.c
+bench/prefetch_engine/decide: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
+	$(CC) $(CFLAGS) -o $@ $(DECIDE_SRCS) $(LDFLAGS) $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libelf.a
+	$(CC) $(CFLAGS) -static -o $@ $(DECIDE_SRCS) $(LDFLAGS) -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd
+
 clean:
-	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz
+	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \
+		bench/prefetch_engine/decide bench/prefetch_engine/decide-static
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 

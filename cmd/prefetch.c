@@ -41,6 +41,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s load file PATH\n"
 		"       %1$s %2$s load ENGINE { -p PID [--detach] | -- CMD... } [ENGINE_OPTS] [KEY VALUE]...\n"
 		"       %1$s %2$s set KEY VALUE [KEY VALUE]...\n"
+		"       %1$s %2$s set -p PID KEY VALUE\n"
 		"       %1$s %2$s list --backend engine\n"
 		"       %1$s %2$s unload -p PID\n"
 		"       %1$s %2$s migrate -p PID ADDR LENGTH [--to { GPU_UUID | cpu }] [--async] [--max-bytes BYTES]\n"
@@ -65,7 +66,9 @@ static int do_help(int argc, char **argv)
 		"instead (any driver: the process's faults through uvm-tools, UVM_MIGRATE\n"
 		"on its own UVM file), until the process exits; 'probe' says which\n"
 		"back-end works here and why. migrate and advise act once on a range of\n"
-		"another process's managed memory. Requests are cut to the GPU's free memory.\n");
+		"another process's managed memory. Requests are cut to the GPU's free memory.\n"
+		"An ENGINE policy is a BPF program (bpf/pfengine_abi.h); 'load file PATH -p PID'\n"
+		"runs a user's own. 'set -p PID' changes a running engine's parameter.\n");
 	return EXIT_OK;
 }
 
@@ -94,7 +97,11 @@ static int do_load(int argc, char **argv)
 	if (a.engine_only)
 		return usage_err("--gpu, --max-bytes, --async and --duration are the engine's "
 				 "(with -p PID or -- CMD)");
-	if (a.n > 0 && en->has_policy(a.rest[0]) && !so->has_policy(a.rest[0]))
+	if (a.n > 1 && !strcmp(a.rest[0], "file") && pfe_file_kind(a.rest[1]) == PFE_FILE_ENGINE)
+		return usage_err("%s is an engine policy: it runs on one process, give -p PID "
+				 "or -- CMD", a.rest[1]);
+	if (a.n > 0 && strcmp(a.rest[0], "file") && en->has_policy(a.rest[0]) &&
+	    !so->has_policy(a.rest[0]))
 		return usage_err("policy '%s' runs in the per-process engine: give -p PID or -- CMD",
 				 a.rest[0]);
 	return so->load(&a);
@@ -114,7 +121,12 @@ static int do_list(int argc, char **argv)
 	return so->list(argc, argv);
 }
 
-POLICY_CMD(do_set, policy_set, prefetch_kind)
+static int do_set(int argc, char **argv)
+{
+	if (argc > 0 && !strcmp(argv[0], "-p"))
+		return pfe_set_main(argc, argv);
+	return policy_set(&prefetch_kind, argc, argv);
+}
 
 /*
  * The system-wide policy, then every engine: as before when no engine runs

@@ -105,6 +105,32 @@ int uvm_gpus(int uvm_fd, struct uvm_uuid *gpus, int max)
 	return n;
 }
 
+int uvm_gpus_by_index(int uvm_fd, struct uvm_uuid *gpus, int max)
+{
+	static struct uvm_uuid table[UVM_MAX_PROCESSORS_V2];
+	struct uvm_uuid_table_params p = { .table = (uintptr_t)table };
+	int n = 0, per = UVM_SUB_PROCESSORS, slots = UVM_MAX_PROCESSORS_V2;
+	static const struct uvm_uuid zero;
+
+	memset(table, 0, sizeof(table));
+	if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE_V2, &p) < 0 || p.rm_status) {
+		p.rm_status = 0;
+		per = 1;
+		slots = UVM_MAX_PROCESSORS_V1;
+		if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE, &p) < 0)
+			return -errno;
+		if (p.rm_status)
+			return -EIO;
+	}
+	/* index i: slot 1 + i * per (the parent GPU index tools events carry) */
+	for (int i = 0; 1 + i * per < slots && i < max; i++) {
+		gpus[i] = table[1 + i * per];
+		if (memcmp(&gpus[i], &zero, sizeof(zero)))
+			n = i + 1;
+	}
+	return n;
+}
+
 int uvm_migrate(int uvm_fd, uint64_t base, uint64_t len, const struct uvm_uuid *dst,
 		bool async, uint32_t *st)
 {

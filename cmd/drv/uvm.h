@@ -34,6 +34,12 @@ const char *uvm_status_text(uint32_t st);
  */
 int uvm_gpus(int uvm_fd, struct uvm_uuid *gpus, int max);
 
+/*
+ * The same table by UVM's parent GPU index (the index tools events carry):
+ * gpus[i] for i < the returned count, a zero UUID where there is none.
+ */
+int uvm_gpus_by_index(int uvm_fd, struct uvm_uuid *gpus, int max);
+
 /* UVM_MIGRATE: 0 and *st = the driver's status; -errno when the ioctl failed. */
 int uvm_migrate(int uvm_fd, uint64_t base, uint64_t len, const struct uvm_uuid *dst,
 		bool async, uint32_t *st);

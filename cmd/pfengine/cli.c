@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cli.c - the engine's words of `gpuctl prefetch` (its back-end in
- * cmd/prefetch/backend.h): load ENGINE -p PID / -- CMD, list --backend
- * engine.  show, unload -p, migrate and advise call engine.h directly.
+ * cmd/prefetch/backend.h): load ENGINE -p PID / -- CMD (a built-in BPF
+ * policy, or a user's object: load file PATH), list --backend engine.
+ * show, unload -p, set -p, migrate and advise call engine.h directly.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,17 +14,19 @@
 
 static bool en_has_policy(const char *name)
 {
-	return pfe_policy_find(name) != NULL;
+	return pfe_policy_find(name) != NULL || !strcmp(name, "file");
 }
 
-/* "stream, stride, populate" (sep ", "): every engine policy's name. */
+/* "none, stream, ..., file PATH" (sep ", "): every engine policy's name. */
 static const char *en_names(char *buf, size_t len, const char *sep)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; pfe_policies[i] && at < len; i++)
-		at += snprintf(buf + at, len - at, "%s%s", i ? sep : "", pfe_policies[i]->name);
+	for (int i = 0; pfe_builtin(i) && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%s", i ? sep : "", pfe_builtin(i)->name);
+	if (at < len)
+		snprintf(buf + at, len - at, "%sfile PATH", sep);
 	return buf;
 }
 
@@ -34,18 +37,35 @@ static int en_load(struct pf_args *a)
 		.pid = a->target.pid, .cmd = a->target.cmd, .gpu = a->gpu,
 		.max_bytes = a->max_bytes, .async = a->async, .duration = a->duration,
 	};
+	static struct pfe_policy user;
+	enum pfe_file_kind kind;
 	struct pfe_run check;
-	char *args[PF_ARGS_MAX];
-	int nargs = 0;
+	char *args[PF_ARGS_MAX], names[256];
+	int nargs = 0, first = 1;
 
 	if (!o.pid && !o.cmd)
 		return usage_err("the engine runs on one process: give -p PID or -- CMD");
 	if (a->n < 1)
 		return usage_err("'prefetch load' needs a POLICY");
-	o.pol = pfe_policy_find(a->rest[0]);
+	if (!strcmp(a->rest[0], "file")) {
+		/* a user's object: the program's type tells an engine policy from struct_ops */
+		if (a->n < 2)
+			return usage_err("'load file' needs a PATH");
+		if (pfe_policy_file(a->rest[1], &user, &kind)) {
+			if (kind == PFE_FILE_STRUCT_OPS)
+				return usage_err("%s is a struct_ops policy: system-wide, no -p PID or -- CMD",
+						 a->rest[1]);
+			return EXIT_USAGE;
+		}
+		o.pol = &user;
+		first = 2;
+	} else {
+		o.pol = pfe_policy_find(a->rest[0]);
+	}
 	if (!o.pol)
-		return usage_err("unknown engine policy '%s'", a->rest[0]);
-	for (int i = 1; i < a->n; i++) {
+		return usage_err("unknown engine policy '%s' (%s)", a->rest[0],
+				 en_names(names, sizeof(names), ", "));
+	for (int i = first; i < a->n; i++) {
 		if (!strcmp(a->rest[i], "--detach"))
 			o.detach = true;
 		else if (!strcmp(a->rest[i], "--pid-file"))
@@ -58,7 +78,6 @@ static int en_load(struct pf_args *a)
 	/* parameters checked before anything is touched */
 	if (pfe_run_init(&check, o.pol, nargs, args))
 		return EXIT_USAGE;
-	pfe_run_free(&check);
 	o.nargs = nargs;
 	o.args = args;
 	return pfe_engine_main(&o);
@@ -82,8 +101,8 @@ static int en_list(int argc, char **argv)
 	(void)argv;
 	if (json_output)
 		jsonw_start_array(json_wtr);
-	for (int i = 0; pfe_policies[i]; i++) {
-		const struct pfe_policy *p = pfe_policies[i];
+	for (int i = 0; pfe_builtin(i); i++) {
+		const struct pfe_policy *p = pfe_builtin(i);
 
 		if (json_output) {
 			jsonw_start_object(json_wtr);

@@ -32,6 +32,13 @@
 
 #define FREE_REFRESH_S 0.02		/* how often free memory is read again */
 #define QUEUE_ENTRIES (1u << 16)
+/*
+ * The driver wakes the engine once this many events wait (a batch), not at
+ * each one: a wake per fault cost a fault-heavy program 14 %.  A lone fault
+ * waits for the poll's timeout (WAIT_MS) at most.
+ */
+#define QUEUE_WAKE PFE_BATCH
+#define WAIT_MS 2
 
 struct engine {
 	const struct pfe_opts *o;
@@ -39,14 +46,16 @@ struct engine {
 	struct ut_session s;
 	struct workload w;
 	struct uvm_maps maps;
-	struct pfe_env env;
-	struct uvm_uuid dst;
-	bool have_dst, use_nvml, capped_said, refused_said;
-	uint64_t free_bytes, since_free;
-	double free_at, started, stats_at;
+	/* the process's GPUs by UVM's index (a zero UUID: none there) */
+	struct uvm_uuid gpu[PFE_MAX_GPUS];
+	int ngpus, only;		/* only: --gpu's index, or -1 */
+	bool use_nvml, capped_said, refused_said, bad_said;
+	uint64_t free_bytes[PFE_MAX_GPUS], since_free[PFE_MAX_GPUS], gpu_bytes[PFE_MAX_GPUS];
+	double free_at[PFE_MAX_GPUS], started, stats_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */
+	uint64_t ext_s, ext_e, ext_reads;	/* the allocation the last fault was in */
 	uint32_t last_batch;
-	char dir[PATH_MAX], pid_path[PATH_MAX], stats_path[PATH_MAX];
+	char dir[PATH_MAX], pid_path[PATH_MAX], stats_path[PATH_MAX], pins[PATH_MAX];
 	int pid_fd;
 };
 
@@ -68,34 +77,24 @@ static uint64_t cpu_us(void)
 	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
 
-static int env_extent(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end)
-{
-	struct engine *g = ctx;
-
-	return uvm_maps_find(&g->maps, addr, 0.001, start, end);
-}
-
-static int env_fresh(void *ctx, uint64_t *start, uint64_t *end, int max)
-{
-	struct engine *g = ctx;
-
-	return uvm_maps_take_fresh(&g->maps, start, end, max);
-}
+static const struct uvm_uuid zero_uuid;
 
 /*
- * The destination GPU: --gpu, checked against the GPUs the process uses,
- * else its first.  0; -1 after p_err (quiet when the process has no GPU yet).
+ * The process's GPUs (UVM's table, by index), --gpu checked against them:
+ * 0; -1 after p_err (quiet when the process has no GPU yet).
  */
-static int pick_gpu(struct engine *g, bool quiet_if_none)
+static int read_gpus(struct engine *g, bool quiet_if_none)
 {
-	struct uvm_uuid gpus[32], want;
-	char a[48], b[48];
-	int n = uvm_gpus(g->s.uvm_fd, gpus, 32);
+	struct uvm_uuid want;
+	char a[48];
+	int n = uvm_gpus_by_index(g->s.uvm_fd, g->gpu, PFE_MAX_GPUS), used = 0;
 
+	g->only = -1;
 	if (n <= 0 && g->o->gpu) {
 		/* no table (yet): the driver itself checks the UUID on each call */
-		uuid_parse(g->o->gpu, &g->dst);
-		g->have_dst = true;
+		uuid_parse(g->o->gpu, &g->gpu[0]);
+		g->ngpus = 1;
+		g->only = 0;
 		return 0;
 	}
 	if (n < 0) {
@@ -103,27 +102,33 @@ static int pick_gpu(struct engine *g, bool quiet_if_none)
 		      strerror(-n));
 		return -1;
 	}
-	if (n == 0) {
+	for (int i = 0; i < n; i++)
+		used += !!memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid));
+	if (!used) {
 		if (!quiet_if_none)
 			p_err("process %d has registered no GPU with UVM yet", g->w.pid);
 		return -1;
 	}
-	if (!g->o->gpu) {
-		g->dst = gpus[0];
-		g->have_dst = true;
+	g->ngpus = n;
+	if (!g->o->gpu)
 		return 0;
-	}
 	uuid_parse(g->o->gpu, &want);	/* checked by the command line */
 	for (int i = 0; i < n; i++) {
-		if (!memcmp(&gpus[i], &want, sizeof(want))) {
-			g->dst = want;
-			g->have_dst = true;
+		if (!memcmp(&g->gpu[i], &want, sizeof(want))) {
+			g->only = i;
 			return 0;
 		}
 	}
-	p_err("process %d does not use GPU %s (it uses %s%s)", g->w.pid, uuid_format(&want, a, sizeof(a)),
-	      uuid_format(&gpus[0], b, sizeof(b)), n > 1 ? " and others" : "");
+	p_err("process %d does not use GPU %s", g->w.pid, uuid_format(&want, a, sizeof(a)));
 	return -1;
+}
+
+static int first_gpu(struct engine *g)
+{
+	for (int i = 0; i < g->ngpus; i++)
+		if (memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+			return i;
+	return 0;
 }
 
 uint64_t pfe_budget(uint64_t max_bytes, bool have_free, uint64_t free_bytes, uint64_t used)
@@ -136,31 +141,58 @@ uint64_t pfe_budget(uint64_t max_bytes, bool have_free, uint64_t free_bytes, uin
 	return avail < b ? avail : b;
 }
 
-/* How much one call may move now: --max-bytes and the GPU's free memory. */
-static uint64_t budget(struct engine *g)
+/* How much one call to GPU i (-1: the CPU) may move now: --max-bytes and its free memory. */
+static uint64_t budget(struct engine *g, int i)
 {
 	char err[160];
 
-	if (!g->use_nvml)
+	if (!g->use_nvml || i < 0)
 		return pfe_budget(g->o->max_bytes, false, 0, 0);
-	if (mono_s() - g->free_at >= FREE_REFRESH_S) {
-		if (gpu_free_bytes(&g->dst, &g->free_bytes, err, sizeof(err)))
-			g->free_bytes = 0;	/* unreadable now: move nothing */
-		g->free_at = mono_s();
-		g->since_free = 0;
+	if (mono_s() - g->free_at[i] >= FREE_REFRESH_S) {
+		if (gpu_free_bytes(&g->gpu[i], &g->free_bytes[i], err, sizeof(err)))
+			g->free_bytes[i] = 0;	/* unreadable now: move nothing */
+		g->free_at[i] = mono_s();
+		g->since_free[i] = 0;
 	}
-	return pfe_budget(g->o->max_bytes, true, g->free_bytes, g->since_free);
+	return pfe_budget(g->o->max_bytes, true, g->free_bytes[i], g->since_free[i]);
 }
 
-static void act(struct engine *g, const struct pfe_req *q)
+/* The destination of request q: GPU index (-1: the CPU), or -2 when it names none to use. */
+static int dest_of(struct engine *g, const struct pfe_request *q)
+{
+	int i = q->dst;
+
+	if (q->dst == PFE_DST_CPU)
+		return -1;
+	if (i >= g->ngpus || !memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+		read_gpus(g, true);	/* a GPU the process registered since */
+	if (i >= g->ngpus || !memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+		return -2;
+	if (g->only >= 0 && i != g->only)
+		return -2;
+	return i;
+}
+
+/* Carries out q; its DONE event goes into the next batch. */
+static void act(struct engine *g, const struct pfe_request *q)
 {
 	uint64_t *c = g->run.ctr, len = q->len, cap;
+	struct pfe_event *done;
 	uint32_t st = 0;
-	int ret;
+	int ret, i = dest_of(g, q);
+	bool ok = false;
 
-	if (!g->have_dst && pick_gpu(g, true))
-		return;
-	cap = budget(g);
+	if (i == -2) {
+		c[PFE_C_BAD_REQS]++;
+		if (!g->bad_said) {
+			p_info("engine: a request for GPU index %u dropped (%s)", q->dst,
+			       g->only >= 0 ? "--gpu names another" : "the process has no such GPU");
+			g->bad_said = true;
+		}
+		len = 0;
+		goto out;
+	}
+	cap = budget(g, i);
 	if (len > cap) {
 		len = cap >= PFE_BLOCK ? cap & ~(PFE_BLOCK - 1) : cap & ~4095ull;
 		c[PFE_C_CAPPED]++;
@@ -171,11 +203,10 @@ static void act(struct engine *g, const struct pfe_req *q)
 			g->capped_said = true;
 		}
 	}
-	if (!len) {
-		pfe_run_done(&g->run, q, false, raw_ns());
-		return;
-	}
-	ret = uvm_migrate(g->s.uvm_fd, q->addr, len, &g->dst, g->o->async, &st);
+	if (!len)
+		goto out;
+	ret = uvm_migrate(g->s.uvm_fd, q->addr, len, i >= 0 ? &g->gpu[i] : &uvm_cpu_uuid,
+			  g->o->async, &st);
 	c[PFE_C_IOCTLS]++;
 	if (ret || st) {
 		c[PFE_C_ERRORS]++;
@@ -186,31 +217,105 @@ static void act(struct engine *g, const struct pfe_req *q)
 			g->refused_said = true;
 		}
 	} else {
+		ok = true;
 		c[PFE_C_BYTES] += len;
-		g->since_free += len;
+		if (i >= 0) {
+			g->since_free[i] += len;
+			g->gpu_bytes[i] += len;
+		}
 	}
-	pfe_run_done(&g->run, q, !ret && !st, raw_ns());
+out:
+	done = pfe_run_slot(&g->run);
+	if (done) {
+		done->kind = PFE_EV_DONE;
+		done->addr = q->addr;
+		done->len = len;
+		done->cookie = q->cookie;
+		done->gpu = q->dst;
+		done->ts_ns = raw_ns();
+		done->flags = ok ? PFE_F_OK : 0;
+	}
+}
+
+/* Runs the program over the batch and carries out what it asks. */
+static void flush(struct engine *g)
+{
+	uint64_t st[8], en[8];
+	struct pfe_io *io = g->run.io;
+	struct pfe_request req[PFE_MAX_REQS];
+	uint32_t n;
+	int k;
+
+	/* the allocations the process made since the maps were read */
+	if (io->nev && io->nev + 8 <= PFE_BATCH) {
+		k = uvm_maps_take_fresh(&g->maps, st, en, 8);
+		for (int i = 0; i < k; i++) {
+			struct pfe_event *e = pfe_run_slot(&g->run);
+
+			e->kind = PFE_EV_ALLOC;
+			e->addr = e->ext_start = st[i];
+			e->ext_end = en[i];
+			e->flags = PFE_F_MANAGED;
+			e->gpu = g->only >= 0 ? g->only : 0;
+			e->ts_ns = raw_ns();
+		}
+	}
+	if (!io->nev)
+		return;
+	if (pfe_run_batch(&g->run))
+		return;
+	/* the requests out first: their DONE events fill the next batch */
+	n = io->nreq;
+	memcpy(req, io->req, n * sizeof(req[0]));
+	for (uint32_t i = 0; i < n; i++)
+		act(g, &req[i]);
 }
 
 static void on_entry(const uint8_t *entry, void *arg)
 {
 	struct engine *g = arg;
-	struct pfe_out out = { .n = 0 };
-	struct gt_event e;
+	struct pfe_event *e;
+	struct gt_event t;
+	uint64_t s, x;
 
-	if (!ut_decode(entry, g->s.q.abi, &e))
+	if (!ut_decode(entry, g->s.q.abi, &t) || t.type != GT_EV_GPU_FAULT)
 		return;
-	/* the driver repeats a fault for each instance merged into it */
-	if (e.type == GT_EV_GPU_FAULT) {
-		if (e.ts_ns == g->last_ts && e.batch == g->last_batch && e.addr >> 12 == g->last_page)
-			e.flags |= GT_F_DUPLICATE;
-		g->last_ts = e.ts_ns;
-		g->last_batch = e.batch;
-		g->last_page = e.addr >> 12;
+	if (g->only >= 0 && t.gpu != g->only)
+		return;		/* --gpu: the others' faults are not ours */
+	e = pfe_run_slot(&g->run);
+	if (!e) {
+		flush(g);
+		e = pfe_run_slot(&g->run);
+		if (!e)
+			return;
 	}
-	pfe_run_event(&g->run, &g->env, &e, &out);
-	for (int i = 0; i < out.n; i++)
-		act(g, &out.req[i]);
+	e->kind = PFE_EV_FAULT;
+	e->addr = t.addr;
+	e->ts_ns = t.ts_ns;
+	e->gpu = t.gpu;
+	e->access = t.access;
+	/* the driver repeats a fault for each instance merged into it */
+	if (t.ts_ns == g->last_ts && t.batch == g->last_batch && t.addr >> 12 == g->last_page)
+		e->flags |= PFE_F_DUPLICATE;
+	g->last_ts = t.ts_ns;
+	g->last_batch = t.batch;
+	g->last_page = t.addr >> 12;
+	if (e->flags & PFE_F_DUPLICATE)
+		return;
+	/* faults come in runs on one allocation: the last one found first */
+	if (t.addr >= g->ext_s && t.addr < g->ext_e && g->ext_reads == g->maps.reads) {
+		s = g->ext_s;
+		x = g->ext_e;
+	} else if (uvm_maps_find(&g->maps, t.addr, 0.001, &s, &x)) {
+		return;
+	} else {
+		g->ext_s = s;
+		g->ext_e = x;
+		g->ext_reads = g->maps.reads;	/* good until the maps are read again */
+	}
+	e->flags |= PFE_F_MANAGED;
+	e->ext_start = s;
+	e->ext_end = x;
 }
 
 static void update_ctrs(struct engine *g)
@@ -220,6 +325,41 @@ static void update_ctrs(struct engine *g)
 		g->run.ctr[PFE_C_DRV_FAULTS] = g->s.counters[UT_CTR_GPU_FAULTS];
 		g->run.ctr[PFE_C_DRV_HTOD] = g->s.counters[UT_CTR_BYTES_HTOD];
 	}
+}
+
+/* Each counter: the engine's, the program's (by BTF name), bytes by GPU. */
+static void each_ctr(struct engine *g, void (*fn)(const char *name, uint64_t v, void *arg), void *arg)
+{
+	char name[64];
+
+	for (int i = 0; i < PFE_C_MAX; i++)
+		fn(pfe_ctr_names[i], g->run.ctr[i], arg);
+	fn("prog_us", g->run.ctr[PFE_C_RUN_NS] / 1000, arg);
+	for (int i = 0; i < g->run.nctrs; i++)
+		fn(g->run.ctr_name[i], *g->run.cv[i], arg);
+	for (int i = 0; i < g->ngpus; i++) {
+		if (!memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+			continue;
+		snprintf(name, sizeof(name), "migrated_bytes.gpu%d", i);
+		fn(name, g->gpu_bytes[i], arg);
+	}
+}
+
+static void ctr_file(const char *name, uint64_t v, void *arg)
+{
+	fprintf(arg, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void ctr_json(const char *name, uint64_t v, void *arg)
+{
+	(void)arg;
+	jsonw_uint_field(json_wtr, name, v);
+}
+
+static void ctr_text(const char *name, uint64_t v, void *arg)
+{
+	(void)arg;
+	printf("  %-22s %llu\n", name, (unsigned long long)v);
 }
 
 static void write_stats(struct engine *g)
@@ -235,16 +375,14 @@ static void write_stats(struct engine *g)
 	f = sf.f;
 	fprintf(f, "engine_pid %d\ntarget %d\npolicy %s\ngpu %s\nasync %d\nuptime_s %.1f\n",
 		(int)getpid(), (int)g->w.pid, pol->name,
-		g->have_dst ? uuid_format(&g->dst, name, sizeof(name)) : "-", g->o->async,
-		mono_s() - g->started);
+		g->only >= 0 ? uuid_format(&g->gpu[g->only], name, sizeof(name)) : "fault",
+		g->o->async, mono_s() - g->started);
+	if (g->pins[0])
+		fprintf(f, "pinned %s\n", g->pins);
 	for (int i = 0; i < pol->nparams; i++)
-		fprintf(f, "param.%s %llu\n", pol->params[i].name, (unsigned long long)g->run.params[i]);
-	for (int i = 0; i < PFE_C_MAX; i++) {
-		const char *n = i < PFE_C_POLICY ? pfe_ctr_names[i] : pol->ctr_names[i];
-
-		if (n)
-			fprintf(f, "%s %llu\n", n, (unsigned long long)g->run.ctr[i]);
-	}
+		fprintf(f, "param.%s %llu\n", pol->params[i].name,
+			(unsigned long long)(g->run.pv[i] ? *g->run.pv[i] : g->run.params[i]));
+	each_ctr(g, ctr_file, f);
 	safefile_commit(&sf);
 	g->stats_at = mono_s();
 }
@@ -259,23 +397,13 @@ static void report(struct engine *g)
 		jsonw_int_field(json_wtr, "pid", g->w.pid);
 		jsonw_string_field(json_wtr, "policy", pol->name);
 		jsonw_float_field(json_wtr, "seconds", mono_s() - g->started);
-		for (int i = 0; i < PFE_C_MAX; i++) {
-			const char *n = i < PFE_C_POLICY ? pfe_ctr_names[i] : pol->ctr_names[i];
-
-			if (n)
-				jsonw_uint_field(json_wtr, n, g->run.ctr[i]);
-		}
+		each_ctr(g, ctr_json, NULL);
 		jsonw_end_object(json_wtr);
 		return;
 	}
 	printf("prefetch engine: policy %s on pid %d for %.1f s\n", pol->name, (int)g->w.pid,
 	       mono_s() - g->started);
-	for (int i = 0; i < PFE_C_MAX; i++) {
-		const char *n = i < PFE_C_POLICY ? pfe_ctr_names[i] : pol->ctr_names[i];
-
-		if (n)
-			printf("  %-18s %llu\n", n, (unsigned long long)g->run.ctr[i]);
-	}
+	each_ctr(g, ctr_text, NULL);
 }
 
 /* Attaches to the process and opens the queue: 0, 1 not yet (quiet), -1 after p_err. */
@@ -292,7 +420,8 @@ static int attach(struct engine *g, bool quiet_if_absent)
 	if (!ret && ut_enable_counters(&g->s, UT_CTR_STAT_MASK, err, sizeof(err)))
 		err[0] = '\0';
 	if (!ret)
-		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, 1, err, sizeof(err));
+		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, QUEUE_WAKE, err,
+				    sizeof(err));
 	if (ret) {
 		p_err("%s", err);
 		ut_close(&g->s);
@@ -331,11 +460,15 @@ static int engine_setup(struct engine *g)
 {
 	char err[200];
 
+	/* the program first: a refusal leaves nothing behind (no command started) */
+	if (pfe_run_load(&g->run))
+		return -1;
 	if (!ut_available()) {
 		p_err("the prefetch engine needs /dev/nvidia-uvm-tools, which is missing "
 		      "(load nvidia-uvm: nvidia-modprobe -u)");
 		return -1;
 	}
+	pfe_reg_sweep();
 	if (g->o->pid) {
 		if (workload_follow(&g->w, g->o->pid))
 			return -1;
@@ -360,10 +493,18 @@ static int engine_setup(struct engine *g)
 	} else if (attach(g, false)) {
 		return -1;
 	}
-	if (pick_gpu(g, false))
+	if (read_gpus(g, false))
 		return -1;
+	g->run.io->ngpus = g->ngpus;
+	/* its maps under gpuctl's bpffs tree (a host without bpffs: not inspectable, still runs) */
+	if (bpffs_mounted() &&
+	    (pfe_reg_pins(g->pins, sizeof(g->pins), g->w.pid, true) || pfe_run_pin(&g->run, g->pins))) {
+		p_info("engine: runs without its maps pinned (see the error before)");
+		g->pins[0] = '\0';
+	}
 	/* Free memory caps every call; without it only --max-bytes can. */
-	if (gpu_free_bytes(&g->dst, &g->free_bytes, err, sizeof(err)) == 0) {
+	if (gpu_free_bytes(&g->gpu[g->only >= 0 ? g->only : first_gpu(g)], &g->free_bytes[0], err,
+			   sizeof(err)) == 0) {
 		g->use_nvml = true;
 	} else if (!g->o->max_bytes && !g->o->pol->never_migrates) {
 		p_err("cannot read the GPU's free memory (%s): give --max-bytes BYTES", err);
@@ -384,9 +525,10 @@ static void engine_loop(struct engine *g)
 			p_info("engine: process %d exited", (int)g->w.pid);
 			break;
 		}
-		ut_wait(&g->s, 2);
+		ut_wait(&g->s, WAIT_MS);
 		while (ut_queue_consume(&g->s.q, 4096, on_entry, g))
 			;
+		flush(g);
 		drops = ut_queue_new_drops(&g->s.q);
 		g->run.ctr[PFE_C_LOST] += drops;
 		if (mono_s() - g->stats_at >= 1.0)
@@ -416,7 +558,6 @@ static int engine_init(struct engine *g, const struct pfe_opts *o)
 	ut_session_init(&g->s);
 	workload_init(&g->w);
 	uvm_maps_init(&g->maps, o->pid);
-	g->env = (struct pfe_env){ env_extent, g, env_fresh };
 	return pfe_run_init(&g->run, o->pol, o->nargs, o->args) ? -1 : 0;
 }
 

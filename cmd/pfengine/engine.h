@@ -52,6 +52,12 @@ void pfe_reg_path(char *buf, size_t len, const char *dir, pid_t target, const ch
 int pfe_reg_show(bool print);
 /* Ends the engine of target: EXIT_OK / EXIT_FAIL. */
 int pfe_reg_unload(pid_t target);
+/* <bpffs>/gpuctl/engine/<target>: where its maps are pinned (create: made). 0, -1 after p_err. */
+int pfe_reg_pins(char *buf, size_t len, pid_t target, bool create);
+/* Removes the pins of engines that are not running (killed with -9). */
+void pfe_reg_sweep(void);
+/* prefetch set -p PID KEY VALUE: its command line after the word. */
+int pfe_set_main(int argc, char **argv);
 
 /* --- oneshot.c ------------------------------------------------------------ */
 

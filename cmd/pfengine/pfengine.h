@@ -2,16 +2,19 @@
 /*
  * pfengine.h - the per-process prefetch engine for the stock driver.
  *
- * A policy (policies.c) is pure decision code: it sees a process's GPU
- * fault and migration events (struct gt_event, as the uvm-tools back-end
- * decodes them: cmd/drv/ut.h) and answers with migrate requests, ranges
- * of the process's VA to move to the GPU.  It knows nothing of fds or
- * ioctls, so the unit test drives it with crafted streams on the host.
+ * A policy is a BPF program (bpf/pfengine_abi.h): built in (bpf/engine_*.bpf.c,
+ * embedded as skeletons) or a user's own object file.  It sees batches of a
+ * process's GPU fault events, completions of its earlier requests and the
+ * process's new managed allocations, and answers with requests: ranges to
+ * move to a GPU of the process or to the CPU.  The runner (bpfrun.c) loads
+ * it as BPF_PROG_TYPE_SYSCALL and runs it with BPF_PROG_TEST_RUN over the
+ * batch it wrote into the program's mmap'ed global data, so the unit test
+ * drives the programs on the host.
  *
  * The engine (engine.c) runs one policy on one process: events from a
  * uvm-tools queue on the process's borrowed /dev/nvidia-uvm file, requests
- * carried out with UVM_MIGRATE on that same file (cmd/drv/uvm.c), each capped by
- * the GPU memory that is free (cmd/drv/nvml.c).  The command line lives in
+ * carried out with UVM_MIGRATE on that same file (cmd/drv/uvm.c), each capped
+ * by the GPU memory that is free (cmd/drv/nvml.c).  The command line lives in
  * cli.c, prefetch's engine back-end (cmd/prefetch/backend.h).
  */
 #ifndef GPUCTL_PFENGINE_H
@@ -23,46 +26,45 @@
 #include <sys/types.h>
 
 #include "param.h"
-#include "trace_uvm.h"	/* struct gt_event */
+#include "pfengine_abi.h"
 
-#define PFE_BLOCK_SHIFT 21	/* UVM's VA block: 2 MiB */
-#define PFE_BLOCK (1ull << PFE_BLOCK_SHIFT)
-#define PFE_MAX_PARAMS 8
-#define PFE_MAX_REQS 64		/* requests one event may produce */
+#define PFE_MAX_PARAMS 16
+#define PFE_MAX_CTRS 32
+#define PFE_MAX_GPUS 32
 
-/* One request: move [addr, addr + len) of the process to the GPU. */
-struct pfe_req {
-	uint64_t addr;
-	uint64_t len;
+/* An engine object, checked but not loaded: a built-in one or a user's file. */
+struct pfe_policy {
+	char name[64];		/* "stream"; a file's base name without .bpf.o/.o */
+	char doc[160];
+	const void *elf;	/* built in: the skeleton's bytes */
+	size_t elf_size;
+	char path[256];		/* a user's file, "" for built-ins */
+	bool never_migrates;	/* asks for no migration: needs no cap (--max-bytes) */
+	struct param params[PFE_MAX_PARAMS];	/* name, doc: in the storage below */
+	int nparams;
+	char pname[PFE_MAX_PARAMS][48];
+	char pdoc[PFE_MAX_PARAMS][104];
 };
 
-/* Where a policy's requests go (the engine, or a test). */
-struct pfe_out {
-	struct pfe_req req[PFE_MAX_REQS];
-	int n;
-};
+/* The built-in policies, i = 0.. (NULL past the last). */
+const struct pfe_policy *pfe_builtin(int i);
+const struct pfe_policy *pfe_policy_find(const char *name);
 
+enum pfe_file_kind { PFE_FILE_ENGINE, PFE_FILE_STRUCT_OPS, PFE_FILE_OTHER };
 /*
- * What a policy may ask of its surroundings: the managed allocation
- * (a /dev/nvidia-uvm mapping of the process) around addr.  0 and the
- * extent, or -1 when addr is in none.
+ * A user's object: 0 with *pol filled; -1 after one p_err line (not BPF,
+ * no SEC("syscall") program, ABI version, no pfe_io).  kind (may be NULL):
+ * what the object is, even when it is refused.
  */
-struct pfe_env {
-	int (*extent)(void *ctx, uint64_t addr, uint64_t *start, uint64_t *end);
-	void *ctx;
-	/*
-	 * Managed allocations that appeared since the last call (the engine
-	 * learns them when it reads the maps again): up to max into
-	 * start[]/end[], how many.  NULL: not known.
-	 */
-	int (*fresh)(void *ctx, uint64_t *start, uint64_t *end, int max);
-};
+int pfe_policy_file(const char *path, struct pfe_policy *pol, enum pfe_file_kind *kind);
+/* What the object at path is (quiet; PFE_FILE_OTHER when it cannot be read). */
+enum pfe_file_kind pfe_file_kind(const char *path);
 
-/* Counters every policy has; the engine fills the last ones. */
+/* The engine's own counters (the program's are named by its BTF). */
 enum pfe_ctr {
-	PFE_C_SEEN,		/* events the policy was given */
+	PFE_C_SEEN,		/* events the program was given (DONE/ALLOC included) */
 	PFE_C_FAULTS,		/* GPU faults among them (not duplicates) */
-	PFE_C_REQUESTS,		/* migrate requests it made */
+	PFE_C_REQUESTS,		/* requests it made */
 	PFE_C_REQ_BYTES,	/* bytes they asked for */
 	PFE_C_IOCTLS,		/* UVM_MIGRATE calls made (engine) */
 	PFE_C_BYTES,		/* bytes those calls asked to move, after capping */
@@ -72,49 +74,45 @@ enum pfe_ctr {
 	PFE_C_CPU_US,		/* the engine's own CPU time */
 	PFE_C_DRV_FAULTS,	/* the driver's GPU fault counter for the process */
 	PFE_C_DRV_HTOD,		/* the driver's host-to-device bytes for the process */
-	PFE_C_POLICY,		/* first policy-specific counter */
-	PFE_C_MAX = PFE_C_POLICY + 4,
+	PFE_C_CALLS,		/* program runs */
+	PFE_C_RUN_NS,		/* their time, BPF_PROG_TEST_RUN syscall included */
+	PFE_C_BAD_REQS,		/* requests dropped: a GPU the process lacks or --gpu excludes */
+	PFE_C_MAX,
 };
+extern const char *const pfe_ctr_names[PFE_C_MAX];
 
-struct pfe_policy {
-	const char *name;
-	const char *doc;
-	const struct param *params;
-	int nparams;
-	const char *const *ctr_names;	/* [PFE_C_MAX]: the policy's own from PFE_C_POLICY */
-	size_t state_size;
-	void (*init)(void *st, const uint64_t *params);
-	/* One event: requests appended to out. */
-	void (*event)(void *st, const uint64_t *params, const struct pfe_env *env,
-		      const struct gt_event *e, struct pfe_out *out, uint64_t *ctr);
-	/* A request was carried out (or refused: ok false) at end_ts (event clock). */
-	void (*done)(void *st, const uint64_t *params, const struct pfe_req *r, bool ok,
-		     uint64_t end_ts);
-	bool never_migrates;	/* asks for no migration: needs no cap on one (--max-bytes) */
-};
-
-extern const struct pfe_policy *const pfe_policies[];	/* NULL-terminated */
-extern const char *const pfe_ctr_names[PFE_C_POLICY];
-
-const struct pfe_policy *pfe_policy_find(const char *name);
-
-/* A policy with its parameters and state: what the engine and tests run. */
+/* A policy loaded: what the engine and tests run. */
 struct pfe_run {
 	const struct pfe_policy *pol;
-	uint64_t params[PFE_MAX_PARAMS];
+	uint64_t params[PFE_MAX_PARAMS];	/* the command line's values */
 	uint64_t ctr[PFE_C_MAX];
-	void *state;
+	struct bpf_object *obj;
+	int prog_fd;
+	struct pfe_io *io;			/* the batch: mmap'ed global data */
+	uint64_t *pv[PFE_MAX_PARAMS];		/* the parameters, live */
+	int nctrs;
+	char ctr_name[PFE_MAX_CTRS][48];
+	uint64_t *cv[PFE_MAX_CTRS];		/* the program's counters, live */
+	void *mm[8];
+	size_t mmlen[8];
+	int nmm;
+	char pin_dir[256];			/* "" when not pinned */
 };
 
-/* Defaults, then KEY VALUE pairs; -1 after p_err (usage). */
+/* Defaults, then KEY VALUE pairs (nothing loaded): 0, -1 after p_err. */
 int pfe_run_init(struct pfe_run *r, const struct pfe_policy *pol, int argc, char **argv);
-/* One event through the policy: counts it, appends requests to out. */
-void pfe_run_event(struct pfe_run *r, const struct pfe_env *env, const struct gt_event *e,
-		   struct pfe_out *out);
-void pfe_run_done(struct pfe_run *r, const struct pfe_req *q, bool ok, uint64_t end_ts);
+/* Loads the program, maps its data and sets the parameters: 0, -1 after one p_err line. */
+int pfe_run_load(struct pfe_run *r);
+/* The next free event slot of the batch, NULL when the batch is full (run it). */
+struct pfe_event *pfe_run_slot(struct pfe_run *r);
+/* Runs the program over the batch: requests in r->io->req[0..nreq); the batch emptied. 0 or -errno. */
+int pfe_run_batch(struct pfe_run *r);
+/* Pins the object's maps in dir (made): 0, -1 after p_err. */
+int pfe_run_pin(struct pfe_run *r, const char *dir);
 void pfe_run_free(struct pfe_run *r);
 
-/* Appends [addr, addr + len) to out, merged with the last one when they touch. */
-void pfe_out_add(struct pfe_out *out, uint64_t addr, uint64_t len);
+/* --- a pinned engine's data, by BTF name (prefetch set / show) ---------- */
+/* Sets parameter key of the engine pinned in dir: EXIT_OK, else p_err. */
+int pfe_pinned_set(const char *dir, const char *key, const char *value);
 
 #endif

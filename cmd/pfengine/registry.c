@@ -110,6 +110,7 @@ int pfe_reg_show(bool print)
 	int n = 0;
 	DIR *d;
 
+	pfe_reg_sweep();
 	if (pfe_reg_dir(dir, sizeof(dir), false))
 		return 0;
 	d = opendir(dir);
@@ -141,6 +142,7 @@ int pfe_reg_unload(pid_t target)
 
 	if (pfe_reg_dir(dir, sizeof(dir), false) == -1)
 		return EXIT_FAIL;
+	pfe_reg_sweep();
 	pfe_reg_path(path, sizeof(path), dir, target, "pid");
 	/* the pid file's process, verified through a pidfd: never one that reused its pid */
 	err = pidfile_stop(path, SIGTERM, 5000, &engine);

@@ -38,6 +38,9 @@
 #define UVM_MODEL_GPU_UUID_I(i) { 0x6d, 0x6f, 0x64, 0x65, 0x6c, 0x67, 0x50, 0x55, \
 				  0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 + (i) }
 extern unsigned int uvm_model_gpus;
+/* The UVM side: how many GPUs (uvm_model_gpus, clamped), the GPU of the access being served. */
+unsigned int uvm_model_ngpus(void);
+extern unsigned int uvm_model_fault_gpu;
 
 /* Named as in the driver so that tracing programs find the same fields. */
 typedef struct uvm_va_block_struct {
@@ -57,6 +60,7 @@ typedef struct uvm_va_block_struct {
 	NvU32 tenant;
 	NvU32 evictions;
 	bool in_batch;
+	NvU8 gpu;			/* the GPU its resident pages are on */
 } uvm_va_block_t;
 
 struct uvm_model {
@@ -117,7 +121,7 @@ static inline unsigned int mask_region_weight(const uvm_page_mask_t *m,
 /* uvm_model_main.c, under model.lock */
 long uvm_model_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 /* Makes pages [first, first + n) of the range resident on the GPU (to_gpu) or the CPU. */
-void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu);
+void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu, unsigned int gpu);
 
 
 /* uvm_model_prefetch.c */

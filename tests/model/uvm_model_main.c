@@ -202,14 +202,17 @@ static void block_free_chunk(uvm_va_block_t *blk)
 
 /* Pages [first, outer) of blk to the GPU or back to the CPU. */
 static void migrate_block(uvm_va_block_t *blk, unsigned int first, unsigned int outer,
-			  bool to_gpu)
+			  bool to_gpu, unsigned int gpu)
 {
 	uvm_page_mask_t m;
 	unsigned int n;
 
 	bitmap_zero(m.bitmap, PAGES);
 	bitmap_set(m.bitmap, first, outer - first);
-	if (to_gpu)
+	/* resident on another GPU: all of it moves (the block follows its last GPU) */
+	if (to_gpu && blk->gpu != gpu && !bitmap_empty(blk->resident.bitmap, PAGES))
+		blk->gpu = gpu;
+	else if (to_gpu)
 		bitmap_andnot(m.bitmap, m.bitmap, blk->resident.bitmap, PAGES);
 	else
 		bitmap_and(m.bitmap, m.bitmap, blk->resident.bitmap, PAGES);
@@ -222,6 +225,9 @@ static void migrate_block(uvm_va_block_t *blk, unsigned int first, unsigned int 
 		bitmap_andnot(blk->evicted.bitmap, blk->evicted.bitmap, m.bitmap, PAGES);
 		bitmap_andnot(blk->remote_mapped.bitmap, blk->remote_mapped.bitmap, m.bitmap, PAGES);
 		model.stats.pages_migrated_user += n;
+		blk->gpu = gpu;
+		if (gpu < 4)
+			model.stats.pages_migrated_user_gpu[gpu] += n;
 		model.pages_migrated_total += n;
 		block_chunk_used(blk);
 	} else {
@@ -236,7 +242,7 @@ static void migrate_block(uvm_va_block_t *blk, unsigned int first, unsigned int 
 				  (NvU64)n << UVM_MODEL_PAGE_SHIFT, to_gpu);
 }
 
-void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu)
+void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu, unsigned int gpu)
 {
 	NvU64 p = first, end = first + n;
 
@@ -245,7 +251,7 @@ void uvm_model_migrate_pages(NvU64 first, NvU64 n, bool to_gpu)
 		NvU64 b = p / PAGES;
 		unsigned int outer = min_t(NvU64, PAGES, end - b * PAGES);
 
-		migrate_block(&model.blocks[b], p % PAGES, outer, to_gpu);
+		migrate_block(&model.blocks[b], p % PAGES, outer, to_gpu, gpu);
 		p = (b + 1) * PAGES;
 		cond_resched();
 	}
@@ -425,7 +431,9 @@ static void access_one(const struct uvm_model_access *a, NvU32 pending)
 
 	model.stats.fault_entries++;
 	model.batch_entries++;
-	uvm_model_ev_fault(a->addr, a->type == UVM_MODEL_ACCESS_WRITE, test_bit(page, blk->faulted.bitmap), model.stats.batches + 1);
+	uvm_model_fault_gpu = min_t(unsigned int, a->type >> UVM_MODEL_ACCESS_GPU_SHIFT,
+				    uvm_model_ngpus() - 1);
+	uvm_model_ev_fault(a->addr, (a->type & 0xff) == UVM_MODEL_ACCESS_WRITE, test_bit(page, blk->faulted.bitmap), model.stats.batches + 1);
 	if (test_bit(page, blk->faulted.bitmap)) {
 		model.stats.duplicates++;
 		model.batch_duplicates++;

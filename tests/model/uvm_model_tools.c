@@ -197,7 +197,8 @@ void uvm_model_tools_fault(uvm_va_space_t *vs, NvU64 va, bool write, bool duplic
 		last_ts = now();
 	put8(e, 0, UT_EV_GPU_FAULT);
 	put8(e, UT_GPU_FAULT_TYPE, UT_FAULT_TYPE_INVALID_PTE);
-	put16(e, UT_GPU_FAULT_GPU_565, MODEL_GPU_PROC);
+	/* the processor id of the GPU that faulted: sub-processor 0 of GPU i */
+	put16(e, UT_GPU_FAULT_GPU_565, MODEL_GPU_PROC + uvm_model_fault_gpu * UT_SUB_PROCESSORS);
 	put64(e, UT_GPU_FAULT_ADDR, va);
 	put64(e, UT_GPU_FAULT_TS, last_ts);
 	put64(e, UT_GPU_FAULT_TS_GPU, last_ts);

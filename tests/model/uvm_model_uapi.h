@@ -49,6 +49,8 @@ enum {
 	UVM_MODEL_ACCESS_READ = 0,
 	UVM_MODEL_ACCESS_WRITE = 1,
 };
+/* uvm_model_access.type's bits 8..15: the GPU that accesses (0 .. gpus-1). */
+#define UVM_MODEL_ACCESS_GPU_SHIFT 8
 
 struct uvm_model_access {
 	__u64 addr;		/* offset in the managed range */
@@ -112,6 +114,7 @@ struct uvm_model_stats {
 	__u64 pages_preferred_gpu;
 	__u64 pages_preferred_cpu;
 	__u64 pages_mapped_remote;	/* GPU faults on CPU-preferred pages: mapped, not moved */
+	__u64 pages_migrated_user_gpu[4];	/* pages_migrated_user by destination GPU */
 };
 
 /* Times compute_prefetch_region over iterations decisions. */

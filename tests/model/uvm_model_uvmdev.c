@@ -37,8 +37,20 @@
 #include "uvm_model_events.h"
 #include "uvm_ioctl.h"
 
-static const struct uvm_uuid gpu_uuid = { UVM_MODEL_GPU_UUID };
+static const struct uvm_uuid gpu_uuids[UVM_MODEL_MAX_GPUS] = {
+	{ UVM_MODEL_GPU_UUID_I(0) }, { UVM_MODEL_GPU_UUID_I(1) }, { UVM_MODEL_GPU_UUID_I(2) },
+	{ UVM_MODEL_GPU_UUID_I(3) },
+};
 static const struct uvm_uuid cpu_uuid = { UVM_CPU_UUID_BYTES };
+
+/* The RM side owns the parameter (gpus=N); without it, two GPUs. */
+unsigned int __weak uvm_model_gpus = 2;
+unsigned int uvm_model_fault_gpu;
+
+unsigned int uvm_model_ngpus(void)
+{
+	return clamp_t(unsigned int, uvm_model_gpus, 1, UVM_MODEL_MAX_GPUS);
+}
 
 /* UVM_INITIALIZE flags the driver knows: multi-process sharing, disable HMM. */
 #define INIT_FLAGS_ALL 0x6ULL
@@ -52,13 +64,26 @@ enum uvm_model_hint {
 	UVM_MODEL_HINT_PREFERRED_CPU,
 };
 
-static enum proc proc_of(const struct uvm_uuid *u)
+/* CPU, a GPU (its index into *gpu when gpu is not NULL), or none of the model's. */
+static enum proc proc_gpu_of(const struct uvm_uuid *u, unsigned int *gpu)
 {
-	if (!memcmp(u, &gpu_uuid, sizeof(*u)))
-		return PROC_GPU;
+	unsigned int i;
+
+	for (i = 0; i < uvm_model_ngpus(); i++) {
+		if (!memcmp(u, &gpu_uuids[i], sizeof(*u))) {
+			if (gpu)
+				*gpu = i;
+			return PROC_GPU;
+		}
+	}
 	if (!memcmp(u, &cpu_uuid, sizeof(*u)))
 		return PROC_CPU;
 	return PROC_NONE;
+}
+
+static enum proc proc_of(const struct uvm_uuid *u)
+{
+	return proc_gpu_of(u, NULL);
 }
 
 /* The mapping of vs that holds va, or -1; under vs->tools_lock. */
@@ -145,6 +170,7 @@ static u32 api_initialize(uvm_va_space_t *vs, struct uvm_initialize_params *p)
 static u32 api_migrate(uvm_va_space_t *vs, struct uvm_migrate_params *p)
 {
 	bool sync = !(p->flags & UVM_MIGRATE_FLAG_ASYNC);
+	unsigned int gpu = 0;
 	enum proc dst;
 	u64 first, n;
 	u32 st;
@@ -162,7 +188,7 @@ static u32 api_migrate(uvm_va_space_t *vs, struct uvm_migrate_params *p)
 		return UVM_NV_ERR_INVALID_ARGUMENT;
 	if (!sync && p->semaphore_address && !IS_ALIGNED(p->semaphore_address, 4))
 		return UVM_NV_ERR_INVALID_ADDRESS;
-	dst = proc_of(&p->destination);
+	dst = proc_gpu_of(&p->destination, &gpu);
 	if (dst == PROC_NONE)
 		return UVM_NV_ERR_INVALID_DEVICE;
 	if (dst == PROC_CPU && p->cpu_numa_node != -1 && p->cpu_numa_node != 0)
@@ -176,7 +202,7 @@ static u32 api_migrate(uvm_va_space_t *vs, struct uvm_migrate_params *p)
 	 * The model copies at once: an async migration is done when the call
 	 * returns, and its semaphore (in the caller's memory) is released then.
 	 */
-	uvm_model_migrate_pages(first, n, dst == PROC_GPU);
+	uvm_model_migrate_pages(first, n, dst == PROC_GPU, gpu);
 	if (!sync && p->semaphore_address &&
 	    put_user(p->semaphore_payload, (u32 __user *)u64_to_user_ptr(p->semaphore_address)))
 		return UVM_NV_ERR_INVALID_ADDRESS;
@@ -233,11 +259,14 @@ static u32 api_uuid_table(struct uvm_uuid_table_params *p, unsigned int entries)
 	size_t bytes = entries * sizeof(struct uvm_uuid);
 	struct uvm_uuid *t = kzalloc(bytes, GFP_KERNEL);
 	u32 st = UVM_NV_OK;
+	unsigned int i;
 
 	if (!t)
 		return UVM_NV_ERR_NO_MEMORY;
 	t[0] = cpu_uuid;
-	t[1] = gpu_uuid;
+	/* V1: a slot per parent GPU; V2: UVM_SUB_PROCESSORS per GPU (sub-processor 0 is the GPU) */
+	for (i = 0; i < uvm_model_ngpus(); i++)
+		t[1 + i * (entries == UVM_MAX_PROCESSORS_V1 ? 1 : UVM_SUB_PROCESSORS)] = gpu_uuids[i];
 	if (copy_to_user(u64_to_user_ptr(p->table), t, bytes))
 		st = UVM_NV_ERR_INVALID_ADDRESS;
 	kfree(t);

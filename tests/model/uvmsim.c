@@ -28,7 +28,8 @@
  * accesses go in slices of N, gap_ms apart: a kernel that runs a while),
  * hold_ms (before exiting).  alloc: first touches of fresh allocations,
  * alloc blocks each (default 4), each mapped on its own just before its
- * sequential first touch, gap_ms apart.
+ * sequential first touch, gap_ms apart.  gpu N: the accesses are GPU N's
+ * (its faults carry GPU N; the model has gpus=N GPUs, default 2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,6 +115,7 @@ static uint64_t num(const char *s)
 
 static struct uvm_model_access *acc;
 static size_t nacc, cap;
+static uint32_t access_gpu;	/* run ... gpu N: the GPU that accesses */
 
 static void push(uint64_t page, uint32_t tenant, uint32_t type)
 {
@@ -125,7 +127,7 @@ static void push(uint64_t page, uint32_t tenant, uint32_t type)
 	}
 	acc[nacc].addr = page << 12;
 	acc[nacc].tenant = tenant;
-	acc[nacc].type = type;
+	acc[nacc].type = type | access_gpu << UVM_MODEL_ACCESS_GPU_SHIFT;
 	nacc++;
 }
 
@@ -307,6 +309,7 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "gap_ms")) o.gap_ms = v;
 		else if (!strcmp(argv[i], "hold_ms")) o.hold_ms = v;
 		else if (!strcmp(argv[i], "alloc")) o.alloc = v;
+		else if (!strcmp(argv[i], "gpu")) access_gpu = (uint32_t)v;
 		else die("unknown run key '%s'", argv[i]);
 	}
 	if (i != argc)
@@ -371,13 +374,18 @@ static int cmd_stats(int argc, char **argv)
 			       s.tenant[t].pid, (uint64_t)s.tenant[t].faults,
 			       (uint64_t)s.tenant[t].refaults,
 			       (uint64_t)s.tenant[t].chunks_evicted);
-		printf("],\"faults_per_replay\":%.2f}\n",
+		printf("],\"pages_migrated_user_gpu\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
+		       (uint64_t)s.pages_migrated_user_gpu[0], (uint64_t)s.pages_migrated_user_gpu[1],
+		       (uint64_t)s.pages_migrated_user_gpu[2], (uint64_t)s.pages_migrated_user_gpu[3]);
+		printf(",\"faults_per_replay\":%.2f}\n",
 		       s.replays ? (double)s.faults / (double)s.replays : 0.0);
 		return 0;
 	}
 #define X(f) printf("%s %" PRIu64 "\n", #f, (uint64_t)s.f);
 	STAT_FIELDS(X)
 #undef X
+	for (t = 0; t < 4; t++)
+		printf("pages_migrated_user_gpu%d %" PRIu64 "\n", t, (uint64_t)s.pages_migrated_user_gpu[t]);
 	for (t = 0; t < 2; t++)
 		printf("tenant%d_faults %" PRIu64 "\ntenant%d_refaults %" PRIu64
 		       "\ntenant%d_chunks_evicted %" PRIu64 "\n",

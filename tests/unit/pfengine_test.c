@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfengine_test - the prefetch engine's policies (cmd/pfengine/policies.c)
- * on crafted fault streams: each asserts the migrations it was designed to
- * make, and none where it should stay quiet; their parameters; the maps
- * parser (cmd/drv/uvm_maps.c) and the UUID forms (uvm.c).
+ * pfengine_test - the prefetch engine's BPF policies (bpf/engine_*.bpf.c),
+ * loaded and run by the runner (cmd/pfengine/bpfrun.c) exactly as the engine
+ * runs them, on crafted fault streams: each asserts the migrations it was
+ * designed to make, and none where it should stay quiet; their parameters;
+ * users' objects good and bad; the maps parser (cmd/pfengine/maps.c) and the
+ * UUID forms (uvm.c).  Needs root (BPF) on the host; no GPU.
  * Prints "ok"/"FAIL" lines and "N passed, N failed" (tests/lib.sh style).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gpuctl.h"
 #include "pfengine/pfengine.h"
@@ -28,9 +32,8 @@ static int passed, failed;
 static uint64_t ext[8][2];
 static int next;
 
-static int fake_extent(void *ctx, uint64_t addr, uint64_t *s, uint64_t *e)
+static int fake_extent(uint64_t addr, uint64_t *s, uint64_t *e)
 {
-	(void)ctx;
 	for (int i = 0; i < next; i++) {
 		if (addr >= ext[i][0] && addr < ext[i][1]) {
 			*s = ext[i][0];
@@ -41,55 +44,99 @@ static int fake_extent(void *ctx, uint64_t addr, uint64_t *s, uint64_t *e)
 	return -1;
 }
 
-static const struct pfe_env env = { fake_extent, NULL, NULL };
-
-/* Allocations "made since the maps were read": handed out once. */
+/* Allocations "made since the maps were read": handed out once, after the batch's faults. */
 static uint64_t fresh[8][2];
 static int nfresh;
 
-static int fake_fresh(void *ctx, uint64_t *s, uint64_t *e, int max)
-{
-	int n = nfresh < max ? nfresh : max;
+/* What the last run asked for. */
+struct out {
+	struct pfe_request req[PFE_MAX_REQS];
+	int n;
+};
 
-	(void)ctx;
-	for (int i = 0; i < n; i++) {
-		s[i] = fresh[i][0];
-		e[i] = fresh[i][1];
+#define ENV ((void *)1)		/* the extents are known (the engine read the maps) */
+#define ENV_FRESH ((void *)2)	/* and the fresh ones are handed out */
+
+/* Runs one fault through r as a batch of its own; out gets what it asked for. */
+static int feed_gpu(struct pfe_run *r, const void *env, uint64_t addr, uint64_t ts, uint16_t gpu,
+		    struct out *out)
+{
+	struct pfe_event *e = pfe_run_slot(r);
+	uint64_t s, x;
+
+	e->kind = PFE_EV_FAULT;
+	e->addr = addr;
+	e->ts_ns = ts;
+	e->gpu = gpu;
+	e->access = PFE_ACC_READ;
+	if (env && !fake_extent(addr, &s, &x)) {
+		e->flags |= PFE_F_MANAGED;
+		e->ext_start = s;
+		e->ext_end = x;
 	}
-	memmove(fresh, fresh + n, (nfresh - n) * sizeof(fresh[0]));
-	nfresh -= n;
-	return n;
-}
-
-static const struct pfe_env env_fresh = { fake_extent, NULL, fake_fresh };
-
-static struct gt_event fault(uint64_t addr, uint64_t ts)
-{
-	return (struct gt_event){ .type = GT_EV_GPU_FAULT, .addr = addr, .ts_ns = ts };
-}
-
-/* Runs one fault through r; out gets what it asked for. */
-static int feed(struct pfe_run *r, const struct pfe_env *e, uint64_t addr, uint64_t ts,
-		struct pfe_out *out)
-{
-	struct gt_event ev = fault(addr, ts);
-
+	while (env == ENV_FRESH && nfresh) {
+		e = pfe_run_slot(r);
+		e->kind = PFE_EV_ALLOC;
+		e->addr = e->ext_start = fresh[0][0];
+		e->ext_end = fresh[0][1];
+		e->flags = PFE_F_MANAGED;
+		e->ts_ns = ts;
+		e->gpu = gpu;
+		memmove(fresh, fresh + 1, --nfresh * sizeof(fresh[0]));
+	}
 	out->n = 0;
-	pfe_run_event(r, e, &ev, out);
+	if (pfe_run_batch(r)) {
+		printf("FAIL the program did not run\n");
+		failed++;
+		return 0;
+	}
+	out->n = (int)r->io->nreq;
+	memcpy(out->req, r->io->req, out->n * sizeof(out->req[0]));
 	return out->n;
 }
 
-static bool req_is(const struct pfe_out *o, int i, uint64_t addr, uint64_t len)
+static int feed(struct pfe_run *r, const void *env, uint64_t addr, uint64_t ts, struct out *out)
+{
+	return feed_gpu(r, env, addr, ts, 0, out);
+}
+
+/* Request q was carried out at end_ts: its DONE event, alone. */
+static void done(struct pfe_run *r, const struct pfe_request *q, bool ok, uint64_t end_ts)
+{
+	struct pfe_event *e = pfe_run_slot(r);
+
+	e->kind = PFE_EV_DONE;
+	e->addr = q->addr;
+	e->len = q->len;
+	e->cookie = q->cookie;
+	e->gpu = q->dst;
+	e->ts_ns = end_ts;
+	e->flags = ok ? PFE_F_OK : 0;
+	pfe_run_batch(r);
+}
+
+static bool req_is(const struct out *o, int i, uint64_t addr, uint64_t len)
 {
 	return i < o->n && o->req[i].addr == addr && o->req[i].len == len;
+}
+
+/* The program's counter by its BTF name (~0 when it has none). */
+static uint64_t ctr(const struct pfe_run *r, const char *name)
+{
+	for (int i = 0; i < r->nctrs; i++)
+		if (!strcmp(r->ctr_name[i], name))
+			return *r->cv[i];
+	return ~0ull;
 }
 
 static struct pfe_run start(const char *name, int argc, char **argv)
 {
 	struct pfe_run r;
+	const struct pfe_policy *pol = pfe_policy_find(name);
 
-	if (pfe_run_init(&r, pfe_policy_find(name), argc, argv)) {
+	if (!pol || pfe_run_init(&r, pol, argc, argv) || pfe_run_load(&r)) {
 		printf("FAIL cannot start %s\n", name);
+		printf("%d passed, %d failed\n", passed, failed + 1);
 		exit(1);
 	}
 	return r;
@@ -98,7 +145,7 @@ static struct pfe_run start(const char *name, int argc, char **argv)
 static void test_stream(void)
 {
 	struct pfe_run r = start("stream", 0, NULL);
-	struct pfe_out o;
+	struct out o;
 	int total = 0;
 
 	CHECK("stream: first block: nothing", feed(&r, NULL, BASE + BLK(0) + 4096, 1, &o) == 0);
@@ -108,18 +155,18 @@ static void test_stream(void)
 	      o.n == 1 && req_is(&o, 0, BASE + BLK(2), BLK(8)));
 	feed(&r, NULL, BASE + BLK(2), 4, &o);
 	CHECK("stream: GPU in a requested block: distance doubles, blocks 10..18 asked",
-	      o.n == 1 && req_is(&o, 0, BASE + BLK(10), BLK(9)) && r.ctr[PFE_C_POLICY + 1] == 1);
-	CHECK("stream: distance counter 16", r.ctr[PFE_C_POLICY + 2] == 16);
+	      o.n == 1 && req_is(&o, 0, BASE + BLK(10), BLK(9)) && ctr(&r, "caught_up") == 1);
+	CHECK("stream: distance counter 16", ctr(&r, "cur_distance") == 16);
 	for (int b = 3; b < 400; b++)
 		total += feed(&r, NULL, BASE + BLK(b), 10 + b, &o);
-	CHECK("stream: distance never above max_distance", r.ctr[PFE_C_POLICY + 2] <= 512);
-	CHECK("stream: one stream seen", r.ctr[PFE_C_POLICY] == 1);
+	CHECK("stream: distance never above max_distance", ctr(&r, "cur_distance") <= 512);
+	CHECK("stream: one stream seen", ctr(&r, "streams") == 1);
 	CHECK("stream: every request counted", r.ctr[PFE_C_REQUESTS] == (uint64_t)total + 2);
 	total = 0;
 	for (int b = 350; b > 300; b -= 7)
 		total += feed(&r, NULL, BASE + BLK(b), 500, &o);
 	CHECK("stream: stragglers behind the head: no new stream, nothing asked",
-	      total == 0 && r.ctr[PFE_C_POLICY] == 1 && r.ctr[PFE_C_POLICY + 3] == 8);
+	      total == 0 && ctr(&r, "streams") == 1 && ctr(&r, "stragglers") == 8);
 	pfe_run_free(&r);
 
 	/* Descending */
@@ -142,8 +189,8 @@ static void test_stream(void)
 	ext[0][0] = BASE;
 	ext[0][1] = BASE + BLK(6);
 	r = start("stream", 0, NULL);
-	feed(&r, &env, BASE + BLK(0), 1, &o);
-	feed(&r, &env, BASE + BLK(1), 2, &o);
+	feed(&r, ENV, BASE + BLK(0), 1, &o);
+	feed(&r, ENV, BASE + BLK(1), 2, &o);
 	CHECK("stream: cut to the allocation's end", o.n == 1 && req_is(&o, 0, BASE + BLK(2), BLK(4)));
 	pfe_run_free(&r);
 
@@ -161,7 +208,7 @@ static void test_stream(void)
 static void test_stride(void)
 {
 	struct pfe_run r = start("stride", 0, NULL);
-	struct pfe_out o;
+	struct out o;
 	int total = 0;
 
 	next = 0;
@@ -170,7 +217,7 @@ static void test_stride(void)
 	feed(&r, NULL, BASE + BLK(10), 3, &o);
 	CHECK("stride: confirmed: the next 4 strides",
 	      o.n == 4 && req_is(&o, 0, BASE + BLK(15), BLK(1)) && req_is(&o, 3, BASE + BLK(30), BLK(1)));
-	CHECK("stride: detected once, stride 5", r.ctr[PFE_C_POLICY] == 1 && r.ctr[PFE_C_POLICY + 1] == 5);
+	CHECK("stride: detected once, stride 5", ctr(&r, "strides_detected") == 1 && ctr(&r, "stride") == 5);
 	feed(&r, NULL, BASE + BLK(15), 4, &o);
 	CHECK("stride: next fault: only the one new stride", o.n == 1 && req_is(&o, 0, BASE + BLK(35), BLK(1)));
 	CHECK("stride: faults inside a block: nothing", feed(&r, NULL, BASE + BLK(15) + 4096, 5, &o) == 0);
@@ -210,8 +257,8 @@ static void test_stride(void)
 static void test_populate(void)
 {
 	struct pfe_run r = start("populate", 0, NULL);
-	struct pfe_req q;
-	struct pfe_out o;
+	struct pfe_request q0, q1;
+	struct out o;
 	uint64_t a = BASE, s2 = BASE + (4ull << 30);
 
 	next = 3;
@@ -222,30 +269,30 @@ static void test_populate(void)
 	ext[2][0] = BASE + (8ull << 30);	/* 16 KiB: below min_kb */
 	ext[2][1] = ext[2][0] + 16384;
 
-	feed(&r, &env, a + 10 * MB + 4096, 1000, &o);
+	feed(&r, ENV, a + 10 * MB + 4096, 1000, &o);
 	CHECK("populate: first fault: from its block to the end, then the part before",
 	      o.n == 2 && req_is(&o, 0, a + 10 * MB, 54 * MB) && req_is(&o, 1, a, 10 * MB));
-	CHECK("populate: the allocation counted", r.ctr[PFE_C_POLICY] == 1);
-	CHECK("populate: while it moves: nothing", feed(&r, &env, a + 30 * MB, 1001, &o) == 0);
-	q = (struct pfe_req){ a + 10 * MB, 54 * MB };
-	pfe_run_done(&r, &q, true, 50000000);
-	CHECK("populate: half done: still nothing", feed(&r, &env, a + 30 * MB, 60000000, &o) == 0);
-	q = (struct pfe_req){ a, 10 * MB };
-	pfe_run_done(&r, &q, true, 70000000);
+	q0 = o.req[0];
+	q1 = o.req[1];
+	CHECK("populate: the allocation counted", ctr(&r, "allocations") == 1);
+	CHECK("populate: while it moves: nothing", feed(&r, ENV, a + 30 * MB, 1001, &o) == 0);
+	done(&r, &q0, true, 50000000);
+	CHECK("populate: half done: still nothing", feed(&r, ENV, a + 30 * MB, 60000000, &o) == 0);
+	done(&r, &q1, true, 70000000);
 	CHECK("populate: a fault from before the move ended: nothing",
-	      feed(&r, &env, a + 30 * MB, 69000000, &o) == 0);
-	feed(&r, &env, a + 40 * MB, 90000000, &o);
+	      feed(&r, ENV, a + 30 * MB, 69000000, &o) == 0);
+	feed(&r, ENV, a + 40 * MB, 90000000, &o);
 	CHECK("populate: a fault after it ended (freed and reused, or evicted): again",
-	      o.n == 2 && r.ctr[PFE_C_POLICY + 2] == 1);
+	      o.n == 2 && ctr(&r, "repopulated") == 1);
 	pfe_run_free(&r);
 
 	r = start("populate", 0, NULL);
-	feed(&r, &env, s2, 1, &o);
+	feed(&r, ENV, s2, 1, &o);
 	CHECK("populate: 1 GiB in 256 MiB calls", o.n == 4 && req_is(&o, 0, s2, 256 * MB) &&
 	      req_is(&o, 3, s2 + 768 * MB, 256 * MB));
-	CHECK("populate: allocations under min_kb left alone", feed(&r, &env, ext[2][0], 2, &o) == 0);
+	CHECK("populate: allocations under min_kb left alone", feed(&r, ENV, ext[2][0], 2, &o) == 0);
 	CHECK("populate: a fault outside managed memory: nothing, counted",
-	      feed(&r, &env, 4096, 3, &o) == 0 && r.ctr[PFE_C_POLICY + 1] == 1);
+	      feed(&r, ENV, 4096, 3, &o) == 0 && ctr(&r, "unmanaged_faults") == 1);
 	CHECK("populate: no extents known: nothing", feed(&r, NULL, s2 + 8192, 4, &o) == 0);
 	pfe_run_free(&r);
 
@@ -256,14 +303,14 @@ static void test_populate(void)
 	fresh[0][1] = s2 + 1024 * MB;
 	fresh[1][0] = a;
 	fresh[1][1] = a + 64 * MB;
-	feed(&r, &env_fresh, a + 4096, 1, &o);
+	feed(&r, ENV_FRESH, a + 4096, 1, &o);
 	CHECK("populate eager: the faulting allocation, then the fresh one it has not seen",
 	      o.n == 5 && req_is(&o, 0, a, 64 * MB) && req_is(&o, 1, s2, 256 * MB) &&
 	      req_is(&o, 4, s2 + 768 * MB, 256 * MB));
-	CHECK("populate eager: counted once, the faulting one not twice", r.ctr[PFE_C_POLICY + 3] == 1 &&
-	      r.ctr[PFE_C_POLICY] == 2 && nfresh == 0);
+	CHECK("populate eager: counted once, the faulting one not twice", ctr(&r, "eager_moved") == 1 &&
+	      ctr(&r, "allocations") == 2 && nfresh == 0);
 	CHECK("populate eager: a fault in the eagerly moved one while it moves: nothing",
-	      feed(&r, &env_fresh, s2 + 8192, 2, &o) == 0);
+	      feed(&r, ENV_FRESH, s2 + 8192, 2, &o) == 0);
 	pfe_run_free(&r);
 
 	char *noeager[] = { "eager", "0" };
@@ -272,15 +319,15 @@ static void test_populate(void)
 	nfresh = 1;
 	fresh[0][0] = s2;
 	fresh[0][1] = s2 + 1024 * MB;
-	feed(&r, &env_fresh, a + 4096, 1, &o);
-	CHECK("populate eager 0: only the faulting allocation", o.n == 1 && nfresh == 1);
+	feed(&r, ENV_FRESH, a + 4096, 1, &o);
+	CHECK("populate eager 0: only the faulting allocation", o.n == 1 && nfresh == 0);
 	nfresh = 0;
 	pfe_run_free(&r);
 
 	char *args[] = { "max_mb", "100", "chunk_mb", "64" };
 
 	r = start("populate", 4, args);
-	feed(&r, &env, s2 + 512 * MB, 1, &o);
+	feed(&r, ENV, s2 + 512 * MB, 1, &o);
 	CHECK("populate max_mb 100 chunk_mb 64: 64 + 36 MiB from the fault",
 	      o.n == 2 && req_is(&o, 0, s2 + 512 * MB, 64 * MB) && req_is(&o, 1, s2 + 576 * MB, 36 * MB));
 	CHECK("populate: requested bytes counted", r.ctr[PFE_C_REQ_BYTES] == 100 * MB);
@@ -290,8 +337,8 @@ static void test_populate(void)
 static void test_common(void)
 {
 	struct pfe_run r;
-	struct pfe_out o;
-	struct gt_event e;
+	struct out o;
+	struct pfe_event *e;
 	int total = 0;
 	char *bad1[] = { "nosuch", "1" }, *bad2[] = { "distance", "0" }, *bad3[] = { "distance" };
 
@@ -299,39 +346,200 @@ static void test_common(void)
 	for (int b = 0; b < 50; b++)
 		total += feed(&r, NULL, BASE + BLK(b), b, &o);
 	CHECK("none: never migrates, counts every fault", total == 0 && r.ctr[PFE_C_FAULTS] == 50);
+	CHECK("none: one program run per batch", r.ctr[PFE_C_CALLS] == 50);
 	pfe_run_free(&r);
 
 	r = start("stream", 0, NULL);
 	for (int b = 0; b < 5; b++) {
-		e = fault(BASE + BLK(b), b);
-		e.flags = GT_F_DUPLICATE;
-		o.n = 0;
-		pfe_run_event(&r, NULL, &e, &o);
-		total += o.n;
-		e = (struct gt_event){ .type = GT_EV_MIGRATION, .addr = BASE + BLK(b), .bytes = BLK(1) };
-		pfe_run_event(&r, NULL, &e, &o);
-		total += o.n;
+		e = pfe_run_slot(&r);
+		e->kind = PFE_EV_FAULT;
+		e->addr = BASE + BLK(b);
+		e->flags = PFE_F_DUPLICATE;
+		e = pfe_run_slot(&r);
+		e->kind = PFE_EV_DONE;
+		e->addr = BASE + BLK(b);
+		e->len = BLK(1);
 	}
-	CHECK("duplicate faults and migrations: seen, not acted on",
-	      total == 0 && r.ctr[PFE_C_SEEN] == 10 && r.ctr[PFE_C_FAULTS] == 0);
+	pfe_run_batch(&r);
+	CHECK("duplicate faults and completions: seen, not acted on",
+	      r.io->nreq == 0 && r.ctr[PFE_C_SEEN] == 10 && r.ctr[PFE_C_FAULTS] == 0);
+	/* a full batch: 256 blocks in sequence, in one run */
+	for (int b = 0; b < PFE_BATCH; b++) {
+		e = pfe_run_slot(&r);
+		e->kind = PFE_EV_FAULT;
+		e->addr = BASE + BLK(1000 + b);
+	}
+	CHECK("a batch holds PFE_BATCH events, no more", pfe_run_slot(&r) == NULL);
+	CHECK("a full batch runs", pfe_run_batch(&r) == 0 && r.io->nreq > 0 && ctr(&r, "streams") == 1);
 	pfe_run_free(&r);
 
 	CHECK("unknown parameter refused", pfe_run_init(&r, pfe_policy_find("stream"), 2, bad1) == -1);
 	CHECK("parameter out of range refused", pfe_run_init(&r, pfe_policy_find("stream"), 2, bad2) == -1);
 	CHECK("parameter without a value refused", pfe_run_init(&r, pfe_policy_find("stream"), 1, bad3) == -1);
-	CHECK("unknown policy", pfe_policy_find("adaptive") == NULL);
-	for (int i = 0; pfe_policies[i]; i++) {
-		const struct pfe_policy *p = pfe_policies[i];
-		bool okp = p->nparams <= PFE_MAX_PARAMS;
+	CHECK("unknown policy", pfe_policy_find("multilevel") == NULL);
+	for (int i = 0; pfe_builtin(i); i++) {
+		const struct pfe_policy *p = pfe_builtin(i);
+		bool okp = p->nparams <= PFE_MAX_PARAMS && strncmp(p->doc, "(broken", 7) && p->doc[0];
+		char name[80];
 
 		for (int k = 0; k < p->nparams; k++)
 			okp = okp && p->params[k].min <= p->params[k].def &&
-			      p->params[k].def <= p->params[k].max && p->params[k].doc;
-		char name[80];
-
-		snprintf(name, sizeof(name), "%s: defaults within their ranges", p->name);
+			      p->params[k].def <= p->params[k].max && p->params[k].doc[0];
+		snprintf(name, sizeof(name), "%s: described, defaults within their ranges", p->name);
 		CHECK(name, okp);
+		r = start(p->name, 0, NULL);
+		snprintf(name, sizeof(name), "%s: the verifier takes it", p->name);
+		CHECK(name, r.prog_fd >= 0);
+		pfe_run_free(&r);
 	}
+}
+
+static void test_thrashing(void)
+{
+	struct pfe_run r = start("thrashing", 0, NULL);
+	struct out o;
+	struct pfe_request q;
+	uint64_t ts = 1000;
+	int asked = 0;
+
+	next = 1;
+	ext[0][0] = BASE;
+	ext[0][1] = BASE + BLK(64);
+	feed(&r, ENV, BASE + BLK(10) + 4096, ts, &o);
+	CHECK("thrashing: a fault moves its block and the next (degree 2)",
+	      o.n == 1 && req_is(&o, 0, BASE + BLK(10), BLK(2)));
+	q = o.req[0];
+	CHECK("thrashing: while it moves: nothing", feed(&r, ENV, BASE + BLK(10), ts + 1, &o) == 0);
+	for (int k = 0; k < 3; k++) {
+		done(&r, &q, true, ts += 100);
+		/* ... and the GPU faults on it again: it went back to the CPU */
+		asked += feed(&r, ENV, BASE + BLK(10) + 8192, ts += 100, &o);
+		if (!o.n)
+			break;
+		q = o.req[0];
+	}
+	CHECK("thrashing: moved again after the first two bounces, not the third",
+	      asked == 2 && ctr(&r, "bounced") == 3 && ctr(&r, "held") == 1);
+	CHECK("thrashing: a held block is left alone",
+	      feed(&r, ENV, BASE + BLK(10), ts += 100, &o) == 0 && ctr(&r, "left_alone") == 1);
+	CHECK("thrashing: another block still moves", feed(&r, ENV, BASE + BLK(30), ts += 100, &o) == 1);
+	CHECK("thrashing: the held block moves again after hold_ms",
+	      feed(&r, ENV, BASE + BLK(10), ts + 3000000000ull, &o) == 1);
+	CHECK("thrashing: a fault on another GPU goes to that GPU",
+	      feed_gpu(&r, ENV, BASE + BLK(50), ts + 3000000001ull, 1, &o) == 1 && o.req[0].dst == 1);
+	pfe_run_free(&r);
+}
+
+static void test_adaptive(void)
+{
+	struct pfe_run r = start("adaptive", 0, NULL);
+	struct out o;
+	int total = 0;
+
+	next = 0;
+	for (int b = 0; b < 80; b++)
+		total += feed(&r, NULL, BASE + BLK(b), b, &o);
+	CHECK("adaptive: sequential faults: migrated ahead, the degree raised",
+	      total > 0 && ctr(&r, "raised") >= 2 && ctr(&r, "degree") >= 16);
+	for (int i = 0; i < 400; i++)
+		feed(&r, NULL, BASE + BLK(1000 + (i * 7919) % 4096 * 5), 100 + i, &o);
+	CHECK("adaptive: random faults: the degree falls to 0", ctr(&r, "degree") == 0);
+	total = 0;
+	for (int i = 0; i < 20; i++)
+		total += feed(&r, NULL, BASE + BLK(30000 + (i * 7919) % 4096 * 5), 600 + i, &o);
+	CHECK("adaptive: at degree 0 nothing moves", total == 0);
+	for (int b = 0; b < 70; b++)
+		feed(&r, NULL, BASE + BLK(50000 + b), 700 + b, &o);
+	CHECK("adaptive: sequential again: the degree comes back", ctr(&r, "degree") >= 1);
+	pfe_run_free(&r);
+
+	/* the blocks it moved do not fault: the next fault comes right after them */
+	{
+		char *w[] = { "window", "4" };
+		int64_t b = 0;
+
+		r = start("adaptive", 2, w);
+		for (int i = 0; i < 24; i++) {
+			feed(&r, NULL, BASE + BLK(b), i, &o);
+			b = o.n ? (int64_t)((o.req[o.n - 1].addr + o.req[o.n - 1].len - BASE) >> PFE_BLOCK_SHIFT) : b + 1;
+		}
+		CHECK("adaptive: faults just past what it moved count as sequential: the degree grows",
+		      ctr(&r, "raised") >= 2 && ctr(&r, "lowered") == 0);
+		pfe_run_free(&r);
+	}
+}
+
+/* A user's object (tests/policies/engine_*.elf), good and bad. */
+static void test_user(void)
+{
+	static struct pfe_policy pol;
+	enum pfe_file_kind kind;
+	struct pfe_run r;
+	struct out o;
+	char *args[] = { "ahead", "4" };
+
+	next = 0;
+	CHECK("user object: the example is an engine policy",
+	      pfe_policy_file("tests/policies/engine_example.elf", &pol, &kind) == 0 &&
+	      kind == PFE_FILE_ENGINE && !strcmp(pol.name, "engine_example") && pol.nparams == 1 &&
+	      !strcmp(pol.params[0].name, "ahead") && pol.params[0].max == 64);
+	CHECK("user object: loads", pfe_run_init(&r, &pol, 2, args) == 0 && pfe_run_load(&r) == 0);
+	if (r.io) {
+		feed(&r, NULL, BASE + BLK(7) + 4096, 1, &o);
+		CHECK("user object: its parameter set from the command line (ahead 4: 5 blocks)",
+		      o.n == 1 && req_is(&o, 0, BASE + BLK(7), BLK(5)) && ctr(&r, "asked") == 1);
+		*r.pv[0] = 0;	/* what `prefetch set` does through the pinned map */
+		feed(&r, NULL, BASE + BLK(20), 2, &o);
+		CHECK("user object: a live change of the parameter", o.n == 1 && req_is(&o, 0, BASE + BLK(20), BLK(1)));
+	}
+	pfe_run_free(&r);
+	CHECK("user object: another ABI version refused",
+	      pfe_policy_file("tests/policies/engine_bad_abi.elf", &pol, &kind) == -1 && kind == PFE_FILE_ENGINE);
+	CHECK("user object: no SEC(\"syscall\") program refused",
+	      pfe_policy_file("tests/policies/engine_bad_section.elf", &pol, &kind) == -1 && kind == PFE_FILE_OTHER);
+	CHECK("user object: a struct_ops object is told apart",
+	      pfe_file_kind("tests/policies/wrong_type.elf") == PFE_FILE_STRUCT_OPS);
+	CHECK("user object: the verifier's refusal",
+	      pfe_policy_file("tests/policies/engine_bad_verifier.elf", &pol, &kind) == 0 &&
+	      pfe_run_init(&r, &pol, 0, NULL) == 0 && pfe_run_load(&r) == -1);
+	pfe_run_free(&r);
+	CHECK("user object: a missing file", pfe_policy_file("tests/policies/nosuch.elf", &pol, &kind) == -1);
+}
+
+/* Pinned maps: bpftool reads them, `prefetch set` writes a parameter through them. */
+static void test_pins(void)
+{
+	const char *root = getenv("PFE_TEST_BPFFS");
+	char dir[512], path[600], cmd[1400];
+	struct pfe_run r;
+	int d = -1;
+
+	if (!root) {
+		printf("skip pins: no bpffs to pin in (PFE_TEST_BPFFS)\n");
+		return;
+	}
+	r = start("stream", 0, NULL);
+	snprintf(dir, sizeof(dir), "%s/engine-test", root);
+	CHECK("pins: the maps pinned", pfe_run_pin(&r, dir) == 0);
+	snprintf(path, sizeof(path), "%s/params", dir);
+	CHECK("pins: params, counters, pfe_io, bss", access(path, F_OK) == 0 &&
+	      snprintf(path, sizeof(path), "%s/counters", dir) && access(path, F_OK) == 0 &&
+	      snprintf(path, sizeof(path), "%s/pfe_io", dir) && access(path, F_OK) == 0 &&
+	      snprintf(path, sizeof(path), "%s/bss", dir) && access(path, F_OK) == 0);
+	for (int i = 0; i < r.pol->nparams; i++)
+		if (!strcmp(r.pol->params[i].name, "distance"))
+			d = i;
+	CHECK("pins: set a parameter through the pinned map",
+	      d >= 0 && pfe_pinned_set(dir, "distance", "16") == EXIT_OK && *r.pv[d] == 16);
+	CHECK("pins: out of range refused", pfe_pinned_set(dir, "distance", "0") == EXIT_USAGE &&
+	      *r.pv[d] == 16);
+	CHECK("pins: an unknown parameter refused", pfe_pinned_set(dir, "nosuch", "1") == EXIT_USAGE);
+	snprintf(cmd, sizeof(cmd), "bpftool map dump pinned %s/params 2>&1 | grep -q '\"distance\": 16' && "
+		 "bpftool map dump pinned %s/bss 2>&1 | grep -q '\"st\"'", dir, dir);
+	if (system("command -v bpftool >/dev/null") == 0)
+		CHECK("pins: bpftool map dump shows the parameters and the state by name", system(cmd) == 0);
+	pfe_run_free(&r);
+	CHECK("pins: removed with the run", access(dir, F_OK) == -1);
 }
 
 static void test_maps_uuid(void)
@@ -396,10 +604,22 @@ static void test_maps_uuid(void)
 
 int main(void)
 {
-	test_stream();
-	test_stride();
-	test_populate();
-	test_common();
+	struct pfe_run probe;
+
+	/* BPF_PROG_TYPE_SYSCALL + BPF_PROG_TEST_RUN need root (CAP_BPF) */
+	if (pfe_run_init(&probe, pfe_policy_find("none"), 0, NULL) || pfe_run_load(&probe)) {
+		printf("skip the programs: cannot load BPF here (not root?)\n");
+	} else {
+		pfe_run_free(&probe);
+		test_stream();
+		test_stride();
+		test_populate();
+		test_common();
+		test_thrashing();
+		test_adaptive();
+		test_user();
+		test_pins();
+	}
 	test_maps_uuid();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;

@@ -188,10 +188,11 @@ for f in $so_files; do
     [ -n "$names" ] || { fail "catalogue $f" "no built-in policies found"; continue; }
     check "policy names of $f listed only there" "$(twice "$f" $names | oneline)"
 done
-en_names=$(grep -o '^[[:space:]]\.name = "[a-z_]*",' cmd/pfengine/policies.c | sed 's/.*"\(.*\)",/\1/' | tr '\n' ' ')
-[ -n "$en_names" ] || fail "engine policies" "no names found in cmd/pfengine/policies.c"
-check "engine policy names listed only in cmd/pfengine/policies.c" \
-    "$(twice cmd/pfengine/policies.c $en_names | oneline)"
+# the engine's built-in BPF policies: the table of cmd/pfengine/bpfrun.c
+en_names=$(grep -o '^[[:space:]]{ "[a-z_]*", engine_' cmd/pfengine/bpfrun.c | sed 's/^[[:space:]]{ "\(.*\)",.*/\1/' | tr '\n' ' ')
+[ -n "$en_names" ] || fail "engine policies" "no names found in cmd/pfengine/bpfrun.c"
+check "engine policy names listed only in cmd/pfengine/bpfrun.c" \
+    "$(twice cmd/pfengine/bpfrun.c $en_names | oneline)"
 st_types=$(grep -ho '\.st_type = "[a-z_]*"' $so_files | sed 's/.*"\(.*\)"/\1/')
 for t in $st_types; do
     check "struct_ops type $t named only by its catalogue" \

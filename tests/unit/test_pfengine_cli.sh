@@ -19,6 +19,9 @@ bad() {	# bad WHY ARGS...: exit 2, one error line containing WHY
         *) fail "'$*' says: $why" "$ERR" ;; esac
 }
 
+# users' objects, good and bad (built here as the VM test builds them)
+make -s $(for f in tests/policies/engine_*.bpf.c tests/policies/wrong_type.bpf.c; do echo "${f%.bpf.c}.elf"; done) ||
+    fail "build of the test objects" "make"
 bad "runs in the per-process engine" load stream
 bad "runs in the per-process engine" load populate distance 2
 bad "not both" load stream -p 1 -- true
@@ -28,7 +31,15 @@ bad "not a GPU UUID" load stream -p 1 --gpu GPU-12
 bad "no parameter 'nosuch'" load stream -p 1 nosuch 1
 bad "invalid distance" load stream -p 1 distance 0
 bad "needs a value" load stream -p 1 distance
-bad "needs the driver's struct_ops hooks" load adaptive -p 1
+bad "needs the driver's struct_ops hooks" load multilevel -p 1
+bad "it speaks engine ABI version 99" load file tests/policies/engine_bad_abi.elf -p 1
+bad "no SEC(\"syscall\") program" load file tests/policies/engine_bad_section.elf -p 1
+bad "is a struct_ops policy" load file tests/policies/wrong_type.elf -p 1
+bad "give -p PID or -- CMD" load file tests/policies/engine_example.elf
+bad "no parameter 'nosuch'" load file tests/policies/engine_example.elf -p 1 nosuch 1
+bad "'load file' needs a PATH" load file -p 1
+bad "usage: prefetch set -p PID KEY VALUE" set -p 1 distance
+bad "invalid PID" set -p abc distance 3
 bad "unknown engine policy" load nosuch -p 1
 bad "--detach takes -p PID" load stream --detach -- true
 bad "are the engine's" load always_max --gpu GPU-4a1b2c3d-0011-2233-4455-66778899aabb
@@ -74,10 +85,16 @@ fi
     fail "nothing left in the run dir" "$(ls -A "$GPUCTL_RUN_DIR")"
 
 # answers
+expect_exit 1 "$G" prefetch load file tests/policies/engine_bad_verifier.elf -p 1
+expect_stderr_line "verifier refusal"
+case $ERR in *"the verifier refused it: R1 unbounded memory access"*"-d shows"*) ok "verifier refusal: its reason, one line" ;;
+*) fail "verifier refusal" "$ERR" ;; esac
+expect_exit 1 "$G" -d prefetch load file tests/policies/engine_bad_verifier.elf -p 1
+case $ERR in *"processed "*"insns"*) ok "-d: the verifier's log" ;; *) fail "-d log" "$ERR" ;; esac
 expect_exit 0 "$G" -j prefetch list --backend engine
 expect_json "list --backend engine"
-expect_json_expr "engine policies: none stream stride populate" \
-    '[p["name"] for p in j] == ["none", "stream", "stride", "populate"]'
+expect_json_expr "engine policies: none stream stride populate thrashing adaptive" \
+    '[p["name"] for p in j] == ["none", "stream", "stride", "populate", "thrashing", "adaptive"]'
 expect_json_expr "each parameter's default within its range" \
     'all(q["min"] <= q["default"] <= q["max"] for p in j for q in p["params"])'
 expect_exit 0 "$G" -j prefetch probe

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * populate: the first GPU fault in a managed allocation moves the whole
+ * allocation (from the fault on): first touches of fresh allocations, and
+ * buffers the CPU wrote, in one go.  With eager, allocations the process
+ * made since the engine last read its maps move before they fault.
+ */
+#include "engine_common.bpf.h"
+#include "pfengine_abi.h"
+
+PFE_ENGINE("a managed allocation's first GPU fault moves all of it (fresh allocations, CPU-written buffers)");
+
+PFE_PARAM(max_mb, 16384, 2, 1048576, "most MiB of one allocation moved on its first fault");
+PFE_PARAM(chunk_mb, 256, 2, 65536, "MiB per migrate call (the fault's side first)");
+PFE_PARAM(min_kb, 64, 4, 1048576, "allocations smaller than this are left to faults");
+PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allocation");
+PFE_PARAM(eager, 1, 0, 1, "1: also move allocations made since the maps were last read, before they fault");
+
+PFE_COUNTER(allocations);
+PFE_COUNTER(unmanaged_faults);
+PFE_COUNTER(repopulated);
+PFE_COUNTER(eager_moved);
+
+#define NEXTENTS 4096	/* a power of 2 */
+
+struct extent {
+	__u64 start, end;	/* 0, 0: free slot */
+	__u64 issued_ts;	/* when its population was asked for */
+	__u64 done_ts;		/* when the last of it was done, 0: pending */
+	__u64 pending;		/* requests not done yet */
+};
+
+struct extent ext[NEXTENTS];
+
+static __always_inline __u32 slot_of(__u64 start)
+{
+	__u32 h = (__u32)((start >> 16) * 0x9E3779B1u) & (NEXTENTS - 1);
+
+	/* a few probes; after that the first candidate is replaced */
+	for (__u32 i = 0; i < 8; i++) {
+		__u32 k = (h + i) & (NEXTENTS - 1);
+
+		if (ext[k].start == start || !ext[k].end)
+			return k;
+	}
+	return h;
+}
+
+/* Requests for [a, end) in chunks within *room, counted as pending on slot k. */
+static __always_inline void chunks(__u32 k, __u64 a, __u64 end, __u16 gpu, __u64 *room)
+{
+	__u64 chunk = chunk_mb << 20;
+	struct extent *x = &ext[k & (NEXTENTS - 1)];
+
+	for (int i = 0; i < 64 && a < end && *room; i++) {
+		__u64 n = end - a < chunk ? end - a : chunk;
+
+		n = n < *room ? n : *room;
+		if (pfe_req_one(a, n, gpu, k))
+			break;
+		x->pending++;
+		a += n;
+		*room -= n;
+	}
+}
+
+/*
+ * Whether allocation [s, end) is to be moved at time ts: new to us, or moved
+ * before but faulted on since (and not within hold_ms).  *kp: its slot.
+ */
+static __always_inline int wanted(__u64 s, __u64 end, __u64 ts, __u32 *kp)
+{
+	struct extent *x;
+	__u32 k;
+
+	if (end - s < min_kb << 10)
+		return 0;
+	k = slot_of(s) & (NEXTENTS - 1);
+	*kp = k;
+	x = &ext[k];
+	if (x->start != s || x->end != end) {
+		x->start = s;
+		x->end = end;
+		x->issued_ts = x->done_ts = x->pending = 0;
+		allocations++;
+		return 1;
+	}
+	if (x->pending)
+		return 0;	/* being moved now */
+	/* a fault from before the move ended: nothing new */
+	if (ts <= x->done_ts || ts - x->issued_ts < hold_ms * 1000000ull)
+		return 0;
+	repopulated++;
+	return 1;
+}
+
+static long one(__u32 i, void *ctx)
+{
+	struct pfe_event *e = pfe_ev(i);
+	__u64 from, room = max_mb << 20;
+	struct extent *x;
+	__u32 k;
+
+	if (!e)
+		return 0;
+	if (e->kind == PFE_EV_DONE) {
+		x = &ext[e->cookie & (NEXTENTS - 1)];
+		if (x->end && e->addr >= x->start && e->addr < x->end && x->pending) {
+			if (--x->pending == 0)
+				x->done_ts = e->ts_ns;
+		}
+		return 0;
+	}
+	if (e->kind == PFE_EV_ALLOC) {
+		if (!eager || !wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
+			return 0;
+		chunks(k, e->ext_start, e->ext_end, e->gpu, &room);
+		x = &ext[k & (NEXTENTS - 1)];
+		x->issued_ts = e->ts_ns;
+		x->done_ts = 0;
+		eager_moved++;
+		return 0;
+	}
+	if (!pfe_is_fault(e))
+		return 0;
+	if (!(e->flags & PFE_F_MANAGED)) {
+		unmanaged_faults++;
+		return 0;
+	}
+	if (!wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
+		return 0;
+	/* from the fault's block to the end, then what lies before it */
+	from = e->addr & ~(PFE_BLOCK - 1);
+	if (from < e->ext_start)
+		from = e->ext_start;
+	chunks(k, from, e->ext_end, e->gpu, &room);
+	chunks(k, e->ext_start, from, e->gpu, &room);
+	x = &ext[k & (NEXTENTS - 1)];
+	x->issued_ts = e->ts_ns;
+	x->done_ts = 0;
+	return 0;
+}
+
+SEC("syscall")
+int pfe_batch(void *ctx)
+{
+	return pfe_for_each(one);
+}
