@@ -248,7 +248,7 @@ static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
 	cur.orig_flags = (t->info.want_timeslice ? ORIG_TIMESLICE : 0) |
 			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
 			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) |
-			 (r->gate && t->info.want_class == POLICY_CLASS_BE ?
+			 (gate_engaged(r->gate) && t->info.want_class == POLICY_CLASS_BE ?
 			  (r->o->gate.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE) :
 			  0);
 	cur.orig_by = r->me;
@@ -317,8 +317,7 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	} else {
 		r->applied++;
 		tsg_mark(r, t);
-		if (t->info.orig_flags & (ORIG_SCHEDULE | ORIG_CHANNELS))
-			gate_add(r->gate, t);
+		gate_add(r->gate, t);	/* the ledger's (and, engaged, the gate's) */
 	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
@@ -496,18 +495,32 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	struct gate_stats gs;
 
 	if (r->gate) {
-		watchdog_start(r->s.dir, r->me);
+		if (gate_engaged(r->gate))
+			watchdog_start(r->s.dir, r->me);
 		if (gate_run(r->gate))
 			return EXIT_FAIL;
 	}
-	if (json_output)
+	if (json_output) {
 		jsonw_start_array(json_wtr);
-	else
-		p_info("policy %s active (%u rules%s%s%s); Ctrl-C restores the original values",
-		       sched_policy_name(r->o->policy), r->o->rules.nrules,
+	} else {
+		char floor[96] = "";
+
+		if (r->gate)
+			snprintf(floor, sizeof(floor), ", BE keep %u%% of each GPU, held off %u ms "
+				 "at most, LC timeslice %llu us", r->o->gate.floor_pct,
+				 r->o->gate.stall_ms, (unsigned long long)r->o->gate.lc_ts);
+		p_info("policy %s active (%u rules%s%s%s%s); Ctrl-C restores the original values",
+		       sched_policy_name(r->o->policy), r->o->rules.nrules, floor,
 		       r->o->gate.hint ? ", BE off while LC holds the hint " : "",
 		       r->o->gate.hint ? r->o->gate.hint : "",
 		       r->o->gate.rotate_ms ? ", one BE process on the runlist at a time" : "");
+	}
+	if (r->gate) {
+		char prob[192];
+
+		if (share_floor_problem(&r->o->gate, prob, sizeof(prob)))
+			p_info("warning: %s", prob);
+	}
 	apply_existing(r);
 	if (ready_fd >= 0) {
 		/* run --detach returns now: the TSGs known are done */
@@ -539,6 +552,13 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
 		if (r->o->gate.rotate_ms)
 			printf("be-rotate: %llu turns passed on\n", (unsigned long long)gs.rotations);
+		if (r->o->gate.be_ts)
+			printf("BE floor: longest any BE process was held off: %llu ms (be-stall %u)\n",
+			       (unsigned long long)gs.longest_off_ms, r->o->gate.stall_ms);
+		if (gs.hint_repairs || gs.hint_garbage)
+			printf("hint file: cut short %llu times (made whole), garbage read %llu times "
+			       "(ignored)\n", (unsigned long long)gs.hint_repairs,
+			       (unsigned long long)gs.hint_garbage);
 		if (r->o->gate.hint)
 			printf("hint gate: %llu LC requests, BE off %llu times (%llu calls, "
 			       "%llu refused), taking BE off: p50 %.0f us, p99 %.0f us, max %.0f us; "
@@ -631,7 +651,8 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	ring_buffer__consume(*rb);
 	r->draining = false;
 	restore_left(&r->s, &restored, &failed);
-	if ((r->o->gate.hint || r->o->gate.rotate_ms) && gate_start(&r->gate, &r->o->gate))
+	/* lc-be (be_ts is reckoned for it alone): the ledger, and the gate when engaged */
+	if (r->o->gate.be_ts && gate_start(&r->gate, &r->o->gate))
 		goto undo_rb;
 	set_active(&r->s.w, &r->o->rules, true);
 	return 0;

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * share.c - lc-be's ledger in a file: the running policy (gate.c) writes,
+ * every second, per GPU each BE process's share and longest stall to
+ * RUN_SHARE; `sched status` and the exporter read it.  A floor or a bound
+ * that is not kept becomes a warning line here, in one place for both.
+ *
+ * The file is text, one record a line:
+ *	gpuctl-sched-share 1
+ *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT
+ *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
+ * written whole under a temporary name in RUN_DIR (root's) and renamed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpuctl.h"
+#include "sched.h"
+
+#define SHARE_MAGIC	"gpuctl-sched-share 1"
+
+const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len)
+{
+	double need = o->floor_pct / 100.0 * (o->hint ? 1.0 / GATE_HINT_DUTY : 1.0), rm;
+
+	if (!o->floor_pct) {
+		snprintf(buf, len, "be-floor 0: no share is promised to BE; a busy LC may hold "
+			 "BE off for as long as it is busy");
+		return buf;
+	}
+	if (!o->be_ts || !o->lc_ts)
+		return NULL;
+	rm = (double)o->be_ts / (o->be_ts + o->lc_ts);
+	if (need > 0.9)
+		need = 0.9;
+	if (rm >= need * 0.98)
+		return NULL;
+	snprintf(buf, len, "be-floor %u%% cannot be kept: lc-timeslice %llu us against "
+		 "be-timeslice %llu us leaves BE %.1f%% of a GPU while an LC is busy%s "
+		 "(leave lc-timeslice out to have it derived)", o->floor_pct,
+		 (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, 100 * rm,
+		 o->hint ? ", and the hint may take half of that" : "");
+	return buf;
+}
+
+static void comm_word(char *dst, size_t len, const char *comm)
+{
+	snprintf(dst, len, "%s", *comm ? comm : "-");
+	for (char *c = dst; *c; c++)
+		if (*c <= ' ' || *c > '~')
+			*c = '?';
+}
+
+void share_write(const struct gate_opts *o, const struct gate_share_row *rows, int n)
+{
+	char tmp[] = RUN_SHARE ".tmp", comm[TSG_COMM_LEN];
+	FILE *f;
+	int fd;
+
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d\n", (int)getpid(), o->floor_pct,
+		o->stall_ms, (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, !!o->hint);
+	for (int i = 0; i < n; i++) {
+		const struct gate_share_row *r = &rows[i];
+
+		comm_word(comm, sizeof(comm), r->comm);
+		fprintf(f, "be %u %u %s %.2f %.3f %.3f %.1f %.3f %.1f %d %d\n", r->gpu, r->pid, comm,
+			r->on_pct, r->share_pct, r->floor_pct, r->longest_off_ms, r->rm_wait_ms,
+			r->age_s, r->kept, r->stall_kept);
+	}
+	if (fclose(f) || rename(tmp, RUN_SHARE))
+		unlink(tmp);
+}
+
+void share_remove(void)
+{
+	unlink(RUN_SHARE);
+}
+
+static void share_warn(struct gate_share *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void share_warn(struct gate_share *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nwarn == (int)(sizeof(s->warn) / sizeof(s->warn[0])))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->warn[s->nwarn++], sizeof(s->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+int share_read(struct gate_share *s)
+{
+	char line[256], prob[192];
+	struct gate_opts o = { 0 };
+	int hint = 0;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	f = fopen(RUN_SHARE, "re");
+	if (!f)
+		return -ENOENT;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, SHARE_MAGIC, strlen(SHARE_MAGIC))) {
+		fclose(f);
+		return -ENOENT;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct gate_share_row *r = &s->rows[s->n];
+		int kept, skept, pid;
+
+		if (sscanf(line, "policy %d %u %u %llu %llu %d", &pid, &s->floor_pct, &s->stall_ms,
+			   (unsigned long long *)&s->lc_ts, (unsigned long long *)&s->be_ts,
+			   &hint) == 6) {
+			s->pid = pid;
+			continue;
+		}
+		if (s->n < (int)(sizeof(s->rows) / sizeof(s->rows[0])) &&
+		    sscanf(line, "be %u %u %15s %lf %lf %lf %lf %lf %lf %d %d", &r->gpu, &r->pid,
+			   r->comm, &r->on_pct, &r->share_pct, &r->floor_pct, &r->longest_off_ms,
+			   &r->rm_wait_ms, &r->age_s, &kept, &skept) == 11) {
+			r->kept = kept;
+			r->stall_kept = skept;
+			r->stall_ms = r->longest_off_ms + r->rm_wait_ms;
+			s->n++;
+		}
+	}
+	fclose(f);
+	o.floor_pct = s->floor_pct;
+	o.lc_ts = s->lc_ts;
+	o.be_ts = s->be_ts;
+	o.hint = hint ? "" : NULL;
+	if (share_floor_problem(&o, prob, sizeof(prob)))
+		share_warn(s, "%s", prob);
+	for (int i = 0; i < s->n; i++) {
+		const struct gate_share_row *r = &s->rows[i];
+
+		if (!r->kept)
+			share_warn(s, "GPU %u: BE pid %u (%s) keeps %.1f%% of the GPU, under its "
+				   "floor of %.1f%%", r->gpu, r->pid, r->comm, r->share_pct,
+				   r->floor_pct);
+		if (!r->stall_kept)
+			share_warn(s, "GPU %u: BE pid %u (%s) was held off %.0f ms, over be-stall "
+				   "%u ms", r->gpu, r->pid, r->comm, r->longest_off_ms, s->stall_ms);
+	}
+	return 0;
+}
