@@ -201,16 +201,6 @@ static void hint_wake(struct gate *g)
 }
 
 /*
- * The GPU a TSG runs on: the one field every decision groups by.  The
- * watcher does not name GPUs yet: until it does, every TSG is on GPU 0.
- */
-static __u32 tsg_gpu(const struct tsg *t)
-{
-	(void)t;
-	return 0;
-}
-
-/*
  * be-off channels: the TSG's channels.  A TSG is reported when allocated,
  * before its channels are: prune looks again every second until it has some.
  */
@@ -580,8 +570,8 @@ static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 no
 	r->rm_wait_ms = gs ? ((double)gs->nlc * g->o.lc_ts + (k - 1) * (double)g->o.be_ts) / 1e3 : 0;
 	r->stall_ms = r->longest_off_ms + r->rm_wait_ms;
 	r->age_s = life;
-	/* judged after a second, with 2 % for rounding */
-	r->kept = life < 1.0 || r->share_pct >= r->floor_pct * 0.98;
+	/* 2 % for rounding */
+	r->kept = r->share_pct >= r->floor_pct * 0.98;
 	r->stall_kept = r->longest_off_ms <= g->o.stall_ms + 2 * GATE_GUARD_NS / 1e6;
 }
 
@@ -686,7 +676,7 @@ int gate_run(struct gate *g)
 	return 0;
 }
 
-void gate_add(struct gate *g, const struct tsg *t)
+void gate_add(struct gate *g, const struct tsg *t, __u32 gpu)
 {
 	bool lc = t->info.want_class == POLICY_CLASS_LC;
 	struct gate_tsg *e;
@@ -707,7 +697,7 @@ void gate_add(struct gate *g, const struct tsg *t)
 		g->v = v;
 		g->cap = cap;
 	}
-	if (!lc && !proc_of(g, tsg_gpu(t), t->info.pid)) {
+	if (!lc && !proc_of(g, gpu, t->info.pid)) {
 		struct gate_proc *p;
 
 		if (g->nprocs == g->procs_cap) {
@@ -721,7 +711,7 @@ void gate_add(struct gate *g, const struct tsg *t)
 		}
 		p = &g->procs[g->nprocs++];
 		memset(p, 0, sizeof(*p));
-		p->gpu = tsg_gpu(t);
+		p->gpu = gpu;
 		p->pid = t->info.pid;
 		snprintf(p->comm, sizeof(p->comm), "%s", t->info.comm);
 		p->on = true;
@@ -737,7 +727,7 @@ void gate_add(struct gate *g, const struct tsg *t)
 	e->t = *t;
 	e->fd = fd;
 	e->lc = lc;
-	e->gpu = tsg_gpu(t);
+	e->gpu = gpu;
 	gpu_state(g, e->gpu);
 	if (!lc && g->engaged && g->o.be_off == GATE_OFF_CHANNELS)
 		gate_find_channels(e);

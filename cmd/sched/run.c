@@ -285,6 +285,17 @@ static void apply_failed(struct run *r, const struct tsg *t, const char *what, c
 	run_event(EV_FAILED, t, "%s%s", what, err);
 }
 
+/*
+ * The GPU t runs on, by index: the gate decides per GPU.  The watcher does
+ * not name GPUs yet: until it does, every TSG counts as GPU 0.
+ */
+static __u32 run_tsg_gpu(struct run *r, const struct tsg *t)
+{
+	(void)r;
+	(void)t;
+	return 0;
+}
+
 /* Applies t's decision; the first time, saves the original values first. */
 static void run_apply(struct run *r, struct tsg *t, bool again)
 {
@@ -317,7 +328,7 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	} else {
 		r->applied++;
 		tsg_mark(r, t);
-		gate_add(r->gate, t);	/* the ledger's (and, engaged, the gate's) */
+		gate_add(r->gate, t, run_tsg_gpu(r, t));	/* the ledger's (and the gate's) */
 	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",

@@ -246,9 +246,10 @@ int gate_start(struct gate **g, const struct gate_opts *o);
 int gate_run(struct gate *g);
 /*
  * An LC or BE TSG joins (a BE's owner's file borrowed when the gate may
- * take it off); g may be NULL.
+ * take it off); gpu: the GPU it runs on, the one field every decision
+ * groups by; g may be NULL.
  */
-void gate_add(struct gate *g, const struct tsg *t);
+void gate_add(struct gate *g, const struct tsg *t, __u32 gpu);
 /* hint or be-rotate: the gate may take BE TSGs off (else it only keeps the ledger). */
 bool gate_engaged(const struct gate *g);
 /* Drops the TSGs of processes gone and of a freed client. */
