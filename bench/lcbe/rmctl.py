@@ -111,9 +111,7 @@ def main():
                 by.setdefault((fd, hc, sub), []).extend(ch)
         for (fd, hc, sub), ch in by.items():
             ch = ch[:64]
-            buf = struct.pack("<B3xIBB6xQ", off, len(ch), 0, 0, 0) + struct.pack("<64I", *(ch + [0] * (64 - len(ch)))) \
-                + struct.pack("<64I", *([hc] * len(ch) + [0] * (64 - len(ch))))
-            # hClientList comes first in the struct: rebuild in that order
+            # hClientList, then hChannelList
             buf = struct.pack("<B3xIBB6xQ", off, len(ch), 0, 0, 0) + struct.pack("<64I", *([hc] * len(ch) + [0] * (64 - len(ch)))) \
                 + struct.pack("<64I", *(ch + [0] * (64 - len(ch))))
             ctl(fd, hc, sub, DISABLE, buf)
