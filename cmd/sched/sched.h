@@ -213,7 +213,13 @@ extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_STALL_MIN_MS	10
 #define GATE_HINT_DUTY		0.5	/* the hint keeps BE off at most this share of the time */
 #define GATE_LC_TS_NOFLOOR_US	1000000	/* be-floor 0: the LC keeps the GPU (no guarantee) */
-#define GATE_RM_TS_DEFAULT_US	1024	/* RM's default TSG timeslice (H100/H200, 580.x) */
+#define GATE_RM_TS_DEFAULT_US	1024
+/*
+ * Under this BE timeslice, several BE TSGs on the runlist together spend it
+ * switching: 4 CNN trainers at 50 us made no progress on an H100
+ * (bench/results/coloc-2026-11-24-h100.md); one at a time (be-rotate) did.
+ */
+#define GATE_BE_TS_PROGRESS_US	200	/* RM's default TSG timeslice (H100/H200, 580.x) */
 /* The LC timeslice be-floor allows (when *lc_ts is 0), the figures kept in g. */
 void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts);
 /*
@@ -281,7 +287,7 @@ struct gate_share_row {
 };
 struct gate_share {
 	pid_t pid;		/* the policy process that wrote it */
-	__u32 floor_pct, stall_ms;
+	__u32 floor_pct, stall_ms, rotate_ms;
 	__u64 lc_ts, be_ts;
 	int n;
 	struct gate_share_row rows[64];

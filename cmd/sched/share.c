@@ -7,7 +7,7 @@
  *
  * The file is text, one record a line:
  *	gpuctl-sched-share 1
- *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT
+ *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT ROTATE_MS
  *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
  * written whole under a temporary name in RUN_DIR (root's) and renamed.
  */
@@ -36,6 +36,14 @@ const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len
 	}
 	if (!o->be_ts || !o->lc_ts)
 		return NULL;
+	if (o->be_ts < GATE_BE_TS_PROGRESS_US && !o->rotate_ms) {
+		snprintf(buf, len, "be-floor %u%% cannot be kept: be-timeslice %llu us is under what "
+			 "switching a BE TSG out costs (~200 us on an H100): several BE processes "
+			 "on the runlist together made no progress (0 it/s measured); use "
+			 "be-timeslice %u or more, or be-rotate", o->floor_pct,
+			 (unsigned long long)o->be_ts, GATE_BE_TS_PROGRESS_US);
+		return buf;
+	}
 	rm = (double)o->be_ts / (o->be_ts + o->lc_ts);
 	if (need > 0.9)
 		need = 0.9;
@@ -73,8 +81,9 @@ void share_write(const struct gate_opts *o, const struct gate_share_row *rows, i
 		unlink(tmp);
 		return;
 	}
-	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d\n", (int)getpid(), o->floor_pct,
-		o->stall_ms, (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, !!o->hint);
+	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d %u\n", (int)getpid(), o->floor_pct,
+		o->stall_ms, (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, !!o->hint,
+		o->rotate_ms);
 	for (int i = 0; i < n; i++) {
 		const struct gate_share_row *r = &rows[i];
 
@@ -125,9 +134,9 @@ int share_read(struct gate_share *s)
 		struct gate_share_row *r = &s->rows[s->n];
 		int kept, skept, pid;
 
-		if (sscanf(line, "policy %d %u %u %llu %llu %d", &pid, &s->floor_pct, &s->stall_ms,
+		if (sscanf(line, "policy %d %u %u %llu %llu %d %u", &pid, &s->floor_pct, &s->stall_ms,
 			   (unsigned long long *)&s->lc_ts, (unsigned long long *)&s->be_ts,
-			   &hint) == 6) {
+			   &hint, &s->rotate_ms) == 7) {
 			s->pid = pid;
 			continue;
 		}
@@ -146,6 +155,7 @@ int share_read(struct gate_share *s)
 	o.lc_ts = s->lc_ts;
 	o.be_ts = s->be_ts;
 	o.hint = hint ? "" : NULL;
+	o.rotate_ms = s->rotate_ms;
 	if (share_floor_problem(&o, prob, sizeof(prob)))
 		share_warn(s, "%s", prob);
 	for (int i = 0; i < s->n; i++) {
