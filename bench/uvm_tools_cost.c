@@ -2,7 +2,7 @@
 /*
  * uvm_tools_cost - what each part of NVIDIA's UVM tools API costs a
  * workload: runs CMD and, once it has a GPU context, turns on only what
- * MODE says, through gpuctl's own uvm-tools code (cmd/trace/ut.h).
+ * MODE says, through gpuctl's own uvm-tools code (cmd/drv/ut.h).
  *
  *   uvm_tools_cost MODE -- CMD [ARGS...]
  *   MODE := attach     borrow the fd, open the counter tracker, enable nothing
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/ut.h"
+#include "ut.h"
 
 static void nothing(const uint8_t *entry, void *arg)
 {

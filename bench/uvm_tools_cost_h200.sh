@@ -9,7 +9,7 @@
 #
 # Build the tool (only glibc needed on the GPU machine):
 #   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf \
-#      -o uvm_tools_cost bench/uvm_tools_cost.c cmd/trace/ut_queue.c cmd/trace/ut_session.c \
+#      -o uvm_tools_cost bench/uvm_tools_cost.c cmd/drv/ut_queue.c cmd/drv/ut_session.c \
 #      cmd/lib/borrow.c
 # Results: bench/results/trace-2026-11-21-h200.md.
 set -u

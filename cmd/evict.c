@@ -17,71 +17,12 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "policy/policy.h"
+#include "policy/kinds.h"
 #include "evict.h"
 
-#include "evict_fifo.skel.h"
-#include "evict_mru.skel.h"
-#include "evict_lfu.skel.h"
-#include "evict_priority.skel.h"
-#include "evict_quota.skel.h"
 
-#define PID_MAX (1u << 22)	/* the kernel's PID_MAX_LIMIT */
-
-static const char *const prio_names[EV_PRIO_END] = {
-	[EV_PRIO_LOW] = "low",
-	[EV_PRIO_NORMAL] = "normal",
-	[EV_PRIO_HIGH] = "high",
-};
-
-static const char *const evict_stats[STAT_POLICY] = {
-	[EV_STAT_ACTIVATE] = "chunk_activate",
-	[EV_STAT_USED] = "chunk_used",
-	[EV_STAT_PREPARE] = "evict_prepare",
-	[EV_STAT_MOVED] = "moved",
-};
-
-static const struct policy_param lfu_params[] = {
-	[EV_LFU_MIN_FREQ] = { "min_freq", 2, 1, 1000000,
-			      "times a block got GPU memory (after decay) that keep it from eviction" },
-	[EV_LFU_DECAY] = { "decay", 128, 1, 1000000, "evictions after which all use counts halve" },
-};
-
-static const struct policy_param quota_params[] = {
-	[EV_QUOTA_DEFAULT_SHARE] = { "default_share", 100, 1, 100,
-				     "share of GPU memory (%) of processes given no 'pid PID PERCENT'" },
-};
-
-_Static_assert(sizeof(lfu_params) / sizeof(lfu_params[0]) == EV_LFU_NPARAMS, "lfu: a row per parameter");
-_Static_assert(sizeof(quota_params) / sizeof(quota_params[0]) == EV_QUOTA_NPARAMS,
-	       "quota: a row per parameter");
-
-static const char *const lfu_stats[STAT_MAX] = {
-	[EV_LFU_STAT_PROTECTED] = "protected",
-	[EV_LFU_STAT_DECAYS] = "decays",
-};
-static const char *const priority_stats[STAT_MAX] = {
-	[EV_PRIORITY_STAT_PROTECTED] = "protected",
-	[EV_PRIORITY_STAT_LOW_AGED] = "low_aged",
-};
-static const char *const quota_stats[STAT_MAX] = {
-	[EV_QUOTA_STAT_PROTECTED] = "protected",
-	[EV_QUOTA_STAT_OVER_QUOTA] = "over_quota",
-	[EV_QUOTA_STAT_RELEASE] = "chunk_release",
-};
-
-static const struct policy_def evict_defs[] = {
-	{ "fifo", "evict in the order chunks were populated; use does not promote",
-	  evict_fifo__elf_bytes, NULL, 0, NULL },
-	{ "mru", "evict the most recently used chunk first (cyclic scans larger than memory)",
-	  evict_mru__elf_bytes, NULL, 0, NULL },
-	{ "lfu", "keep frequently used blocks resident: per-CPU use counts with decay",
-	  evict_lfu__elf_bytes, POLICY_PARAMS(lfu_params), lfu_stats },
-	{ "priority", "protect the chunks of chosen processes: pid PID { high | normal | low }",
-	  evict_priority__elf_bytes, NULL, 0, priority_stats },
-	{ "quota", "a share of GPU memory per process: pid PID PERCENT",
-	  evict_quota__elf_bytes, POLICY_PARAMS(quota_params), quota_stats },
-};
 
 /* --- pid and cgroup arguments ------------------------------------------ */
 
@@ -97,28 +38,18 @@ struct pid_list {
 	struct pid_entry e[EV_PIDS_MAX];
 };
 
-static bool takes_pids(const char *policy)
-{
-	return policy && (!strcmp(policy, "priority") || !strcmp(policy, "quota"));
-}
-
-static bool is_quota(const char *policy)
-{
-	return !strcmp(policy, "quota");
-}
-
 static int parse_value(const char *policy, const char *arg, __u32 *val)
 {
 	unsigned long long v;
 
-	if (is_quota(policy)) {
+	if (evict_is_quota(policy)) {
 		if (parse_u64("share", arg, 1, 100, &v))
 			return EXIT_USAGE;
 		*val = (__u32)v;
 		return 0;
 	}
 	for (__u32 i = EV_PRIO_LOW; i < EV_PRIO_END; i++)
-		if (!strcmp(arg, prio_names[i])) {
+		if (!strcmp(arg, evict_prio_names[i])) {
 			*val = i;
 			return 0;
 		}
@@ -137,15 +68,6 @@ static int add_pid(struct pid_list *pl, __u32 pid, __u32 val)
 	pl->e[pl->n].pid = pid;
 	pl->e[pl->n++].val = val;
 	return 0;
-}
-
-/* A process (thread group) of that id exists now. */
-static bool pid_exists(__u32 pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, pid);
-	return !access(path, F_OK);
 }
 
 static int add_cgroup(struct pid_list *pl, const char *arg, __u32 val)
@@ -203,20 +125,20 @@ static int split_args(struct pid_list *pl, int argc, char **argv, char **rest, i
 			}
 			continue;
 		}
-		if (!takes_pids(policy))
+		if (!evict_takes_pids(policy))
 			return usage_err("'%s' is not a parameter of %s (priority and quota take '%s %s VALUE')",
 					 argv[0], policy && *policy ? policy : "a policy loaded from a file",
 					 argv[0], is_pid ? "PID" : "PATH");
 		if (argc < 3)
 			return usage_err("'%s' needs %s and %s", argv[0], is_pid ? "PID" : "PATH",
-					 is_quota(policy) ? "a share in %" : "a level (high, normal or low)");
+					 evict_is_quota(policy) ? "a share in %" : "a level (high, normal or low)");
 		err = parse_value(policy, argv[2], &val);
 		if (err)
 			return err;
 		if (is_pid) {
-			if (parse_u64("pid", argv[1], 1, PID_MAX, &pid))
+			if (parse_u64("pid", argv[1], 1, TARGET_PID_MAX, &pid))
 				return EXIT_USAGE;
-			if (!pid_exists((__u32)pid))
+			if (!evict_pid_exists((__u32)pid))
 				return usage_err("no process with pid %llu", pid);
 			err = add_pid(pl, (__u32)pid, val);
 		} else {
@@ -238,7 +160,7 @@ static int write_pids(int fd, const struct pid_list *pl)
 	for (i = 0; i < pl->n; i++) {
 		const struct pid_entry *e = &pl->e[i];
 
-		if (!is_quota(pl->policy) && e->val == EV_PRIO_NORMAL) {
+		if (!evict_is_quota(pl->policy) && e->val == EV_PRIO_NORMAL) {
 			if (bpf_map_delete_elem(fd, &e->pid) && errno != ENOENT)
 				goto fail;
 		} else if (bpf_map_update_elem(fd, &e->pid, &e->val, BPF_ANY)) {
@@ -265,100 +187,6 @@ static int evict_setup(void *ctx, const char *policy, struct bpf_object *obj)
 		return -1;
 	}
 	return write_pids(bpf_map__fd(map), pl);
-}
-
-static void pid_json(__u32 pid, __u32 val, const char *policy)
-{
-	jsonw_start_object(json_wtr);
-	jsonw_uint_field(json_wtr, "pid", pid);
-	if (is_quota(policy))
-		jsonw_uint_field(json_wtr, "share", val);
-	else
-		jsonw_string_field(json_wtr, "level",
-				   val >= EV_PRIO_LOW && val < EV_PRIO_END ? prio_names[val] : "?");
-	jsonw_end_object(json_wtr);
-}
-
-static const char *prio_name(__u32 val)
-{
-	return val >= EV_PRIO_LOW && val < EV_PRIO_END ? prio_names[val] : "?";
-}
-
-/* show: the pids table, and for quota what each process holds. */
-static void evict_show(const char *policy, const char *mapdir)
-{
-	char path[PATH_MAX + 16];
-	__u32 key, next, val;
-	__s64 chunks;
-	void *prev;
-	int fd;
-
-	if (!takes_pids(policy))
-		return;
-	snprintf(path, sizeof(path), "%s/" EV_PIDS_MAP, mapdir);
-	fd = bpf_obj_get(path);
-	if (json_output) {
-		jsonw_name(json_wtr, "pids");
-		jsonw_start_array(json_wtr);
-	}
-	for (prev = NULL; fd >= 0 && !bpf_map_get_next_key(fd, prev, &next); prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &val))
-			continue;
-		if (json_output)
-			pid_json(key, val, policy);
-		else if (is_quota(policy))
-			printf("  pid %-10u share %u%%%s\n", key, val, pid_exists(key) ? "" : " (exited)");
-		else
-			printf("  pid %-10u %s%s\n", key, prio_name(val), pid_exists(key) ? "" : " (exited)");
-	}
-	if (json_output)
-		jsonw_end_array(json_wtr);
-	if (fd >= 0)
-		close(fd);
-	if (!is_quota(policy))
-		return;
-
-	snprintf(path, sizeof(path), "%s/usage", mapdir);
-	fd = bpf_obj_get(path);
-	if (json_output) {
-		jsonw_name(json_wtr, "usage");
-		jsonw_start_array(json_wtr);
-	}
-	for (prev = NULL; fd >= 0 && !bpf_map_get_next_key(fd, prev, &next); prev = &key) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &chunks))
-			continue;
-		if (json_output) {
-			jsonw_start_object(json_wtr);
-			jsonw_uint_field(json_wtr, "pid", key);
-			jsonw_int_field(json_wtr, "chunks", chunks);
-			jsonw_end_object(json_wtr);
-		} else {
-			printf("  usage pid %-10u %lld chunks\n", key, (long long)chunks);
-		}
-	}
-	if (json_output)
-		jsonw_end_array(json_wtr);
-	if (fd >= 0)
-		close(fd);
-}
-
-static const struct policy_kind evict_kind = {
-	.object = "evict",
-	.st_type = "uvm_evict_ops",
-	.stats = evict_stats,
-	.defs = evict_defs,
-	.ndefs = sizeof(evict_defs) / sizeof(evict_defs[0]),
-	.show = evict_show,
-};
-
-/* What `load` takes, from the table: for the shell's completion. */
-static const char *evict_words[sizeof(evict_defs) / sizeof(evict_defs[0]) + 1];
-
-__attribute__((constructor)) static void evict_words_init(void)
-{
-	policy_words_fill(&evict_kind, evict_words);
 }
 
 static int do_help(int argc, char **argv)
@@ -399,7 +227,7 @@ static int do_load(int argc, char **argv)
 
 	unsigned int d;
 
-	for (d = 0; argc > 0 && d < evict_kind.ndefs && strcmp(evict_defs[d].name, argv[0]); d++)
+	for (d = 0; argc > 0 && d < evict_kind.ndefs && strcmp(evict_kind.defs[d].name, argv[0]); d++)
 		;
 	/* file PATH, unknown policies: the engine says what is wrong. */
 	if (argc < 1 || d == evict_kind.ndefs) {
@@ -465,7 +293,7 @@ static int set_procs(struct policy_cur *cur, int argc, char **argv)
 		jsonw_name(json_wtr, "pids");
 		jsonw_start_array(json_wtr);
 		for (i = 0; i < pl->n; i++)
-			pid_json(pl->e[i].pid, pl->e[i].val, pl->policy);
+			evict_pid_json(pl->e[i].pid, pl->e[i].val, pl->policy);
 		jsonw_end_array(json_wtr);
 		jsonw_end_object(json_wtr);
 	}
@@ -523,5 +351,5 @@ static int do_evict(int argc, char **argv)
 }
 
 const struct object evict_object = {
-	"evict", do_evict, evict_cmds, evict_words,
+	"evict", do_evict, evict_cmds, &evict_kind,
 };

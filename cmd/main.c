@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
+#include "policy/kinds.h"
 
 #ifndef GPUCTL_VERSION
 #define GPUCTL_VERSION "0.0.0-dev"
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 	char bad_opt[64] = "";
 	int opt, ret;
 
+	policy_kinds_check();	/* the catalogue's tables, as constructors once did */
 	opterr = 0;	/* we report bad options ourselves, JSON included */
 	while ((opt = getopt_long(argc, argv, "+jpdVh", options, NULL)) != -1) {
 		switch (opt) {

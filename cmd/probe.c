@@ -24,6 +24,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
+#include "nvdrv.h"
+#include "policy/kinds.h"
 #include "rm.h"		/* rm_device_path */
 #include "trace/backend.h"
 
@@ -36,15 +38,6 @@
 #define HINT_ROOT "run as root or grant CAP_BPF and CAP_PERFMON"
 
 /* ------------------------------------------------------------ the probe */
-
-static const struct {
-	const char *type;
-	const char *what;
-} struct_ops_table[] = {
-	{ "uvm_gpu_ext", "prefetch policies (gpuctl prefetch)" },
-	{ "uvm_fault_policy_ops", "fault replay policies (gpuctl replay)" },
-	{ "uvm_evict_ops", "eviction policies (gpuctl evict)" },
-};
 
 static const struct {
 	const char *name;
@@ -111,7 +104,7 @@ struct probe {
 	struct {
 		int ret;
 		char module[64];
-	} sops[N(struct_ops_table)];
+	} sops[POLICY_NKINDS];
 	char kfunc_mod[N(kfunc_table)][64];
 	char trace_mod[N(trace_table)][64];
 	const char *trace_backend;
@@ -310,8 +303,8 @@ static void run_probe(struct probe *p)
 	for (size_t i = 0; i < N(device_table); i++)
 		p->dev[i] = path_exists(device_table[i]);
 
-	for (size_t i = 0; i < N(struct_ops_table); i++)
-		p->sops[i].ret = probe_struct_ops(struct_ops_table[i].type,
+	for (size_t i = 0; i < POLICY_NKINDS; i++)
+		p->sops[i].ret = probe_struct_ops(policy_kinds_table[i]->st_type,
 						  p->sops[i].module,
 						  sizeof(p->sops[i].module));
 	for (size_t i = 0; i < N(kfunc_table); i++)
@@ -526,10 +519,10 @@ static void print_json(const struct probe *p)
 
 	jsonw_name(w, "struct_ops");
 	jsonw_start_array(w);
-	for (size_t i = 0; i < N(struct_ops_table); i++) {
+	for (size_t i = 0; i < POLICY_NKINDS; i++) {
 		jsonw_start_object(w);
-		jsonw_string_field(w, "type", struct_ops_table[i].type);
-		jsonw_string_field(w, "used_for", struct_ops_table[i].what);
+		jsonw_string_field(w, "type", policy_kinds_table[i]->st_type);
+		jsonw_string_field(w, "used_for", policy_kinds_table[i]->used_for);
 		jsonw_bool_field(w, "found", p->sops[i].ret != -ENOENT);
 		jsonw_bool_field(w, "registered", p->sops[i].ret == 0);
 		jsonw_string_field(w, "module",
@@ -692,18 +685,18 @@ static void print_text(const struct probe *p)
 		line(device_table[i], p->dev[i] ? "present" : "missing", hint_device(p, i));
 
 	printf("\nstruct_ops types (policies)\n");
-	for (size_t i = 0; i < N(struct_ops_table); i++) {
+	for (size_t i = 0; i < POLICY_NKINDS; i++) {
 		char label[64];
 
-		snprintf(label, sizeof(label), "struct %s", struct_ops_table[i].type);
+		snprintf(label, sizeof(label), "struct %s", policy_kinds_table[i]->st_type);
 		if (p->sops[i].ret == 0)
 			snprintf(value, sizeof(value), "yes (%s): %s", p->sops[i].module,
-				 struct_ops_table[i].what);
+				 policy_kinds_table[i]->used_for);
 		else if (p->sops[i].ret == -EOPNOTSUPP)
 			snprintf(value, sizeof(value), "declared in %s, not registered",
 				 p->sops[i].module);
 		else
-			snprintf(value, sizeof(value), "no: %s", struct_ops_table[i].what);
+			snprintf(value, sizeof(value), "no: %s", policy_kinds_table[i]->used_for);
 		line(label, value, hint_struct_ops(p, i));
 	}
 

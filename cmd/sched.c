@@ -22,9 +22,9 @@
 #include <bpf/bpf.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "sched/sched.h"
 
-#define PID_MAX		4194304ULL
 
 static const char *const stat_names[STAT_NR] = {
 	[STAT_IOCTLS] = "rm_ioctls",
@@ -210,7 +210,7 @@ static int parse_pid(const char *arg, __u32 *pid)
 {
 	unsigned long long v;
 
-	if (parse_u64("PID", arg, 1, PID_MAX, &v))
+	if (parse_u64("PID", arg, 1, TARGET_PID_MAX, &v))
 		return -1;
 	*pid = (__u32)v;
 	return 0;
@@ -298,7 +298,7 @@ static int parse_target(int *argc, char ***argv, struct tsg_target *tg, bool *ha
 	}
 	tg->by_pid = !strcmp(opt, "--pid");
 	if (parse_u64(tg->by_pid ? "PID" : "TSG ID", (*argv)[0], 1,
-		      tg->by_pid ? PID_MAX : 0xffffffffULL, &tg->id))
+		      tg->by_pid ? TARGET_PID_MAX : 0xffffffffULL, &tg->id))
 		return -1;
 	NEXT_ARGP();
 	*have = true;

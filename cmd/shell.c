@@ -14,6 +14,7 @@
 #include <readline/readline.h>
 
 #include "gpuctl.h"
+#include "policy/kinds.h"
 
 /* What shell_main was given: readline's callbacks take no context. */
 static const struct dispatch *cur;
@@ -172,11 +173,13 @@ static char **shell_complete(const char *text, int start, int end)
 		if (n == 1) {
 			wl_add_cmds(&words, ob->cmds);
 		} else if ((cmd = resolve(cmds.w, before[1])) && !strcmp(cmd, "load") &&
-			   ob->load_words) {
+			   ob->kind) {
 			/* "load { POLICY ... | file PATH }" */
 			if (n == 2) {
-				for (int i = 0; ob->load_words[i]; i++)
-					wl_add(&words, ob->load_words[i]);
+				const char *w;
+
+				for (unsigned int i = 0; (w = policy_kind_word(ob->kind, i)); i++)
+					wl_add(&words, w);
 				wl_add(&words, "file");
 			} else if (n == 3 && !strcmp(before[2], "file")) {
 				rl_attempted_completion_over = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "trace/backend.h"
 
 static const struct {
@@ -163,16 +164,18 @@ struct sopts {
 
 static int parse_opts(int argc, char **argv, struct sopts *o)
 {
-	unsigned long long v;
 
 	while (argc > 0) {
 		const char *a = argv[0];
 
-		if (!strcmp(a, "--")) {
-			if (argc < 2)
-				return usage_err("'--' must be followed by a command");
-			o->tb.cmd = argv + 1;
-			break;
+		if (!strcmp(a, "--") || !strcmp(a, "-p") || !strcmp(a, "--pid")) {
+			int n = target_take(&o->tb.target, argc, argv);
+
+			if (n < 0)
+				return -n;
+			argc -= n;
+			argv += n;
+			continue;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
 			tb_json_on();
@@ -183,11 +186,7 @@ static int parse_opts(int argc, char **argv, struct sopts *o)
 		if (argc < 2)
 			return usage_err(a[0] == '-' ? "option '%s' needs a value" :
 					 "unexpected argument '%s'", a);
-		if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			if (parse_u64("pid", argv[1], 1, 4194304, &v))
-				return EXIT_USAGE;
-			o->tb.pid = (pid_t)v;
-		} else if (!strcmp(a, "-I") || !strcmp(a, "--interval")) {
+		if (!strcmp(a, "-I") || !strcmp(a, "--interval")) {
 			if (parse_u64("interval (ms)", argv[1], 1, 3600000, &o->interval_ms))
 				return EXIT_USAGE;
 		} else if (!strcmp(a, "--interval-count")) {
@@ -209,8 +208,8 @@ static int parse_opts(int argc, char **argv, struct sopts *o)
 		argc -= 2;
 		argv += 2;
 	}
-	if (o->tb.pid && o->tb.cmd)
-		return usage_err("give either -p PID or -- CMD, not both");
+	if (target_check(&o->tb.target, 0))
+		return EXIT_USAGE;
 	if (o->icount && !o->interval_ms)
 		return usage_err("--interval-count needs -I MS");
 	return 0;
@@ -220,15 +219,15 @@ static void target_name(struct sopts *o)
 {
 	size_t used = 0, len = sizeof(o->target);
 
-	if (o->tb.cmd) {
+	if (o->tb.target.cmd) {
 		used += snprintf(o->target, len, "'");
-		for (int i = 0; o->tb.cmd[i] && used < len - 2; i++)
+		for (int i = 0; o->tb.target.cmd[i] && used < len - 2; i++)
 			used += snprintf(o->target + used, len - used, "%s%s", i ? " " : "",
-					 o->tb.cmd[i]);
+					 o->tb.target.cmd[i]);
 		if (used < len - 1)
 			snprintf(o->target + used, len - used, "'");
-	} else if (o->tb.pid) {
-		snprintf(o->target, len, "process id %d", o->tb.pid);
+	} else if (o->tb.target.pid) {
+		snprintf(o->target, len, "process id %d", o->tb.target.pid);
 	} else {
 		snprintf(o->target, len, "system wide");
 	}

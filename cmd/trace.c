@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "rm.h"		/* RM_DEFAULT_DEVICE */
 #include "trace/backend.h"
 #include "trace/record.h"
@@ -35,7 +36,6 @@ struct topts {
 /* Parses the options of every trace command; which are allowed is a set of letters. */
 static int parse_opts(int argc, char **argv, struct topts *o, const char *allowed)
 {
-	unsigned long long v;
 
 	o->top = 10;
 	o->sort = "faults";
@@ -45,18 +45,19 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 
 #define TAKES(flag) ({ if (!strchr(allowed, flag)) return usage_err("option '%s' does not apply here", a); \
 		if (argc < 2) return usage_err("option '%s' needs a value", a); })
-		if (!strcmp(a, "--")) {
-			if (!strchr(allowed, 'c'))
+		if (!strcmp(a, "--") || !strcmp(a, "-p") || !strcmp(a, "--pid")) {
+			int n;
+
+			if (!strcmp(a, "--") && !strchr(allowed, 'c'))
 				return usage_err("a command does not apply here");
-			if (argc < 2)
-				return usage_err("'--' must be followed by a command");
-			o->tb.cmd = argv + 1;
-			break;
-		} else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			TAKES('p');
-			if (parse_u64("pid", argv[1], 1, 4194304, &v))
-				return EXIT_USAGE;
-			o->tb.pid = (pid_t)v;
+			if (strcmp(a, "--") && !strchr(allowed, 'p'))
+				return usage_err("option '%s' does not apply here", a);
+			n = target_take(&o->tb.target, argc, argv);
+			if (n < 0)
+				return -n;
+			argc -= n;
+			argv += n;
+			continue;
 		} else if (!strcmp(a, "--duration")) {
 			TAKES('d');
 			if (parse_u64("duration", argv[1], 1, 86400 * 365, &o->duration_s))
@@ -116,9 +117,7 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 		argc -= 2;
 		argv += 2;
 	}
-	if (o->tb.pid && o->tb.cmd)
-		return usage_err("give either -p PID or -- CMD, not both");
-	return 0;
+	return target_check(&o->tb.target, 0);
 }
 
 /* ------------------------------------------------------------ live */
@@ -267,7 +266,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		tr_print_header(stdout, l->sum.tsg_only);
 	}
 	p_info("Tracing %s with the %s backend%s... Ctrl-C to end.", what, tb_name(t),
-	       o->tb.pid ? " on one process" : o->tb.cmd ? " for the command" : " system-wide");
+	       o->tb.target.pid ? " on one process" : o->tb.target.cmd ? " for the command" : " system-wide");
 	/* Event lines are many small documents: flushed once a poll, not one by one. */
 	if (json_wtr)
 		jsonw_autoflush(json_wtr, false);

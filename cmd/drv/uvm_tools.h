@@ -6,7 +6,7 @@
  * entries, the event and counter numbers.  Written out from the driver's
  * uvm_ioctl.h and uvm_types.h for the fields gpuctl reads; the sizes are
  * checked at compile time.  It lives in cmd/drv/ with the other driver ABIs;
- * the code that uses it: cmd/trace/ut.h.
+ * the code that uses it: cmd/drv/ut.h.
  */
 #ifndef GPUCTL_UVM_TOOLS_H
 #define GPUCTL_UVM_TOOLS_H

@@ -5,7 +5,7 @@
  *
  *   procs.c    the GPU processes: found by their /dev/nvidia-uvm files,
  *              each attached through the uvm-tools back-end's session
- *              (cmd/trace/ut.h, counters only), dropped when it exits.
+ *              (cmd/drv/ut.h, counters only), dropped when it exits.
  *   sources.c  the TSG watcher's table (cmd/sched/) and the loaded
  *              prefetch/evict/replay policies (cmd/policy/), opened per
  *              scrape and closed after it: nothing is held between scrapes.
@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "trace/ut.h"
+#include "ut.h"
 
 #define EXP_DEFAULT_PORT	9471	/* not dcgm-exporter's 9400 nor node_exporter's 9100 */
 #define EXP_DEFAULT_MAX_PROCS	256
@@ -117,11 +117,7 @@ void exp_free(struct exporter *e);
 void exp_write_tsgs(struct exporter *e, FILE *f);
 void exp_write_policies(struct exporter *e, FILE *f);
 
-/* render.c */
-void om_family(FILE *f, const char *name, const char *type, const char *help);
-/* A label value escaped for the exposition (\\, \", \n; other control bytes as '?'). */
-void om_label(FILE *f, const char *name, const char *value, bool first);
-void om_u64(FILE *f, uint64_t v);
+/* render.c (the pieces it writes with: om.h) */
 /* The whole exposition of one scrape into a malloc'd buffer; *len its length. */
 char *exp_render(struct exporter *e, size_t *len);
 

@@ -16,32 +16,7 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
-
-void om_family(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-void om_label(FILE *f, const char *name, const char *value, bool first)
-{
-	fprintf(f, "%s%s=\"", first ? "" : ",", name);
-	for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			fprintf(f, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", f);
-		else if (*c < 0x20 || *c == 0x7f)
-			fputc('?', f);	/* a process name may hold anything */
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
-void om_u64(FILE *f, uint64_t v)
-{
-	fprintf(f, "%llu\n", (unsigned long long)v);
-}
+#include "exporter/om.h"
 
 static void proc_labels(FILE *f, const struct exp_proc *p)
 {

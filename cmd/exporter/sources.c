@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,9 +17,9 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
+#include "exporter/om.h"
 #include "policy/policy.h"
-#include <signal.h>
-
+#include "policy/kinds.h"
 #include "sched/sched.h"
 
 const char *const exp_src_names[SRC_NR] = {

@@ -81,11 +81,12 @@ int parse_u64(const char *what, const char *arg, unsigned long long min,
  * of its command words: help, the shell's completion and the docs test all
  * read it).  load_words: what 'load' takes (policy names), NULL if nothing.
  */
+struct policy_kind;	/* cmd/policy/kinds.h */
 struct object {
 	const char *name;
 	int (*func)(int argc, char **argv);
 	const struct cmd *cmds;
-	const char *const *load_words;
+	const struct policy_kind *kind;	/* its policy family: `load`'s words */
 };
 
 /* The objects; each lives in cmd/<object>.c. */
@@ -284,32 +285,6 @@ const char *str_printable(char *dst, size_t len, const char *src, size_t n);
  * !create; else -errno after p_err.
  */
 int pin_dir_lock(const char *object, bool create, char *buf, size_t len);
-
-/* -------------------------------------------------------------- nvdrv.c */
-/*
- * The ABI version of kernel-patch/nvidia-uvm/uvm_bpf_ext.h this gpuctl speaks
- * (UVM_BPF_EXT_ABI_VERSION; tests/unit/test_kernel_patch.sh keeps them equal).
- */
-#define UVM_HOOKS_ABI 1
-/* Driver versions kernel-patch/ has a series for, NULL-terminated. */
-extern const char *const kpatch_versions[];
-/*
- * The loaded NVIDIA driver's version (/sys/module/nvidia/version, else the
- * number in /proc/driver/nvidia/version, both under $GPUCTL_SYSROOT): 0, or
- * -ENOENT with buf empty.
- */
-int nv_driver_version(char *buf, size_t len);
-/* The driver, its kernel-patch/ series and the hooks its UVM module carries. */
-struct uvm_hooks_info {
-	char driver_version[64];	/* "" when no driver is loaded */
-	const char *series;	/* kernel-patch/'s series for it, NULL: none */
-	bool series_exact;	/* false: a series of its branch (580.159.04 -> 580.142) */
-	int abi;		/* enum uvm_bpf_ext_abi in a loaded module's BTF, 0: none */
-	char module[64];	/* that module */
-	const char *hint;	/* what to do; NULL when the hooks are this gpuctl's */
-	char hint_buf[320];
-};
-void uvm_hooks_probe(struct uvm_hooks_info *h);
 
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "target.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -56,7 +57,7 @@ pid_t pidfile_live(const char *path)
 		return 0;
 	buf[n] = '\0';
 	pid = strtol(buf, &end, 10);
-	if (pid <= 0 || pid > 0x3fffffff || (*end && *end != '\n'))
+	if (pid <= 0 || pid > TARGET_PID_MAX || (*end && *end != '\n'))
 		return 0;
 	if (kill((pid_t)pid, 0) && errno == ESRCH)
 		return 0;

@@ -2,7 +2,7 @@
 /*
  * engine.c - one policy on one process, on the stock driver: the process's
  * GPU faults from a uvm-tools event queue on its borrowed /dev/nvidia-uvm
- * file (cmd/trace/ut.h, the trace back-end's session), the policy's
+ * file (cmd/drv/ut.h, the trace back-end's session), the policy's
  * requests carried out with UVM_MIGRATE on that same file, each cut to the
  * GPU memory that is free.  Runs until the process exits, --duration
  * passes or a stop signal (unload) comes; detached, it runs as a daemon.
@@ -25,10 +25,10 @@
 
 #include "gpuctl.h"
 #include "engine.h"
-#include "trace/ut.h"
+#include "ut.h"
+#include "nvml.h"
 #include "uvm.h"
 
-#define RESERVE_BYTES (256ull << 20)	/* left free on the GPU, always */
 #define FREE_REFRESH_S 0.02		/* how often free memory is read again */
 #define QUEUE_ENTRIES (1u << 16)
 
@@ -125,23 +125,30 @@ static int pick_gpu(struct engine *g, bool quiet_if_none)
 	return -1;
 }
 
+uint64_t pfe_budget(uint64_t max_bytes, bool have_free, uint64_t free_bytes, uint64_t used)
+{
+	uint64_t b = max_bytes ? max_bytes : UINT64_MAX, avail;
+
+	if (!have_free)
+		return b;
+	avail = free_bytes > PFE_RESERVE_BYTES + used ? free_bytes - PFE_RESERVE_BYTES - used : 0;
+	return avail < b ? avail : b;
+}
+
 /* How much one call may move now: --max-bytes and the GPU's free memory. */
 static uint64_t budget(struct engine *g)
 {
-	uint64_t b = g->o->max_bytes ? g->o->max_bytes : UINT64_MAX, avail;
 	char err[160];
 
 	if (!g->use_nvml)
-		return b;
+		return pfe_budget(g->o->max_bytes, false, 0, 0);
 	if (mono_s() - g->free_at >= FREE_REFRESH_S) {
 		if (gpu_free_bytes(&g->dst, &g->free_bytes, err, sizeof(err)))
 			g->free_bytes = 0;	/* unreadable now: move nothing */
 		g->free_at = mono_s();
 		g->since_free = 0;
 	}
-	avail = g->free_bytes > RESERVE_BYTES + g->since_free ?
-		g->free_bytes - RESERVE_BYTES - g->since_free : 0;
-	return avail < b ? avail : b;
+	return pfe_budget(g->o->max_bytes, true, g->free_bytes, g->since_free);
 }
 
 static void act(struct engine *g, const struct pfe_req *q)

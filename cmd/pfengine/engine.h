@@ -27,6 +27,16 @@ struct pfe_opts {
 	double duration;	/* --duration S, 0: as long as the process */
 };
 
+/* --- the budget: one rule for the engine and the one-shot migrate ------- */
+
+#define PFE_RESERVE_BYTES (256ull << 20)	/* left free on the GPU, always */
+/*
+ * The most one call may move: --max-bytes (0: none given) and, when
+ * have_free, the GPU's free memory less PFE_RESERVE_BYTES and less what was
+ * moved since it was read (used).  UINT64_MAX: no limit.
+ */
+uint64_t pfe_budget(uint64_t max_bytes, bool have_free, uint64_t free_bytes, uint64_t used);
+
 /* Whether the engine can run here; why (or why not) into why. */
 bool pfe_engine_usable(char *why, size_t len);
 /* Runs the engine (foreground, or detached): the command's exit code. */
@@ -51,5 +61,7 @@ int pfe_advise_main(int argc, char **argv);
 
 /* Parses a size: N, NK, NM, NG (binary units); p_err on failure. */
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out);
+/* --max-bytes BYTES (K, M, G): above 0.  0, or EXIT_USAGE after p_err. */
+int pfe_parse_max_bytes(const char *arg, uint64_t *out);
 
 #endif

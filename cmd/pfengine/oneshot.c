@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "engine.h"
-#include "trace/ut.h"
+#include "ut.h"
+#include "nvml.h"
 #include "uvm.h"
 
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
@@ -36,7 +38,16 @@ int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
 	return 0;
 }
 
-struct target {
+int pfe_parse_max_bytes(const char *arg, uint64_t *out)
+{
+	if (pfe_parse_size("--max-bytes", arg, out))
+		return EXIT_USAGE;
+	if (!*out)
+		return usage_err("--max-bytes must be above 0");
+	return 0;
+}
+
+struct os_target {
 	pid_t pid;
 	uint64_t addr, len;
 	const char *to;		/* a UUID, "cpu", or NULL: the process's first GPU */
@@ -45,15 +56,14 @@ struct target {
 };
 
 /* -p PID ADDR LEN: 0, or EXIT_USAGE after p_err. */
-static int parse_target(struct target *t, int *argc, char ***argv, const char *what)
+static int parse_target(struct os_target *t, int *argc, char ***argv, const char *what)
 {
 	unsigned long long v;
 
 	if (*argc < 2 || strcmp((*argv)[0], "-p"))
 		return usage_err("'%s' needs -p PID", what);
-	if (parse_u64("pid", (*argv)[1], 1, 0x3fffffff, &v))
+	if (target_parse_pid((*argv)[1], &t->pid))
 		return EXIT_USAGE;
-	t->pid = (pid_t)v;
 	*argc -= 2;
 	*argv += 2;
 	if (*argc < 2)
@@ -84,7 +94,7 @@ static int check_to(const char *to)
  * Borrows the process's UVM file, checks the range is managed memory and
  * the destination a GPU it uses: 0, or EXIT_FAIL after one error line.
  */
-static int open_target(struct target *t, const char *what)
+static int open_target(struct os_target *t, const char *what)
 {
 	struct uvm_uuid gpus[32], want;
 	struct uvm_maps m;
@@ -135,7 +145,7 @@ static int open_target(struct target *t, const char *what)
 	return EXIT_FAIL;
 }
 
-static int driver_refused(const struct target *t, const char *call, int ret, uint32_t st)
+static int driver_refused(const struct os_target *t, const char *call, int ret, uint32_t st)
 {
 	if (ret)
 		p_err("%s on process %d failed: %s", call, (int)t->pid, strerror(-ret));
@@ -147,7 +157,7 @@ static int driver_refused(const struct target *t, const char *call, int ret, uin
 
 int pfe_migrate_main(int argc, char **argv)
 {
-	struct target t = { 0 };
+	struct os_target t = { 0 };
 	uint64_t max = 0, len, free_b = 0;
 	bool async = false, have_free = false;
 	char name[48], err[200];
@@ -164,8 +174,8 @@ int pfe_migrate_main(int argc, char **argv)
 			t.to = *++argv;
 			argc--;
 		} else if (!strcmp(argv[0], "--max-bytes") && argc > 1) {
-			if (pfe_parse_size("--max-bytes", *++argv, &max) || !max)
-				return max ? EXIT_USAGE : usage_err("--max-bytes must be above 0");
+			if (pfe_parse_max_bytes(*++argv, &max))
+				return EXIT_USAGE;
 			argc--;
 		} else if (!strcmp(argv[0], "--async")) {
 			async = true;
@@ -188,17 +198,17 @@ int pfe_migrate_main(int argc, char **argv)
 			ut_close(&t.s);
 			return EXIT_FAIL;
 		}
-		if (have_free) {
-			uint64_t avail = free_b > (256ull << 20) ? free_b - (256ull << 20) : 0;
-
-			max = max && max < avail ? max : avail;
-		}
 	}
-	if (max && len > max) {
+	max = pfe_budget(max, have_free, free_b, 0);
+	if (len > max) {
+		char why[64] = "--max-bytes";
+
+		if (have_free)
+			snprintf(why, sizeof(why), "the GPU's free memory less %llu MiB",
+				 PFE_RESERVE_BYTES >> 20);
 		len = max & ~4095ull;
 		p_info("capped: %llu of the %llu bytes asked for (%s)", (unsigned long long)len,
-		       (unsigned long long)t.len, have_free ? "the GPU's free memory less 256 MiB" :
-		       "--max-bytes");
+		       (unsigned long long)t.len, why);
 		if (!len) {
 			p_err("the GPU has no memory free to migrate into");
 			ut_close(&t.s);
@@ -231,7 +241,7 @@ int pfe_migrate_main(int argc, char **argv)
 
 int pfe_advise_main(int argc, char **argv)
 {
-	struct target t = { 0 };
+	struct os_target t = { 0 };
 	enum uvm_hint h = HINT_NR;
 	uint32_t st = 0;
 	char call[64];

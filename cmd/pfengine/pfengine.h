@@ -4,15 +4,15 @@
  *
  * A policy (policies.c) is pure decision code: it sees a process's GPU
  * fault and migration events (struct gt_event, as the uvm-tools back-end
- * decodes them: cmd/trace/ut.h) and answers with migrate requests, ranges
+ * decodes them: cmd/drv/ut.h) and answers with migrate requests, ranges
  * of the process's VA to move to the GPU.  It knows nothing of fds or
  * ioctls, so the unit test drives it with crafted streams on the host.
  *
  * The engine (engine.c) runs one policy on one process: events from a
  * uvm-tools queue on the process's borrowed /dev/nvidia-uvm file, requests
- * carried out with UVM_MIGRATE on that same file (uvm.c), each capped by
- * the GPU memory that is free (gpu.c).  The command line lives in
- * cmd/prefetch.c and calls pfe_cli_* (cli.c).
+ * carried out with UVM_MIGRATE on that same file (cmd/drv/uvm.c), each capped by
+ * the GPU memory that is free (cmd/drv/nvml.c).  The command line lives in
+ * cli.c, prefetch's engine back-end (cmd/prefetch/backend.h).
  */
 #ifndef GPUCTL_PFENGINE_H
 #define GPUCTL_PFENGINE_H
@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "param.h"
 #include "trace_uvm.h"	/* struct gt_event */
 
 #define PFE_BLOCK_SHIFT 21	/* UVM's VA block: 2 MiB */
@@ -57,12 +58,6 @@ struct pfe_env {
 	int (*fresh)(void *ctx, uint64_t *start, uint64_t *end, int max);
 };
 
-struct pfe_param {
-	const char *name;
-	uint64_t def, min, max;
-	const char *doc;
-};
-
 /* Counters every policy has; the engine fills the last ones. */
 enum pfe_ctr {
 	PFE_C_SEEN,		/* events the policy was given */
@@ -84,7 +79,7 @@ enum pfe_ctr {
 struct pfe_policy {
 	const char *name;
 	const char *doc;
-	const struct pfe_param *params;
+	const struct param *params;
 	int nparams;
 	const char *const *ctr_names;	/* [PFE_C_MAX]: the policy's own from PFE_C_POLICY */
 	size_t state_size;

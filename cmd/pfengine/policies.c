@@ -89,7 +89,7 @@ static bool is_fault(const struct gt_event *e)
 enum { ST_CONFIDENCE, ST_DISTANCE, ST_MAX_DISTANCE, ST_GAP, ST_NPARAMS };
 enum { ST_C_STREAMS = PFE_C_POLICY, ST_C_CAUGHT_UP, ST_C_DISTANCE, ST_C_STRAGGLERS };
 
-static const struct pfe_param stream_params[] = {
+static const struct param stream_params[] = {
 	[ST_CONFIDENCE] = { "confidence", 2, 1, 64, "blocks in sequence before a stream is trusted" },
 	[ST_DISTANCE] = { "distance", 8, 1, 4096, "blocks migrated ahead at first (2 MiB each)" },
 	[ST_MAX_DISTANCE] = { "max_distance", 512, 1, 65536, "most blocks ahead the distance grows to" },
@@ -242,7 +242,7 @@ static const struct pfe_policy stream_policy = {
 enum { SD_CONFIDENCE, SD_DEGREE, SD_MAX_STRIDE, SD_NPARAMS };
 enum { SD_C_DETECTED = PFE_C_POLICY, SD_C_STRIDE };
 
-static const struct pfe_param stride_params[] = {
+static const struct param stride_params[] = {
 	[SD_CONFIDENCE] = { "confidence", 2, 1, 16, "faults at the same block stride before prefetching" },
 	[SD_DEGREE] = { "degree", 4, 1, 64, "strides ahead to migrate" },
 	[SD_MAX_STRIDE] = { "max_stride", 64, 1, 65536, "largest stride followed, in 2 MiB blocks" },
@@ -324,7 +324,7 @@ static const struct pfe_policy stride_policy = {
 enum { PO_MAX_MB, PO_CHUNK_MB, PO_MIN_KB, PO_HOLD_MS, PO_EAGER, PO_NPARAMS };
 enum { PO_C_EXTENTS = PFE_C_POLICY, PO_C_UNMANAGED, PO_C_REPOPULATED, PO_C_EAGER };
 
-static const struct pfe_param populate_params[] = {
+static const struct param populate_params[] = {
 	[PO_MAX_MB] = { "max_mb", 16384, 2, 1048576, "most MiB of one allocation moved on its first fault" },
 	[PO_CHUNK_MB] = { "chunk_mb", 256, 2, 65536, "MiB per migrate call (the fault's side first)" },
 	[PO_MIN_KB] = { "min_kb", 64, 4, 1048576, "allocations smaller than this are left to faults" },
@@ -537,24 +537,14 @@ int pfe_run_init(struct pfe_run *r, const struct pfe_policy *pol, int argc, char
 	for (int i = 0; i < pol->nparams; i++)
 		r->params[i] = pol->params[i].def;
 	for (; argc > 0; argc -= 2, argv += 2) {
-		const struct pfe_param *pp = NULL;
 		unsigned long long v;
-		int i;
+		int i, err = param_parse_one(pol->params, (unsigned int)pol->nparams, argc, argv, &i, &v);
 
-		for (i = 0; i < pol->nparams && !pp; i++)
-			if (!strcmp(pol->params[i].name, argv[0]))
-				pp = &pol->params[i];
-		if (!pp) {
+		if (err == PARAM_UNKNOWN)
 			p_err("policy %s has no parameter '%s'", pol->name, argv[0]);
+		if (err)
 			return -1;
-		}
-		if (argc < 2) {
-			p_err("parameter '%s' needs a value", argv[0]);
-			return -1;
-		}
-		if (parse_u64(argv[0], argv[1], pp->min, pp->max, &v))
-			return -1;
-		r->params[pp - pol->params] = v;
+		r->params[i] = v;
 	}
 	r->state = calloc(1, pol->state_size);
 	if (!r->state) {

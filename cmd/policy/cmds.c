@@ -17,10 +17,7 @@
 
 static int find_param(const struct policy_def *d, const char *name)
 {
-	for (unsigned int i = 0; d && i < d->nparams; i++)
-		if (!strcmp(d->params[i].name, name))
-			return (int)i;
-	return -1;
+	return d ? param_find(d->params, d->nparams, name) : -1;
 }
 
 /* Parses KEY VALUE pairs of def into vals; usage errors name the problem. */
@@ -28,11 +25,11 @@ int parse_params(const struct policy_kind *k, const struct policy_def *d,
 		 int argc, char *const *argv, __u64 *vals, bool *given)
 {
 	unsigned long long v;
-	int i;
+	int i, err;
 
 	for (; argc > 0; argc -= 2, argv += 2) {
-		i = find_param(d, argv[0]);
-		if (i < 0) {
+		err = d ? param_parse_one(d->params, d->nparams, argc, argv, &i, &v) : PARAM_UNKNOWN;
+		if (err == PARAM_UNKNOWN) {
 			if (!d)
 				return usage_err("a policy loaded from a file takes no parameters ('%s')",
 						 argv[0]);
@@ -43,10 +40,8 @@ int parse_params(const struct policy_kind *k, const struct policy_def *d,
 			return usage_err("unknown parameter '%s' of %s policy %s ('gpuctl %s list' shows them)",
 					 argv[0], k->object, d->name, k->object);
 		}
-		if (argc < 2)
-			return usage_err("parameter '%s' needs a value", argv[0]);
-		if (parse_u64(d->params[i].name, argv[1], d->params[i].min, d->params[i].max, &v))
-			return EXIT_USAGE;
+		if (err)
+			return err;
 		vals[i] = v;
 		if (given)
 			given[i] = true;

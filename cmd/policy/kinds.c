@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kinds.c - every policy kind the object files define, remembered as each
- * one passes policy_words_fill() at start-up, and a quiet read of what is
- * attached for each: for readers of all kinds at once (the exporter), who
- * must neither print per read nor wait for a load's lock.
+ * kinds.c - the table of every policy kind (kinds.h), and a quiet read of
+ * what is attached for each: for readers of all kinds at once (the
+ * exporter), who must neither print per read nor wait for a load's lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,25 +15,30 @@
 
 #include "gpuctl.h"
 #include "policy.h"
+#include "kinds.h"
 
-#define KINDS_MAX 8
-
-static const struct policy_kind *kinds[KINDS_MAX];
-static int nkinds;
-
-void policy_kind_register(const struct policy_kind *k)
-{
-	for (int i = 0; i < nkinds; i++)
-		if (kinds[i] == k)
-			return;
-	if (nkinds < KINDS_MAX)
-		kinds[nkinds++] = k;
-}
+const struct policy_kind *const policy_kinds_table[] = {
+	&prefetch_kind,
+	&replay_kind,
+	&evict_kind,
+	NULL,
+};
+_Static_assert(sizeof(policy_kinds_table) / sizeof(policy_kinds_table[0]) == POLICY_NKINDS + 1,
+	       "POLICY_NKINDS counts the table");
 
 int policy_kinds(const struct policy_kind *const **out)
 {
-	*out = kinds;
-	return nkinds;
+	int n = 0;
+
+	*out = policy_kinds_table;
+	while (policy_kinds_table[n])
+		n++;
+	return n;
+}
+
+const char *policy_kind_word(const struct policy_kind *k, unsigned int i)
+{
+	return i < k->ndefs ? k->defs[i].name : NULL;
 }
 
 /* The per-CPU stats slots of map directory id under dir, summed; names from k and def. */

@@ -35,24 +35,19 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "param.h"
 #include "policy_abi.h"
 
 struct bpf_object;
 struct btf;
 struct btf_type;
 
-/* A numeric parameter; its slot in the params map is its index in the table. */
-struct policy_param {
-	const char *name;
-	__u64 def, min, max;
-	const char *doc;
-};
-
+/* A def's numeric parameters (param.h): params[i] is slot i of the params map. */
 struct policy_def {
 	const char *name;	/* also the struct_ops variable's name */
 	const char *doc;	/* one line for `list` */
 	const void *(*elf_bytes)(size_t *sz);
-	const struct policy_param *params;	/* params[i] is slot i */
+	const struct param *params;	/* params[i] is slot i */
 	unsigned int nparams;
 	const char *const *stats;	/* names by slot, from STAT_POLICY on; NULL: none */
 };
@@ -63,6 +58,7 @@ struct policy_def {
 struct policy_kind {
 	const char *object;	/* "prefetch" */
 	const char *st_type;	/* "uvm_gpu_ext" */
+	const char *used_for;	/* "prefetch policies (gpuctl prefetch)", for probe */
 	const char *const *stats;	/* names of the family's STAT_POLICY slots */
 	const struct policy_def *defs;
 	unsigned int ndefs;
@@ -117,12 +113,6 @@ int policy_unload(const struct policy_kind *k, int argc, char **argv);
 
 /* "{ a | b | c }": the built-ins' names, for help text. */
 void policy_print_names(const struct policy_kind *k, FILE *f);
-/*
- * The built-ins' names into words[k->ndefs + 1], NULL-terminated (the
- * shell's completion); checks k's tables first (an internal error aborts)
- * and registers k for policy_kinds().
- */
-void policy_words_fill(const struct policy_kind *k, const char **words);
 
 /*
  * The attached policy, held under the object's lock, for commands that
@@ -157,11 +147,7 @@ int policy_map_of(const struct policy_kind *k, __u32 map_id, const char *name);
 /* Detaches and unpins the policy of map_id if it is still the one attached. */
 int policy_remove(const struct policy_kind *k, __u32 map_id);
 
-/* --- every kind at once (kinds.c), for the exporter ---------------------- */
-
-/* Each kind's policy_words_fill() registers it; the kinds registered. */
-void policy_kind_register(const struct policy_kind *k);
-int policy_kinds(const struct policy_kind *const **out);
+/* --- every kind at once (kinds.c, the table in kinds.h), for the exporter --- */
 
 struct policy_snap {
 	const char *object;	/* "prefetch" */
@@ -226,7 +212,7 @@ const struct policy_def *find_def(const struct policy_kind *k, const char *name)
  */
 void policy_step(const char *step);
 
-/* params.c */
+/* cmds.c: KEY VALUE pairs of def into vals (param_parse_one); usage errors name the problem. */
 int parse_params(const struct policy_kind *k, const struct policy_def *d,
 		 int argc, char *const *argv, __u64 *vals, bool *given);
 

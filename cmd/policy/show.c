@@ -17,6 +17,7 @@
 
 #include "gpuctl.h"
 #include "policy.h"
+#include "kinds.h"
 
 void policy_print_names(const struct policy_kind *k, FILE *f)
 {
@@ -54,21 +55,16 @@ static void kind_check(const struct policy_kind *k)
 	}
 }
 
-void policy_words_fill(const struct policy_kind *k, const char **words)
+void policy_kinds_check(void)
 {
-	unsigned int i;
-
-	kind_check(k);
-	policy_kind_register(k);
-	for (i = 0; i < k->ndefs; i++)
-		words[i] = k->defs[i].name;
-	words[i] = NULL;
+	for (int i = 0; policy_kinds_table[i]; i++)
+		kind_check(policy_kinds_table[i]);
 }
 
 static void list_params(const struct policy_def *d)
 {
 	for (unsigned int i = 0; i < d->nparams; i++) {
-		const struct policy_param *p = &d->params[i];
+		const struct param *p = &d->params[i];
 
 		if (json_output) {
 			jsonw_start_object(json_wtr);

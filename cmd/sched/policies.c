@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "sched.h"
 
 
@@ -174,7 +175,7 @@ static int parse_match(const char *arg, struct policy_rule *r)
 		strncpy(r->comm, val, TSG_COMM_LEN - 1);
 		break;
 	case POLICY_MATCH_PID:
-		if (parse_u64("PID", val, 1, 4194304, &v))
+		if (parse_u64("PID", val, 1, TARGET_PID_MAX, &v))
 			return EXIT_USAGE;
 		r->id = v;
 		break;

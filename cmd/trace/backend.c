@@ -119,7 +119,7 @@ static int kind_for_events(const struct tb_opts *o, enum tb_kind *kind)
 		p_err("the rm backend only traces TSG events ('%s trace tsg')", bin_name);
 		return EXIT_USAGE;
 	}
-	if (*kind == TB_UVM_TOOLS && !o->pid && !o->cmd) {
+	if (*kind == TB_UVM_TOOLS && !o->target.pid && !o->target.cmd) {
 		p_err("the uvm-tools backend traces one process: give -p PID or -- CMD");
 		return EXIT_USAGE;
 	}
@@ -139,7 +139,7 @@ int tb_check(const struct tb_opts *o)
 	 * so without the capabilities bpf needs, the error line names them.
 	 */
 	if (kind == TB_AUTO && !bpf_caps_held() &&
-	    !((o->pid || o->cmd) && tb_uvm_tools_ops.usable(NULL, 0)))
+	    !((o->target.pid || o->target.cmd) && tb_uvm_tools_ops.usable(NULL, 0)))
 		kind = TB_BPF;
 	if (kind != TB_AUTO && tb_backends[kind]->caps &&
 	    need_caps(what, tb_backends[kind]->caps))
@@ -157,7 +157,7 @@ static int start_backend(struct tb *t, enum tb_kind kind)
 	char reason[256] = "";
 	int err;
 
-	if (kind == TB_AUTO && t->o.pid && tb_uvm_tools_ops.usable(NULL, 0))
+	if (kind == TB_AUTO && t->o.target.pid && tb_uvm_tools_ops.usable(NULL, 0))
 		kind = TB_UVM_TOOLS;
 	if (kind == TB_AUTO) {
 		t->ops = &tb_bpf_ops;
@@ -202,9 +202,9 @@ struct tb *tb_start(const struct tb_opts *o, int *rc)
 	}
 	t->o = *o;
 	workload_init(&t->w);
-	if (o->pid && workload_follow(&t->w, o->pid))
+	if (o->target.pid && workload_follow(&t->w, o->target.pid))
 		goto fail;
-	if (o->cmd && workload_spawn(&t->w, o->cmd, json_output || o->stdout_is_data))
+	if (o->target.cmd && workload_spawn(&t->w, o->target.cmd, json_output || o->stdout_is_data))
 		goto fail;
 	if (start_backend(t, kind))
 		goto fail;

@@ -17,11 +17,12 @@
 #include <sys/types.h>
 
 #include "gpuctl.h"
+#include "target.h"
 #include "trace_uvm.h"	/* struct gt_event */
 
 enum tb_kind { TB_AUTO = 0, TB_BPF, TB_UVM_TOOLS, TB_RM, TB_KINDS };
 
-/* Counters gpuctl stat prints; a backend marks the ones it has. */
+/* Counters a back-end keeps (gpuctl stat reads them); it marks the ones it has. */
 enum tb_ctr {
 	TC_GPU_FAULTS, TC_DUPLICATES, TC_BATCHES, TC_BATCH_US, TC_REPLAYS, TC_CPU_FAULTS,
 	TC_BYTES_HTOD, TC_BYTES_DTOH, TC_PREFETCH_BYTES, TC_EVICTION_BYTES, TC_EVICTIONS,
@@ -46,8 +47,7 @@ typedef void (*tb_event_fn)(const struct gt_event *e, void *arg);
 struct tb_opts {
 	const char *what;	/* the command, for error lines: "trace faults", "stat" */
 	enum tb_kind kind;	/* TB_AUTO: cheapest that can answer */
-	pid_t pid;		/* -p, or 0 */
-	char **cmd;		/* -- CMD ARGS, or NULL */
+	struct target target;	/* -p PID, -- CMD ARGS (cmd/lib/target.h); neither: system-wide */
 	bool stdout_is_data;	/* a record goes to stdout: CMD's stdout -> stderr (as -j) */
 	uint32_t types;		/* 1 << GT_EV_* wanted as events (0: counters only) */
 	const char *device;	/* rm: the RM device, or NULL (trace_rm.h) */

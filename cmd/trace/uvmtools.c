@@ -146,7 +146,7 @@ static int ut_start(struct tb *t, char *reason, size_t len)
 		u->events = (1u << UT_EV_GPU_FAULT_REPLAY) | (1u << UT_EV_EVICTION) |
 			    (1u << UT_EV_THRASHING);
 	t->priv = u;
-	if (t->o.cmd)
+	if (t->o.target.cmd)
 		return 0;
 	ret = try_attach(t, false, reason, len);
 	return ret < 0 ? ret : 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * utqclient - a UVM tools event queue on another process, read by gpuctl's
- * own consumer (cmd/trace/ut_queue.c, ut_session.c), for the model's tests
+ * own consumer (cmd/drv/ut_queue.c, ut_session.c), for the model's tests
  * of the queue's semantics: put/get, the notification threshold and poll,
  * drops when full.
  *
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "trace/ut.h"
+#include "ut.h"
 
 static void count_entry(const uint8_t *entry, void *arg)
 {

@@ -3,7 +3,7 @@
  * pfengine_test - the prefetch engine's policies (cmd/pfengine/policies.c)
  * on crafted fault streams: each asserts the migrations it was designed to
  * make, and none where it should stay quiet; their parameters; the maps
- * parser (cmd/pfengine/maps.c) and the UUID forms (uvm.c).
+ * parser (cmd/drv/uvm_maps.c) and the UUID forms (uvm.c).
  * Prints "ok"/"FAIL" lines and "N passed, N failed" (tests/lib.sh style).
  */
 #define _GNU_SOURCE
@@ -13,7 +13,7 @@
 
 #include "gpuctl.h"
 #include "pfengine/pfengine.h"
-#include "pfengine/uvm.h"
+#include "uvm.h"
 
 static int passed, failed;
 

@@ -135,11 +135,11 @@ else
 fi
 
 # gpuctl probe's copies: the version list and the ABI version it speaks.
-c_versions=$(sed -n 's/^const char \*const kpatch_versions\[\] = { \(.*\), NULL };$/\1/p' cmd/lib/nvdrv.c | tr -d '",')
-[ "$c_versions" = "$(echo $versions)" ] && ok "cmd/lib/nvdrv.c lists the versions of versions/list" ||
-    fail "cmd/lib/nvdrv.c lists the versions of versions/list" "'$c_versions'"
-grep -q '^#define UVM_HOOKS_ABI 1$' cmd/lib/gpuctl.h && ok "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" ||
-    fail "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" "UVM_HOOKS_ABI in cmd/lib/gpuctl.h differs from uvm_bpf_ext.h"
+c_versions=$(sed -n 's/^const char \*const kpatch_versions\[\] = { \(.*\), NULL };$/\1/p' cmd/drv/nvdrv.c | tr -d '",')
+[ "$c_versions" = "$(echo $versions)" ] && ok "cmd/drv/nvdrv.c lists the versions of versions/list" ||
+    fail "cmd/drv/nvdrv.c lists the versions of versions/list" "'$c_versions'"
+grep -q '^#define UVM_HOOKS_ABI 1$' cmd/drv/nvdrv.h && ok "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" ||
+    fail "gpuctl speaks ABI 1 (UVM_HOOKS_ABI)" "UVM_HOOKS_ABI in cmd/drv/nvdrv.h differs from uvm_bpf_ext.h"
 
 if bash -n $KP/btf-parity && $KP/btf-parity 2>/dev/null; [ $? = 2 ]; then
     ok "btf-parity usage"

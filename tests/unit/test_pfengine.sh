@@ -7,7 +7,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-pfe.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-format-truncation -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -Icmd -Icmd/lib -Icmd/drv -Ibpf -o "$T/pfe" tests/unit/pfengine_test.c \
-	cmd/pfengine/policies.c cmd/pfengine/maps.c cmd/pfengine/uvm.c cmd/lib/output.c \
+	cmd/pfengine/policies.c cmd/drv/uvm_maps.c cmd/drv/uvm.c cmd/lib/output.c cmd/lib/param.c \
 	cmd/lib/json_writer.c cmd/lib/clock.c 2>"$T/cc.err"; then
 	echo "FAIL build: $(head -c 800 "$T/cc.err")"
 	echo "0 passed, 1 failed"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace_queue_test - the uvm-tools queue consumer (cmd/trace/ut_queue.c) against
+ * trace_queue_test - the uvm-tools queue consumer (cmd/drv/ut_queue.c) against
  * a synthetic producer that follows the driver's rules (uvm_tools.c
  * enqueue: full with one free slot left, drops counted per event type,
  * put_ahead/put_behind published after the entry), plus entry decoding and
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "trace/record.h"
-#include "trace/ut.h"
+#include "ut.h"
 
 static int passed, failed;
 

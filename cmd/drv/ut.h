@@ -4,12 +4,12 @@
  * the event queue consumer and entry decoder (ut_queue.c), and a session
  * on one process's /dev/nvidia-uvm file, borrowed with pidfd_getfd()
  * (ut_session.c).  Per process, stock driver, root (or CAP_SYS_PTRACE over
- * the target).  The uvm-tools trace back-end (uvmtools.c) is built on it,
+ * the target).  The uvm-tools trace back-end (cmd/trace/uvmtools.c) is built on it,
  * and so are the per-process prefetch engine (cmd/pfengine/engine.c), the
  * queue unit test and bench/uvm_tools_cost.
  */
-#ifndef GPUCTL_TRACE_UT_H
-#define GPUCTL_TRACE_UT_H
+#ifndef GPUCTL_DRV_UT_H
+#define GPUCTL_DRV_UT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,12 +3,12 @@
 #ifndef GPUCTL_THROUGHPUT_H
 #define GPUCTL_THROUGHPUT_H
 
+#include <stdbool.h>
+
 struct throughput {
 	const char *source;	/* "nvml" or "uvm_model" */
 	/* private */
-	void *nvml;
-	void *dev;
-	unsigned int (*rx)(void *dev, int counter, unsigned int *kbps);
+	bool nvml;
 	unsigned long long last_bytes;
 	double last_time;
 };

@@ -2,11 +2,11 @@
 /*
  * uvm.h - acting on another process's UVM va_space through its borrowed
  * /dev/nvidia-uvm file (uvm.c): UVM_MIGRATE, the range hints, the GPUs it
- * uses; its managed allocations from /proc/PID/maps (maps.c); the free
- * memory of a GPU (gpu.c).  The ABI: cmd/drv/uvm_ioctl.h.
+ * uses; its managed allocations from /proc/PID/maps (uvm_maps.c).  The
+ * ABI: uvm_ioctl.h.
  */
-#ifndef GPUCTL_PFENGINE_UVM_H
-#define GPUCTL_PFENGINE_UVM_H
+#ifndef GPUCTL_DRV_UVM_H
+#define GPUCTL_DRV_UVM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,7 +51,7 @@ extern const char *const uvm_hint_names[HINT_NR];
 int uvm_hint(int uvm_fd, enum uvm_hint h, uint64_t base, uint64_t len,
 	     const struct uvm_uuid *dst, uint32_t *st);
 
-/* --- maps.c: the process's managed allocations --------------------------- */
+/* --- uvm_maps.c: the process's managed allocations --------------------------- */
 
 struct uvm_extent {
 	uint64_t start, end;
@@ -82,13 +82,5 @@ int uvm_maps_take_fresh(struct uvm_maps *m, uint64_t *start, uint64_t *end, int 
 /* Whether [base, base + len) lies inside managed memory (one or more touching extents). */
 bool uvm_maps_covers(struct uvm_maps *m, uint64_t base, uint64_t len);
 void uvm_maps_free(struct uvm_maps *m);
-
-/* --- gpu.c: free GPU memory ---------------------------------------------- */
-
-/*
- * The free memory of GPU u, from NVML (the driver's libnvidia-ml.so.1):
- * 0, or -1 with err set (no NVML, no such GPU).
- */
-int gpu_free_bytes(const struct uvm_uuid *u, uint64_t *bytes, char *err, size_t len);
 
 #endif

@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 
 #include "gpuctl.h"
+#include "nvdrv.h"
 
 /* kernel-patch/versions/list; tests/unit/test_kernel_patch.sh keeps them equal. */
 const char *const kpatch_versions[] = { "550.163.01", "580.142", "595.45.04", NULL };

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * om.c - the exposition's pieces (om.h): a family's HELP and TYPE, an
+ * escaped label, a sample's value.  render.c and sources.c write with them.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "exporter/om.h"
+
+void om_family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void om_label(FILE *f, const char *name, const char *value, bool first)
+{
+	fprintf(f, "%s%s=\"", first ? "" : ",", name);
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			fprintf(f, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", f);
+		else if (*c < 0x20 || *c == 0x7f)
+			fputc('?', f);	/* a process name may hold anything */
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+void om_u64(FILE *f, uint64_t v)
+{
+	fprintf(f, "%llu\n", (unsigned long long)v);
+}

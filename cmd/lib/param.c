@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * param.c - KEY VALUE pairs of a policy's parameters (param.h).
+ */
+#include <string.h>
+
+#include "gpuctl.h"
+#include "param.h"
+
+int param_find(const struct param *p, unsigned int n, const char *name)
+{
+	for (unsigned int i = 0; p && i < n; i++)
+		if (!strcmp(p[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int param_parse_one(const struct param *p, unsigned int n, int argc, char *const *argv,
+		    int *idx, unsigned long long *val)
+{
+	int i = param_find(p, n, argv[0]);
+
+	if (i < 0)
+		return PARAM_UNKNOWN;
+	if (argc < 2)
+		return usage_err("parameter '%s' needs a value", argv[0]);
+	if (parse_u64(p[i].name, argv[1], p[i].min, p[i].max, val))
+		return EXIT_USAGE;
+	*idx = i;
+	return 0;
+}
