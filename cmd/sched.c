@@ -676,65 +676,6 @@ static int do_unload(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* lc-be's ledger: per GPU, each BE process's share and longest stall; what is not kept. */
-static void status_share(pid_t runner)
-{
-	struct gate_share sh;
-
-	if (share_read(&sh) || sh.pid != runner)
-		return;
-	if (json_output) {
-		jsonw_name(json_wtr, "be_floor");
-		jsonw_start_object(json_wtr);
-		jsonw_uint_field(json_wtr, "floor_pct", sh.floor_pct);
-		jsonw_uint_field(json_wtr, "stall_ms", sh.stall_ms);
-		jsonw_u64_field(json_wtr, "lc_timeslice_us", sh.lc_ts);
-		jsonw_u64_field(json_wtr, "be_timeslice_us", sh.be_ts);
-		jsonw_name(json_wtr, "be");
-		jsonw_start_array(json_wtr);
-		for (int i = 0; i < sh.n; i++) {
-			const struct gate_share_row *r = &sh.rows[i];
-
-			jsonw_start_object(json_wtr);
-			jsonw_uint_field(json_wtr, "gpu", r->gpu);
-			jsonw_uint_field(json_wtr, "pid", r->pid);
-			jsonw_string_field(json_wtr, "comm", r->comm);
-			jsonw_float_field(json_wtr, "on_pct", r->on_pct);
-			jsonw_float_field(json_wtr, "share_pct", r->share_pct);
-			jsonw_float_field(json_wtr, "floor_pct", r->floor_pct);
-			jsonw_float_field(json_wtr, "longest_off_ms", r->longest_off_ms);
-			jsonw_float_field(json_wtr, "rm_wait_ms", r->rm_wait_ms);
-			jsonw_float_field(json_wtr, "longest_stall_ms", r->stall_ms);
-			jsonw_bool_field(json_wtr, "floor_kept", r->kept);
-			jsonw_bool_field(json_wtr, "stall_kept", r->stall_kept);
-			jsonw_end_object(json_wtr);
-		}
-		jsonw_end_array(json_wtr);
-		jsonw_name(json_wtr, "warnings");
-		jsonw_start_array(json_wtr);
-		for (int i = 0; i < sh.nwarn; i++)
-			jsonw_string(json_wtr, sh.warn[i]);
-		jsonw_end_array(json_wtr);
-		jsonw_end_object(json_wtr);
-		return;
-	}
-	printf("BE floor: %u%% of each GPU for its BE processes, held off %u ms at most "
-	       "(LC timeslice %llu us, BE %llu us)\n", sh.floor_pct, sh.stall_ms,
-	       (unsigned long long)sh.lc_ts, (unsigned long long)sh.be_ts);
-	if (sh.n)
-		printf("  %-4s %-8s %-15s %6s %7s %7s %12s %10s %s\n", "GPU", "PID", "COMM", "ON%",
-		       "SHARE%", "FLOOR%", "LONGEST-OFF", "RM-WAIT", "FLOOR");
-	for (int i = 0; i < sh.n; i++) {
-		const struct gate_share_row *r = &sh.rows[i];
-
-		printf("  %-4u %-8u %-15s %6.1f %7.1f %7.1f %9.0f ms %7.1f ms %s\n", r->gpu, r->pid,
-		       r->comm, r->on_pct, r->share_pct, r->floor_pct, r->longest_off_ms,
-		       r->rm_wait_ms, r->kept && r->stall_kept ? "kept" : "NOT KEPT");
-	}
-	for (int i = 0; i < sh.nwarn; i++)
-		printf("warning: %s\n", sh.warn[i]);
-}
-
 static int do_status(int argc, char **argv)
 {
 	struct sched s = SCHED_INIT;
@@ -775,7 +716,7 @@ static int do_status(int argc, char **argv)
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	if (runner)
-		status_share(runner);
+		share_print(runner);
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	sched_close(&s);

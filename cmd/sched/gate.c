@@ -37,168 +37,12 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "sched.h"
-
-#define GATE_IDLE_WAIT_NS	100000000L	/* re-check without a wake: 100 ms */
-#define GATE_LAT_SAMPLES	4096		/* call times kept for the summary */
-#define GATE_PAGE_SIZE		4096
-#define GATE_GUARD_NS		5000000ULL	/* a stall's end is planned this early (calls take ~1 ms) */
-#define GATE_SHARE_NS		1000000000ULL	/* the share file is written every second */
-#define GATE_BUSY_MAX		65536		/* more LC requests in flight: garbage */
+#include "gate_priv.h"
 
 const char *const gate_off_names[GATE_OFF_NR] = {
 	[GATE_OFF_SCHEDULE] = "schedule",
 	[GATE_OFF_CHANNELS] = "channels",
 };
-
-#define GATE_TSG_CHANNELS	32
-
-struct gate_tsg {
-	struct tsg t;
-	int fd;			/* the owner's RM file, borrowed for the gate alone */
-	bool lc;		/* an LC TSG: never touched, says its GPU has an LC */
-	bool off;		/* what RM was last told */
-	bool want;		/* what it should be now */
-	bool dead;		/* RM no longer knows it: skipped, dropped by prune */
-	__u32 gpu;		/* the GPU it runs on (tsg_gpu) */
-	/* be-off channels: its client's subdevice and its channels (0: not yet seen) */
-	__u32 subdev;
-	int nch, looks;		/* looks: times its channels were looked for */
-	__u32 ch[GATE_TSG_CHANNELS];
-};
-
-/* A BE process on one GPU: what the floor is kept for (its TSGs go on and off together). */
-struct gate_proc {
-	__u32 gpu, pid;
-	char comm[TSG_COMM_LEN];
-	bool on, gone;
-	__u64 joined_ns, last_ns, on_ns;
-	__u64 off_since;	/* when it last went off (valid while !on) */
-	__u64 longest_off_ns;
-};
-
-/* Each GPU decides alone: an LC on one never holds BE off another. */
-struct gate_gpu {
-	__u32 gpu;
-	int nlc, nbe;		/* LC processes, BE processes on it now */
-	__u32 rot_pid;		/* be-rotate: the BE process whose turn it is */
-	__u64 rot_next_ns;	/* when the next one's turn comes */
-	__s64 credit_ns;	/* how much longer the hint may keep BE off */
-	bool hint_off;		/* BE off for the hint now */
-	bool recovering;	/* the hint was cut short: BE on until the credit is full */
-	__u64 last_ns;
-};
-#define GATE_GPUS	16
-
-struct gate {
-	struct gate_opts o;
-	bool engaged;		/* hint or be-rotate: the gate may take BE off */
-	struct gpuctl_hint_page *page;
-	int hint_fd;		/* kept open: a truncated file is put right */
-	pthread_t thr;
-	bool thr_running;
-	pthread_mutex_t mu;	/* v, n, procs, gpus, stats */
-	struct gate_tsg *v;
-	int n, cap;
-	struct gate_proc *procs;
-	int nprocs, procs_cap;
-	struct gate_gpu gpus[GATE_GPUS];
-	int ngpus;
-	int stop;		/* atomic */
-	__u32 wake;		/* futex word to wait on without a hint page */
-	__u64 share_next_ns;
-	struct gate_stats st;
-	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
-	unsigned int nlat;
-};
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/*
- * The hint file is writable by others (hint-mode): one who truncates it
- * would make every access to the mapping a SIGBUS.  The handler puts an
- * anonymous page in its place (the access is retried, reads 0: no request)
- * and flags it; the gate thread then restores the file's size and maps it
- * again.  Only the hint page is handled: any other SIGBUS is the default's.
- */
-static void *volatile hint_addr;
-static volatile sig_atomic_t hint_damaged;
-
-static void hint_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	char *a = hint_addr;
-
-	(void)uc;
-	if (a && (char *)si->si_addr >= a && (char *)si->si_addr < a + GATE_PAGE_SIZE &&
-	    mmap(a, GATE_PAGE_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
-		hint_damaged = 1;
-		return;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void hint_header(struct gate *g)
-{
-	g->page->version = GPUCTL_HINT_VERSION;
-	g->page->owner = getpid();
-	__atomic_store_n(&g->page->magic, GPUCTL_HINT_MAGIC, __ATOMIC_RELEASE);
-}
-
-/*
- * Before each look at the page: a file cut short (or a page the handler
- * replaced) is made whole and mapped again; a header overwritten is written
- * again.  Returns the busy count to believe: garbage (negative, huge) is 0.
- */
-static __u32 hint_read(struct gate *g)
-{
-	struct stat st;
-	__u32 busy;
-
-	if (!g->page)
-		return 0;
-	if (hint_damaged || fstat(g->hint_fd, &st) || st.st_size < GATE_PAGE_SIZE) {
-		g->st.hint_repairs++;
-		if (ftruncate(g->hint_fd, GATE_PAGE_SIZE) ||
-		    mmap(g->page, GATE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-			 g->hint_fd, 0) == MAP_FAILED) {
-			/* cannot: the anonymous page stays, no LC request is seen */
-			if (!hint_damaged)
-				return 0;
-		} else {
-			hint_damaged = 0;
-			hint_header(g);
-		}
-	}
-	if (__atomic_load_n(&g->page->magic, __ATOMIC_ACQUIRE) != GPUCTL_HINT_MAGIC ||
-	    g->page->version != GPUCTL_HINT_VERSION || g->page->owner != (__u32)getpid()) {
-		g->st.hint_garbage++;
-		hint_header(g);
-	}
-	busy = __atomic_load_n(&g->page->busy, __ATOMIC_ACQUIRE);
-	if ((__s32)busy < 0 || busy > GATE_BUSY_MAX) {
-		g->st.hint_garbage++;
-		return 0;
-	}
-	return busy;
-}
-
-static __u32 *wait_word(struct gate *g)
-{
-	return g->page && !hint_damaged ? &g->page->busy : &g->wake;
-}
-
-static void hint_wake(struct gate *g)
-{
-	syscall(SYS_futex, wait_word(g), FUTEX_WAKE, 1, NULL, NULL, 0);
-}
 
 /*
  * be-off channels: the TSG's channels.  A TSG is reported when allocated,
@@ -316,7 +160,7 @@ static struct gate_gpu *gpu_state(struct gate *g, __u32 gpu)
 	return &g->gpus[g->ngpus++];
 }
 
-static struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid)
+struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid)
 {
 	for (int i = 0; i < g->nprocs; i++)
 		if (g->procs[i].gpu == gpu && g->procs[i].pid == pid && !g->procs[i].gone)
@@ -490,7 +334,6 @@ static long gate_next_ns(struct gate *g, __u64 now)
 	return w > 0 ? (long)w : 0;
 }
 
-static void gate_share(struct gate *g, __u64 now);
 
 static void *gate_thread(void *arg)
 {
@@ -530,107 +373,6 @@ static void *gate_thread(void *arg)
 			syscall(SYS_futex, wait_word(g), FUTEX_WAIT, word, &to, NULL, 0);
 	}
 	return NULL;
-}
-
-/* ------------------------------------------------------------- the ledger */
-
-/*
- * A BE process's share while an LC is busy, reckoned by construction: the
- * time its TSGs were on (measured) times what RM gives a BE TSG between
- * two LC timeslices, divided among the BE processes on at once.
- */
-static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 now,
-		       struct gate_share_row *r)
-{
-	const struct gate_gpu *gs = NULL;
-	double life = (now - p->joined_ns) / 1e9, rm = 1.0;
-	int k;
-
-	for (int i = 0; i < g->ngpus; i++)
-		if (g->gpus[i].gpu == p->gpu)
-			gs = &g->gpus[i];
-	k = gs && gs->nbe ? gs->nbe : 1;
-	if (g->o.rotate_ms)
-		k = 1;
-	if (gs && gs->nlc)
-		rm = (double)g->o.be_ts / (g->o.be_ts + (double)gs->nlc * g->o.lc_ts);
-	memset(r, 0, sizeof(*r));
-	r->gpu = p->gpu;
-	r->pid = p->pid;
-	snprintf(r->comm, sizeof(r->comm), "%s", p->comm);
-	r->on_pct = life > 0 ? 100.0 * (p->on_ns / 1e9) / life : 100.0;
-	if (r->on_pct > 100)
-		r->on_pct = 100;
-	r->share_pct = r->on_pct * rm / k;
-	r->floor_pct = gs && gs->nbe ? (double)g->o.floor_pct / gs->nbe : g->o.floor_pct;
-	r->longest_off_ms = (p->on ? p->longest_off_ns :
-			     (now - p->off_since > p->longest_off_ns ? now - p->off_since :
-			      p->longest_off_ns)) / 1e6;
-	/* on, it still waits for the LC's timeslices and the other BE's on at once */
-	r->rm_wait_ms = gs ? ((double)gs->nlc * g->o.lc_ts + (k - 1) * (double)g->o.be_ts) / 1e3 : 0;
-	r->stall_ms = r->longest_off_ms + r->rm_wait_ms;
-	r->age_s = life;
-	/* 2 % for rounding */
-	r->kept = r->share_pct >= r->floor_pct * 0.98;
-	r->stall_kept = r->longest_off_ms <= g->o.stall_ms + 2 * GATE_GUARD_NS / 1e6;
-}
-
-/* The share file sched status and the exporter read. Caller holds mu. */
-static void gate_share(struct gate *g, __u64 now)
-{
-	struct gate_share_row rows[64];
-	int n = 0;
-
-	for (int k = 0; k < g->nprocs && n < 64; k++)
-		if (!g->procs[k].gone)
-			proc_share(g, &g->procs[k], now, &rows[n++]);
-	share_write(&g->o, rows, n);
-}
-
-/* The hint page at path: created (or a stale one of ours reused), mapped. */
-static int hint_page(struct gate *g)
-{
-	struct sigaction sa = { .sa_sigaction = hint_sigbus, .sa_flags = SA_SIGINFO };
-	struct stat st;
-	void *p;
-	int fd;
-
-	fd = open(g->o.hint, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		p_err("hint file %s: %s", g->o.hint, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_nlink != 1) {
-		p_err("hint file %s: not a regular file of this user with one link; "
-		      "remove it or name another", g->o.hint);
-		close(fd);
-		return -1;
-	}
-	/*
-	 * Who may write it may keep BE off, within be-floor and be-stall, and
-	 * may truncate or scribble on it: hint_read puts that right.
-	 */
-	if (ftruncate(fd, GATE_PAGE_SIZE) || fchmod(fd, g->o.mode)) {
-		p_err("hint file %s: %s", g->o.hint, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	p = mmap(NULL, GATE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		p_err("hint file %s: mmap: %s", g->o.hint, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	g->hint_fd = fd;
-	g->page = p;
-	hint_addr = p;
-	hint_damaged = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-	memset(p, 0, sizeof(*g->page));
-	hint_header(g);
-	return 0;
 }
 
 int gate_start(struct gate **out, const struct gate_opts *o)
@@ -827,13 +569,7 @@ void gate_stop(struct gate *g, struct gate_stats *st)
 		st->off_max_us = g->lat[n - 1];
 	}
 	pthread_mutex_unlock(&g->mu);
-	if (g->page) {
-		__atomic_store_n(&g->page->magic, 0, __ATOMIC_RELEASE);
-		hint_addr = NULL;
-		munmap(g->page, GATE_PAGE_SIZE);
-		close(g->hint_fd);
-		unlink(g->o.hint);
-	}
+	hint_release(g, true);
 	if (g->thr_running)
 		share_remove();
 	free(g->v);
@@ -846,11 +582,7 @@ void gate_forget(struct gate *g)
 {
 	if (!g)
 		return;
-	if (g->page) {
-		hint_addr = NULL;
-		munmap(g->page, GATE_PAGE_SIZE);
-		close(g->hint_fd);
-	}
+	hint_release(g, false);
 	free(g->v);
 	free(g->procs);
 	free(g);

@@ -299,6 +299,8 @@ void share_write(const struct gate_opts *o, const struct gate_share_row *rows, i
 /* The running policy's ledger: 0, or -ENOENT when none is written. */
 int share_read(struct gate_share *s);
 void share_remove(void);
+/* sched status's part: the ledger of the policy process runner, if it wrote one. */
+void share_print(pid_t runner);
 /* What keeps a floor from being kept by the timeslices alone (static), or NULL. */
 const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len);
 
@@ -319,6 +321,8 @@ int run_main(const struct run_opts *o);
 
 /* The running policy process (its pid file; a zombie is gone), or 0. */
 pid_t run_pid(void);
+/* run --detach, in the parent: reports the child ready (EXIT_OK), or EXIT_FAIL. */
+int run_detach_report(const struct run_opts *o, pid_t child, int ready_fd);
 
 struct run_stopped {
 	pid_t pid;		/* the policy process stopped (0: none ran) */
