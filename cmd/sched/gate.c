@@ -262,9 +262,8 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 	if (gs->recovering && (gs->credit_ns >= cap || !busy))
 		gs->recovering = false;
 	for (int k = 0; k < g->nprocs; k++)
-		if (!g->procs[k].gone && g->procs[k].gpu == gs->gpu && proc_due(g, &g->procs[k], now) &&
-		    (!g->o.rotate_ms || gs->nbe < 2 || gs->hint_off))
-			due = true;
+		if (!g->procs[k].gone && g->procs[k].gpu == gs->gpu && proc_due(g, &g->procs[k], now))
+			due = true;	/* its stall ends now: the hint yields, the turn is its */
 	lc_off = busy && gs->nlc > 0 && !gs->recovering && !due &&
 		 gs->credit_ns > (__s64)GATE_GUARD_NS;
 	if (gs->hint_off && !lc_off && busy) {
@@ -281,7 +280,10 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 		if (gs->nbe > 1 && gate_bound_ns(g) > 2 * GATE_GUARD_NS &&
 		    (gate_bound_ns(g) - 2 * GATE_GUARD_NS) / (gs->nbe - 1) < turn)
 			turn = (gate_bound_ns(g) - 2 * GATE_GUARD_NS) / (gs->nbe - 1);
-		if (!cur || now >= gs->rot_next_ns) {
+		/* a BE process that joined since shortens the turn under way */
+		if (gs->rot_next_ns > now + turn)
+			gs->rot_next_ns = now + turn;
+		if (!cur || now >= gs->rot_next_ns || due) {
 			for (int k = 0; k < g->nprocs; k++) {
 				struct gate_proc *p = &g->procs[k];
 

@@ -214,6 +214,22 @@ int main(void)
 	      "be-rotate, 2 BE: one on at a time (%d), off at most %.0f / %.0f ms", s.max_on_together,
 	      s.longest[1], s.longest[2]);
 
+	/* a BE process that joins after the first turn began: the 5 s turn is cut */
+	o = opts(NULL, 5000, 300, 0);
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (be-rotate 5000, one BE at first)");
+	{
+		struct tsg t1 = mk(1, 101, POLICY_CLASS_BE), t2 = mk(2, 102, POLICY_CLASS_BE);
+
+		gate_add(g, &t1, 0);
+		sleep_ms(50);
+		gate_add(g, &t2, 0);
+	}
+	sample(1, 2, 1200, &s, NULL);
+	gate_stop(g, &st);
+	CHECK(st.rotations >= 3 && s.longest[1] <= 340 && s.longest[2] <= 340,
+	      "late joiner: turns pass (%llu), off at most %.0f / %.0f ms (be-stall 300)",
+	      (unsigned long long)st.rotations, s.longest[1], s.longest[2]);
+
 	/* the hint held busy for ever: off at most hint-hold at once, about half the time */
 	o = opts(hint, 0, 300, 0);
 	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (hint)");
