@@ -8,7 +8,7 @@
  *
  * The map key and value layouts are an ABI between a pinned watcher and any
  * later gpuctl: gpuctl refuses a pinned table whose value size differs from
- * sizeof(struct tsg_info) (cmd/sched/watcher.c).
+ * sizeof(struct tsg_info) (cmd/tsgw/watcher.c).
  */
 #ifndef TSG_WATCH_H
 #define TSG_WATCH_H

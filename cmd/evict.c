@@ -99,6 +99,25 @@ static int add_cgroup(struct pid_list *pl, const char *arg, __u32 val)
 	return 0;
 }
 
+/* "priority and quota": the built-ins that take per-process values, from the catalogue. */
+static const char *pid_policies(void)
+{
+	static char buf[128];
+	unsigned int n = 0, k = 0;
+	size_t at = 0;
+
+	for (unsigned int i = 0; i < evict_kind.ndefs; i++)
+		n += evict_takes_pids(evict_kind.defs[i].name);
+	for (unsigned int i = 0; i < evict_kind.ndefs && at < sizeof(buf); i++) {
+		if (!evict_takes_pids(evict_kind.defs[i].name))
+			continue;
+		at += snprintf(buf + at, sizeof(buf) - at, "%s%s",
+			       !k ? "" : k + 1 == n ? " and " : ", ", evict_kind.defs[i].name);
+		k++;
+	}
+	return buf;
+}
+
 /*
  * Takes the `pid PID VALUE` and `cgroup PATH VALUE` triples out of argv
  * into pl; the KEY VALUE pairs left go to rest.  pl->policy may not take
@@ -126,9 +145,9 @@ static int split_args(struct pid_list *pl, int argc, char **argv, char **rest, i
 			continue;
 		}
 		if (!evict_takes_pids(policy))
-			return usage_err("'%s' is not a parameter of %s (priority and quota take '%s %s VALUE')",
+			return usage_err("'%s' is not a parameter of %s (%s take '%s %s VALUE')",
 					 argv[0], policy && *policy ? policy : "a policy loaded from a file",
-					 argv[0], is_pid ? "PID" : "PATH");
+					 pid_policies(), argv[0], is_pid ? "PID" : "PATH");
 		if (argc < 3)
 			return usage_err("'%s' needs %s and %s", argv[0], is_pid ? "PID" : "PATH",
 					 evict_is_quota(policy) ? "a share in %" : "a level (high, normal or low)");
@@ -230,10 +249,8 @@ static int do_load(int argc, char **argv)
 	for (d = 0; argc > 0 && d < evict_kind.ndefs && strcmp(evict_kind.defs[d].name, argv[0]); d++)
 		;
 	/* file PATH, unknown policies: the engine says what is wrong. */
-	if (argc < 1 || d == evict_kind.ndefs) {
-		ret = policy_load_args(&evict_kind, argc, argv, &opts);
-		return ret ? ret : policy_load(&evict_kind, &opts);
-	}
+	if (argc < 1 || d == evict_kind.ndefs)
+		return policy_load_plain(&evict_kind, argc, argv);
 	pl = calloc(1, sizeof(*pl));
 	args = calloc(argc + 1, sizeof(*args));
 	if (!pl || !args) {
@@ -320,20 +337,9 @@ static int do_set(int argc, char **argv)
 	return ret;
 }
 
-static int do_list(int argc, char **argv)
-{
-	return policy_list(&evict_kind, argc, argv);
-}
-
-static int do_show(int argc, char **argv)
-{
-	return policy_show(&evict_kind, argc, argv);
-}
-
-static int do_unload(int argc, char **argv)
-{
-	return policy_unload(&evict_kind, argc, argv);
-}
+POLICY_CMD(do_list, policy_list, evict_kind)
+POLICY_CMD(do_show, policy_show, evict_kind)
+POLICY_CMD(do_unload, policy_unload, evict_kind)
 
 static const struct cmd evict_cmds[] = {
 	{ "help", do_help },

@@ -114,10 +114,7 @@ static int do_list(int argc, char **argv)
 	return so->list(argc, argv);
 }
 
-static int do_set(int argc, char **argv)
-{
-	return policy_set(&prefetch_kind, argc, argv);
-}
+POLICY_CMD(do_set, policy_set, prefetch_kind)
 
 /*
  * The system-wide policy, then every engine: as before when no engine runs

@@ -44,33 +44,11 @@ static int do_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int do_list(int argc, char **argv)
-{
-	return policy_list(&replay_kind, argc, argv);
-}
-
-static int do_load(int argc, char **argv)
-{
-	LIBBPF_OPTS(policy_load_opts, opts);
-	int ret = policy_load_args(&replay_kind, argc, argv, &opts);
-
-	return ret ? ret : policy_load(&replay_kind, &opts);
-}
-
-static int do_set(int argc, char **argv)
-{
-	return policy_set(&replay_kind, argc, argv);
-}
-
-static int do_show(int argc, char **argv)
-{
-	return policy_show(&replay_kind, argc, argv);
-}
-
-static int do_unload(int argc, char **argv)
-{
-	return policy_unload(&replay_kind, argc, argv);
-}
+POLICY_CMD(do_list, policy_list, replay_kind)
+POLICY_CMD(do_load, policy_load_plain, replay_kind)
+POLICY_CMD(do_set, policy_set, replay_kind)
+POLICY_CMD(do_show, policy_show, replay_kind)
+POLICY_CMD(do_unload, policy_unload, replay_kind)
 
 static const struct cmd replay_cmds[] = {
 	{ "help", do_help },

@@ -21,7 +21,7 @@
 #include "gpuctl.h"
 #include "rm.h"
 #include "trace_rm.h"
-#include "sched/sched.h"
+#include "tsgw/tsgw.h"
 
 #define RM_GC_NS		2000000000ull	/* table clean-up period */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sources.c - the exporter's BPF sources, read per scrape: the pinned TSG
- * watcher (cmd/sched/) and the loaded policies (cmd/policy/).  Their maps
+ * watcher (cmd/tsgw/) and the loaded policies (cmd/policy/).  Their maps
  * are opened for the scrape and closed after it, so an unloaded watcher or
  * policy is not kept alive by the exporter; a missing one is a reason in
  * gpuctl_exporter_source_up, never an error.
@@ -20,7 +20,7 @@
 #include "exporter/om.h"
 #include "policy/policy.h"
 #include "policy/kinds.h"
-#include "sched/sched.h"
+#include "tsgw/tsgw.h"
 
 const char *const exp_src_names[SRC_NR] = {
 	[SRC_UVM_TOOLS] = "uvm_tools",

@@ -286,6 +286,15 @@ const char *str_printable(char *dst, size_t len, const char *src, size_t n);
  */
 int pin_dir_lock(const char *object, bool create, char *buf, size_t len);
 
+/* -------------------------------------------------------------- quiet.c */
+/*
+ * The one way to quiet libbpf: its warnings while a step runs go into a
+ * buffer (the step's error line may quote the first one) instead of
+ * stderr; -d shows them all.  Pairs may nest.
+ */
+void libbpf_quiet_begin(void);
+const char *libbpf_quiet_end(void);
+
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */
 double mono_s(void);		/* CLOCK_MONOTONIC in seconds */

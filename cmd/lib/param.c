@@ -29,3 +29,14 @@ int param_parse_one(const struct param *p, unsigned int n, int argc, char *const
 	*idx = i;
 	return 0;
 }
+
+void param_json(const struct param *p)
+{
+	jsonw_start_object(json_wtr);
+	jsonw_string_field(json_wtr, "name", p->name);
+	jsonw_uint_field(json_wtr, "default", p->def);
+	jsonw_uint_field(json_wtr, "min", p->min);
+	jsonw_uint_field(json_wtr, "max", p->max);
+	jsonw_string_field(json_wtr, "description", p->doc);
+	jsonw_end_object(json_wtr);
+}

@@ -28,4 +28,7 @@ int param_find(const struct param *p, unsigned int n, const char *name);
 int param_parse_one(const struct param *p, unsigned int n, int argc, char *const *argv,
 		    int *idx, unsigned long long *val);
 
+/* {"name", "default", "min", "max", "description"} of p, for list -j. */
+void param_json(const struct param *p);
+
 #endif

@@ -67,13 +67,7 @@ static int en_load(struct pf_args *a)
 static void list_param(const struct param *q)
 {
 	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "name", q->name);
-		jsonw_uint_field(json_wtr, "default", q->def);
-		jsonw_uint_field(json_wtr, "min", q->min);
-		jsonw_uint_field(json_wtr, "max", q->max);
-		jsonw_string_field(json_wtr, "description", q->doc);
-		jsonw_end_object(json_wtr);
+		param_json(q);
 	} else {
 		printf("    %-14s default %-6llu [%llu..%llu] %s\n", q->name,
 		       (unsigned long long)q->def, (unsigned long long)q->min,

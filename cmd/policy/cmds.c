@@ -294,3 +294,11 @@ int policy_remove(const struct policy_kind *k, __u32 map_id)
 	close(lock_fd);
 	return ret;
 }
+
+int policy_load_plain(const struct policy_kind *k, int argc, char **argv)
+{
+	LIBBPF_OPTS(policy_load_opts, opts);
+	int ret = policy_load_args(k, argc, argv, &opts);
+
+	return ret ? ret : policy_load(k, &opts);
+}

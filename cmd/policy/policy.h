@@ -110,6 +110,16 @@ int policy_list(const struct policy_kind *k, int argc, char **argv);
 int policy_show(const struct policy_kind *k, int argc, char **argv);
 int policy_set(const struct policy_kind *k, int argc, char **argv);
 int policy_unload(const struct policy_kind *k, int argc, char **argv);
+/* load POLICY [KEY VALUE]... | file PATH, nothing else: policy_load_args, then policy_load. */
+int policy_load_plain(const struct policy_kind *k, int argc, char **argv);
+
+/*
+ * A command of struct cmd's shape that runs fn (policy_list, policy_show,
+ * policy_set, policy_unload, policy_load_plain) on kind k: the families'
+ * command files share these instead of each writing its wrappers.
+ */
+#define POLICY_CMD(name, fn, k) \
+	static int name(int argc, char **argv) { return fn(&(k), argc, argv); }
 
 /* "{ a | b | c }": the built-ins' names, for help text. */
 void policy_print_names(const struct policy_kind *k, FILE *f);
@@ -228,11 +238,5 @@ int elf_check_policy(const char *path, const char *st_type);
  */
 const struct btf_type *btf_resolve(const struct btf *btf, __u32 id, __u32 *res, int *depth);
 
-/*
- * libbpf's warnings while a step runs go into a buffer (the step's error
- * line quotes the last one) instead of stderr; -d shows them all.
- */
-void libbpf_quiet_begin(void);
-const char *libbpf_quiet_end(void);
 
 #endif

@@ -67,13 +67,7 @@ static void list_params(const struct policy_def *d)
 		const struct param *p = &d->params[i];
 
 		if (json_output) {
-			jsonw_start_object(json_wtr);
-			jsonw_string_field(json_wtr, "name", p->name);
-			jsonw_uint_field(json_wtr, "default", p->def);
-			jsonw_uint_field(json_wtr, "min", p->min);
-			jsonw_uint_field(json_wtr, "max", p->max);
-			jsonw_string_field(json_wtr, "description", p->doc);
-			jsonw_end_object(json_wtr);
+			param_json(p);
 		} else {
 			printf("%-14s   %s %llu (%llu..%llu): %s\n", "", p->name,
 			       (unsigned long long)p->def, (unsigned long long)p->min,

@@ -19,18 +19,6 @@
 #include "sched.h"
 
 
-const char *const policy_class_names[POLICY_CLASS_NR] = {
-	[POLICY_CLASS_NONE] = "-",
-	[POLICY_CLASS_LC] = "lc",
-	[POLICY_CLASS_BE] = "be",
-	[POLICY_CLASS_FIXED] = "fixed",
-};
-
-const char *policy_class_name(__u32 cls)
-{
-	return cls < POLICY_CLASS_NR ? policy_class_names[cls] : "-";
-}
-
 /* MATCH := comm:NAME | pid:PID | uid:UID | cgroup:PATH */
 static const char *const match_names[POLICY_MATCH_NR] = {
 	[POLICY_MATCH_COMM] = "comm",

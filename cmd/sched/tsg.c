@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tsg.c - the TSG table and RM controls on a TSG.
- *
- * The table is the watcher's map of the TSGs it saw allocated; tsg_table_walk
- * is the one way through it (sched reads it, trace tsg cleans its private
- * one).  Controls go through the owning process's own RM file, borrowed
+ * tsg.c - reading the TSG table (cmd/tsgw/) for sched, and RM controls on
+ * a TSG.  Controls go through the owning process's own RM file, borrowed
  * with pidfd_getfd(): RM answers a client only through the file that
  * created it, and gpuctl keeps that rule.  What a command borrowed is in its
  * struct sched, closed with it.
@@ -22,40 +19,6 @@
 
 #include "gpuctl.h"
 #include "sched.h"
-
-/* ------------------------------------------------------------- the table */
-
-int tsg_table_walk(int fd, tsg_walk_fn fn, void *arg)
-{
-	struct tsg_key *keys = calloc(TSG_MAX, sizeof(*keys)), *prev = NULL, next;
-	int n = 0;
-
-	if (!keys)
-		return -ENOMEM;
-	/* Keys first: deleting while walking would restart the walk. */
-	while (n < TSG_MAX && !bpf_map_get_next_key(fd, prev, &next)) {
-		keys[n] = next;
-		prev = &keys[n++];
-	}
-	for (int i = 0; i < n; i++) {
-		struct tsg_info info;
-
-		if (bpf_map_lookup_elem(fd, &keys[i], &info))
-			continue;	/* deleted meanwhile */
-		if (fn(&keys[i], &info, arg) == TSG_DELETE)
-			bpf_map_delete_elem(fd, &keys[i]);
-	}
-	free(keys);
-	return 0;
-}
-
-bool tsg_proc_gone(__u32 pid)
-{
-	char proc[32];
-
-	snprintf(proc, sizeof(proc), "/proc/%u", pid);
-	return access(proc, F_OK) && errno == ENOENT;
-}
 
 struct read_ctx {
 	struct tsg *v;

@@ -42,6 +42,17 @@ struct tb_counters {
 	int nrows;
 };
 
+/*
+ * The stock driver's functions the bpf back-end's programs attach to
+ * (bpf.c): the one list, which gpuctl probe reports on too.
+ */
+struct tb_attach {
+	const char *func;
+	const char *what;
+};
+#define TB_BPF_ATTACH_NR 7
+extern const struct tb_attach tb_bpf_attach[TB_BPF_ATTACH_NR];
+
 typedef void (*tb_event_fn)(const struct gt_event *e, void *arg);
 
 struct tb_opts {

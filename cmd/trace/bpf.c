@@ -24,17 +24,35 @@ struct bpf_backend {
 };
 
 /* Program, and the driver functions it may attach to (first found wins). */
+/* The stock driver's functions the programs attach to: probe lists these. */
+enum {
+	A_EVENT_NOTIFY, A_BATCH, A_REPLAY_GPU, A_REPLAY_PARENT, A_EVICT, A_VA_CREATE, A_VA_DESTROY,
+	A_NR
+};
+_Static_assert(A_NR == TB_BPF_ATTACH_NR, "backend.h counts the attach points");
+const struct tb_attach tb_bpf_attach[TB_BPF_ATTACH_NR] = {
+	[A_EVENT_NOTIFY] = { "uvm_perf_event_notify", "faults, migrations and other perf events" },
+	[A_BATCH] = { "service_fault_batch", "replayable fault batches" },
+	[A_REPLAY_GPU] = { "push_replay_on_gpu", "fault replays" },
+	[A_REPLAY_PARENT] = { "push_replay_on_parent_gpu", "fault replays (older drivers)" },
+	[A_EVICT] = { "evict_root_chunk", "evictions" },
+	[A_VA_CREATE] = { "uvm_va_space_create", "process attach (va_space to pid)" },
+	[A_VA_DESTROY] = { "uvm_va_space_destroy", "process exit" },
+};
+
+/* Each program and the functions it may attach to, first found wins. */
 static const struct {
 	const char *prog;
-	const char *funcs[3];
+	int nfuncs;
+	int funcs[2];	/* tb_bpf_attach rows */
 } bpf_targets[] = {
-	{ "trace_event_notify", { "uvm_perf_event_notify" } },	/* required */
-	{ "trace_batch_enter", { "service_fault_batch" } },
-	{ "trace_batch_exit", { "service_fault_batch" } },
-	{ "trace_replay", { "push_replay_on_gpu", "push_replay_on_parent_gpu" } },
-	{ "trace_evict", { "evict_root_chunk" } },
-	{ "trace_va_space_create", { "uvm_va_space_create" } },
-	{ "trace_va_space_destroy", { "uvm_va_space_destroy" } },
+	{ "trace_event_notify", 1, { A_EVENT_NOTIFY } },	/* required */
+	{ "trace_batch_enter", 1, { A_BATCH } },
+	{ "trace_batch_exit", 1, { A_BATCH } },
+	{ "trace_replay", 2, { A_REPLAY_GPU, A_REPLAY_PARENT } },
+	{ "trace_evict", 1, { A_EVICT } },
+	{ "trace_va_space_create", 1, { A_VA_CREATE } },
+	{ "trace_va_space_destroy", 1, { A_VA_DESTROY } },
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -116,9 +134,12 @@ static int load(struct bpf_backend *b, uint32_t tgid, uint32_t types, void *ctx,
 
 		if (!prog)
 			continue;
-		for (int j = 0; j < 3 && bpf_targets[i].funcs[j] && !found; j++)
-			if (!probe_btf_type(bpf_targets[i].funcs[j], BTF_KIND_FUNC, m, sizeof(m)))
-				found = bpf_targets[i].funcs[j];
+		for (int j = 0; j < bpf_targets[i].nfuncs && !found; j++) {
+			const char *f = tb_bpf_attach[bpf_targets[i].funcs[j]].func;
+
+			if (!probe_btf_type(f, BTF_KIND_FUNC, m, sizeof(m)))
+				found = f;
+		}
 		if (!found) {
 			bpf_program__set_autoload(prog, false);
 			continue;
@@ -128,13 +149,11 @@ static int load(struct bpf_backend *b, uint32_t tgid, uint32_t types, void *ctx,
 	}
 	/* A refusal is reported below in one line (and it may just mean falling
 	 * back to uvm-tools): keep libbpf's warnings for -d. */
-	libbpf_print_fn_t old = debug_output ? NULL : libbpf_set_print(NULL);
-
+	libbpf_quiet_begin();
 	err = trace_uvm__load(skel);
 	if (!err)
 		err = trace_uvm__attach(skel);
-	if (!debug_output)
-		libbpf_set_print(old);
+	libbpf_quiet_end();
 	if (err) {
 		err = err < 0 ? err : -EINVAL;
 		snprintf(reason, len, "fentry on %s:uvm_perf_event_notify refused: %s%s", mod,

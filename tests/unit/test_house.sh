@@ -10,7 +10,15 @@
 #     defining an object, or main, batch, shell), and
 #     no quoted-include circles anywhere under cmd/;
 #   - every BPF object's ABI header (bpf/*.h other than *.bpf.h helpers) is
-#     included by its .bpf.c and by the C side.
+#     included by its .bpf.c and by the C side;
+#   - the rooms cmd/trace/, cmd/pfengine/, cmd/exporter/, cmd/sched/ include
+#     nothing of each other (they call down: cmd/drv/, cmd/tsgw/, cmd/policy/,
+#     cmd/lib/), and cmd/drv/ includes only cmd/drv/, cmd/lib/ and bpf/;
+#   - no constructors under cmd/ (the policy catalogue is one const table);
+#   - lists that name policies, struct_ops types or trace attach points come
+#     from one source: no string literal outside the defining file lists two
+#     of a catalogue's policies, and the struct_ops type names and the attach
+#     functions of cmd/trace/bpf.c appear as literals only where defined.
 # Needs nothing but bash, awk and grep.
 . "$(dirname "$0")/../lib.sh"
 
@@ -132,6 +140,69 @@ cycles=$(echo "$edges" | awk '
     }
     END { for (n in nodes) if (!state[n]) dfs(n) }')
 check "no include circles under cmd/" "$(echo "$cycles" | oneline)"
+
+# --- rooms: no sideways includes, the driver at the bottom ----------------------
+ROOMS="trace pfengine exporter sched"
+side=$(echo "$edges" | awk -v rooms="$ROOMS" '
+    BEGIN { n = split(rooms, r, " ") }
+    { a = ""; b = ""
+      for (i = 1; i <= n; i++) {
+          if (index($1, "cmd/" r[i] "/") == 1) a = r[i]
+          if (index($2, "cmd/" r[i] "/") == 1) b = r[i]
+      }
+      if (a != "" && b != "" && a != b) print }')
+check "no sideways includes between cmd/trace, cmd/pfengine, cmd/exporter, cmd/sched" "$(echo "$side" | oneline)"
+drv_up=$(echo "$edges" | awk '$1 ~ /^cmd\/drv\// && $2 !~ /^cmd\/(drv|lib)\// && $2 !~ /^bpf\//')
+check "cmd/drv includes only cmd/drv, cmd/lib and bpf" "$(echo "$drv_up" | oneline)"
+
+# --- one source for every list -----------------------------------------------------
+ctors=$(git grep -n '__attribute__((constructor))' -- 'cmd/*.c' 'cmd/**/*.c' 2>/dev/null)
+check "no constructors under cmd/ (the policy catalogue is data)" "$(echo "$ctors" | oneline)"
+
+# literals FILE...: every string literal of the files, "file<TAB>literal" a line
+literals() {
+    for f in "$@"; do
+        grep -v '^[[:space:]]*\*\|^[[:space:]]*/\*\|^#include' "$f" | sed 's|/\*.*\*/||g' | grep -o '"[^"]*"' |
+            sed "s|^|$f\t|"
+    done
+}
+CSRC=$(git ls-files 'cmd/*.c' 'cmd/*.h' 'cmd/**/*.c' 'cmd/**/*.h' | sort -u)
+# A hand-written list: one literal joining two policies of one catalogue as a
+# list does ("a, b", "a | b", "a and b", "a or b"); prose naming them passes.
+twice() {	# twice DEFINING-FILES -- NAMES...: literals elsewhere naming two of NAMES
+    local defs=$1; shift
+    literals $CSRC | awk -F'\t' -v defs=" $defs " -v names="$*" '
+        BEGIN { n = split(names, nm, " ") }
+        index(defs, " " $1 " ") { next }
+        { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) {
+              if (i == j) continue
+              # two names joined as a list joins them: "a, b" "a | b" "a and b" "a or b"
+              if (match($2, "(^|[^a-z_])" nm[i] "(, | [|] | and | or )" nm[j] "([^a-z_]|$)")) {
+                  print $1 ": " $2; next
+              }
+          } }'
+}
+so_files="cmd/policy/kinds_prefetch.c cmd/policy/kinds_evict.c cmd/policy/kinds_replay.c"
+for f in $so_files; do
+    names=$(grep -o '^[[:space:]]{ "[a-z_]*",' "$f" | sed 's/^[[:space:]]{ "\(.*\)",/\1/' | tr '\n' ' ')
+    [ -n "$names" ] || { fail "catalogue $f" "no built-in policies found"; continue; }
+    check "policy names of $f listed only there" "$(twice "$f" $names | oneline)"
+done
+en_names=$(grep -o '^[[:space:]]\.name = "[a-z_]*",' cmd/pfengine/policies.c | sed 's/.*"\(.*\)",/\1/' | tr '\n' ' ')
+[ -n "$en_names" ] || fail "engine policies" "no names found in cmd/pfengine/policies.c"
+check "engine policy names listed only in cmd/pfengine/policies.c" \
+    "$(twice cmd/pfengine/policies.c $en_names | oneline)"
+st_types=$(grep -ho '\.st_type = "[a-z_]*"' $so_files | sed 's/.*"\(.*\)"/\1/')
+for t in $st_types; do
+    check "struct_ops type $t named only by its catalogue" \
+        "$(literals $CSRC | awk -F'\t' -v t="\"$t\"" -v defs=" $so_files " '$2 == t && !index(defs, " " $1 " ") { print $1 }' | oneline)"
+done
+attach=$(sed -n '/^const struct tb_attach tb_bpf_attach/,/^};/p' cmd/trace/bpf.c | grep -o '{ "[a-z_0-9]*"' | sed 's/{ "\(.*\)"/\1/')
+[ -n "$attach" ] || fail "trace attach points" "tb_bpf_attach not found in cmd/trace/bpf.c"
+for a in $attach; do
+    check "trace attach point $a named only by cmd/trace/bpf.c" \
+        "$(literals $CSRC | awk -F'\t' -v t="\"$a\"" '$2 == t && $1 != "cmd/trace/bpf.c" { print $1 }' | oneline)"
+done
 
 # --- one ABI header per BPF object, included by both sides -----------------------
 for o in bpf/*.bpf.c; do

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * quiet.c - libbpf's warnings while the engine opens and loads a policy:
- * a failed step reports one error line, so libbpf's own lines are kept
- * (the first one, which names the cause) for that line rather than
- * printed; under -d they go on to the print function that was set.
+ * quiet.c - libbpf's warnings while a step opens and loads BPF (a policy,
+ * the trace programs, the TSG watcher): a failed step reports one error
+ * line, so libbpf's own lines are kept (the first one, which names the
+ * cause) for that line rather than printed; under -d they go on to the
+ * print function that was set.
  *
  * libbpf's print callback has no context argument: the capture lives in
  * this file's statics, set between begin and end, one step at a time.
@@ -14,7 +15,6 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "policy.h"
 
 static libbpf_print_fn_t quiet_prev;
 static int quiet_depth;	/* begin/end pairs may nest: the outer one counts */

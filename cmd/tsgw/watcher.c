@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "sched.h"
+#include "rm.h"		/* the RM device */
+#include "tsgw/tsgw.h"
 #include "tsg_watch.skel.h"
 
 /* What sched pins, in the order it pins them. */
@@ -95,7 +97,6 @@ __u64 watcher_meta(const struct watcher *w, __u32 slot)
 static struct tsg_watch *watcher_load(dev_t rdev, char *reason, size_t len)
 {
 	struct tsg_watch *skel = tsg_watch__open();
-	libbpf_print_fn_t old = NULL;
 	int err;
 
 	if (!skel) {
@@ -107,8 +108,7 @@ static struct tsg_watch *watcher_load(dev_t rdev, char *reason, size_t len)
 	skel->rodata->dev_minor = minor(rdev);
 	skel->rodata->any_minor = major(rdev) == RM_NVIDIA_MAJOR;
 	/* One line says why below; libbpf's warnings are for -d. */
-	if (!debug_output)
-		old = libbpf_set_print(NULL);
+	libbpf_quiet_begin();
 	err = tsg_watch__load(skel);
 	if (err == -EPERM || err == -EACCES) {
 		snprintf(reason, len, "loading the TSG watcher refused: %s (needs CAP_BPF and "
@@ -124,8 +124,7 @@ static struct tsg_watch *watcher_load(dev_t rdev, char *reason, size_t len)
 			snprintf(reason, len, "attaching the TSG watcher to the raw tracepoints "
 				 "sys_enter/sys_exit failed: %s", strerror(-err));
 	}
-	if (!debug_output)
-		libbpf_set_print(old);
+	libbpf_quiet_end();
 	if (err) {
 		tsg_watch__destroy(skel);
 		return NULL;

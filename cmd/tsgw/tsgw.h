@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tsgw.h - the TSG watcher (bpf/tsg_watch.bpf.c) and its table, the one
+ * room that loads, pins, opens and reads it: gpuctl sched (cmd/sched/),
+ * trace tsg and the exporter call down into it.
+ *
+ *   watcher.c   its life: loaded privately (trace tsg) or pinned under
+ *               <bpffs>/gpuctl/sched (sched watch), the lock on that
+ *               directory, opening and removing the pins.
+ *   table.c     the TSG table (one walk for every reader), the policy
+ *               class names of tsg_watch.h.
+ */
+#ifndef GPUCTL_TSGW_H
+#define GPUCTL_TSGW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "tsg_watch.h"
+
+/* ------------------------------------------------------------ watcher.c */
+
+#define SCHED_OBJECT	"sched"	/* its pin directory: <bpffs>/gpuctl/sched */
+
+struct tsg_watch;
+
+/* A watcher's maps; a private one also owns its BPF object. */
+struct watcher {
+	int tsgs, policy, meta, stats, events;	/* map fds, -1 when not open */
+	struct tsg_watch *skel;			/* private: NULL for a pinned one */
+};
+#define WATCHER_INIT { -1, -1, -1, -1, -1, NULL }
+
+/*
+ * Loads and attaches a private watcher (nothing pinned) filtering device
+ * rdev: 0, or -errno with the reason in reason.  trace tsg uses it.
+ */
+int watcher_private(struct watcher *w, dev_t rdev, char *reason, size_t len);
+void watcher_close(struct watcher *w);
+__u64 watcher_meta(const struct watcher *w, __u32 slot);
+
+/*
+ * Locks the sched pin directory (pin_dir() checks it; create: make it),
+ * its path into dir.  Returns the lock's fd (close it to unlock), -ENOENT
+ * (quiet) when it is missing and !create, or -1 after p_err.  Every command
+ * that changes the watcher or a policy holds it.  made (may be NULL): the
+ * SCHED_MADE_* directories this call created, for sched_unmake.
+ */
+int sched_lock(bool create, char *dir, size_t len, unsigned int *made);
+#define SCHED_MADE_TOP	1u	/* <bpffs>/gpuctl */
+#define SCHED_MADE_DIR	2u	/* <bpffs>/gpuctl/sched */
+/* A failed start: removes the directories sched_lock made, when still empty. */
+void sched_unmake(const char *dir, unsigned int made);
+/*
+ * Before a command may start a watcher: 0 when one is pinned or dev is a
+ * character device; else -1 after p_err.  Creates nothing.
+ */
+int watcher_dev_check(const char *dev);
+/* Every pin of a working watcher is in dir. */
+bool watcher_pinned(const char *dir);
+/*
+ * Opens the pinned maps: 0; -ENOENT when no watcher is pinned; -EPROTO
+ * (quiet) when it is another gpuctl version's, whose layouts differ
+ * (watcher_version_err says what to do); else -errno after p_err.
+ */
+int watcher_open(const char *dir, struct watcher *w);
+void watcher_version_err(const char *dir);
+/*
+ * Loads, attaches and pins a watcher for the RM device dev under dir, which
+ * the caller holds locked: 0, or -1 after p_err with nothing left pinned.
+ */
+int watcher_pin(const char *dir, const char *dev);
+/* Unlinks the names sched pins in dir (nothing else), then dir: 0 or -errno. */
+int watcher_unpin(const char *dir);
+
+/* ------------------------------------------------------------- table.c */
+
+/* One TSG of the table. */
+struct tsg {
+	struct tsg_key key;
+	struct tsg_info info;
+};
+
+/* What a walk does with the entry it was shown. */
+enum tsg_walk { TSG_KEEP, TSG_DELETE };
+typedef enum tsg_walk (*tsg_walk_fn)(const struct tsg_key *key, const struct tsg_info *info,
+				     void *arg);
+/*
+ * The one walk of a TSG table (the pinned one or a private one): fn sees
+ * every entry.  Keys are read first, so deleting does not restart the walk.
+ * 0, or -ENOMEM.
+ */
+int tsg_table_walk(int fd, tsg_walk_fn fn, void *arg);
+/* The process is gone (its TSGs with it). */
+bool tsg_proc_gone(__u32 pid);
+
+/* tsg_watch.h's POLICY_CLASS_* as words ("-" for none or unknown). */
+extern const char *const policy_class_names[POLICY_CLASS_NR];
+const char *policy_class_name(__u32 cls);
+
+#endif
