@@ -172,7 +172,7 @@ static void write_be_share(FILE *f)
 	struct gate_share sh;
 	char buf[16];
 
-	if (share_read(&sh) || !sh.pid || kill(sh.pid, 0))
+	if (share_file_read(&sh) || !sh.pid || kill(sh.pid, 0))
 		return;
 	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
 		om_family(f, fam[k].name, "gauge", fam[k].help);

@@ -189,33 +189,7 @@ void gate_forget(struct gate *g);
 
 /* -------------------------------------------------------------- share.c */
 
-/*
- * The ledger the running policy writes every second (RUN_SHARE), for sched
- * status and the exporter: per GPU, each BE process's share and stall.
- */
-struct gate_share_row {
-	__u32 gpu, pid;
-	char comm[TSG_COMM_LEN];
-	double on_pct;		/* of its time under the policy, its TSGs on their runlist */
-	double share_pct;	/* the GPU share that leaves it while an LC is busy (a floor) */
-	double floor_pct;	/* what be-floor promises it (split among the GPU's BE) */
-	double longest_off_ms;	/* the longest it was held off the runlist (measured) */
-	double rm_wait_ms;	/* on, the most it waits for LC/BE timeslices (by construction) */
-	double stall_ms;	/* longest_off_ms + rm_wait_ms */
-	double age_s;
-	bool kept;		/* share_pct >= floor_pct */
-	bool stall_kept;	/* longest_off_ms within be-stall */
-};
-struct gate_share {
-	pid_t pid;		/* the policy process that wrote it */
-	__u32 floor_pct, stall_ms, rotate_ms;
-	__u64 lc_ts, be_ts;
-	int n;
-	struct gate_share_row rows[64];
-	int nwarn;
-	char warn[8][192];	/* floors or bounds that are not kept, said */
-};
-#define RUN_SHARE	"/run/gpuctl/sched-share"
+/* The ledger file (struct gate_share, RUN_SHARE): tsgw.h, where the exporter reads it too. */
 void share_write(const struct gate_opts *o, const struct gate_share_row *rows, int n);
 /* The running policy's ledger: 0, or -ENOENT when none is written. */
 int share_read(struct gate_share *s);

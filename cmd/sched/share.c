@@ -117,44 +117,16 @@ static void share_warn(struct gate_share *s, const char *fmt, ...)
 
 int share_read(struct gate_share *s)
 {
-	char line[256], prob[192];
 	struct gate_opts o = { 0 };
-	int hint = 0;
-	FILE *f;
+	char prob[192];
+	int err = share_file_read(s);
 
-	memset(s, 0, sizeof(*s));
-	f = fopen(RUN_SHARE, "re");
-	if (!f)
-		return -ENOENT;
-	if (!fgets(line, sizeof(line), f) || strncmp(line, SHARE_MAGIC, strlen(SHARE_MAGIC))) {
-		fclose(f);
-		return -ENOENT;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		struct gate_share_row *r = &s->rows[s->n];
-		int kept, skept, pid;
-
-		if (sscanf(line, "policy %d %u %u %llu %llu %d %u", &pid, &s->floor_pct, &s->stall_ms,
-			   (unsigned long long *)&s->lc_ts, (unsigned long long *)&s->be_ts,
-			   &hint, &s->rotate_ms) == 7) {
-			s->pid = pid;
-			continue;
-		}
-		if (s->n < (int)(sizeof(s->rows) / sizeof(s->rows[0])) &&
-		    sscanf(line, "be %u %u %15s %lf %lf %lf %lf %lf %lf %d %d", &r->gpu, &r->pid,
-			   r->comm, &r->on_pct, &r->share_pct, &r->floor_pct, &r->longest_off_ms,
-			   &r->rm_wait_ms, &r->age_s, &kept, &skept) == 11) {
-			r->kept = kept;
-			r->stall_kept = skept;
-			r->stall_ms = r->longest_off_ms + r->rm_wait_ms;
-			s->n++;
-		}
-	}
-	fclose(f);
+	if (err)
+		return err;
 	o.floor_pct = s->floor_pct;
 	o.lc_ts = s->lc_ts;
 	o.be_ts = s->be_ts;
-	o.hint = hint ? "" : NULL;
+	o.hint = s->hint ? "" : NULL;
 	o.rotate_ms = s->rotate_ms;
 	if (share_floor_problem(&o, prob, sizeof(prob)))
 		share_warn(s, "%s", prob);
