@@ -9,6 +9,9 @@
  *               directory, opening and removing the pins.
  *   table.c     the TSG table (one walk for every reader), the policy
  *               class names of tsg_watch.h.
+ *   share.c     the ledger file sched run lc-be writes (each BE process's
+ *               share and stall per GPU), read by sched status and the
+ *               exporter.
  */
 #ifndef GPUCTL_TSGW_H
 #define GPUCTL_TSGW_H
