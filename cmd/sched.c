@@ -78,14 +78,18 @@ static int do_help(int argc, char **argv)
 		"       lc-be ARGS := { lc MATCH | be MATCH | lc-timeslice US | be-timeslice US |\n"
 		"                       lc-interleave LEVEL | be-interleave LEVEL |\n"
 		"                       hint FILE | hint-hold MS | hint-mode MODE | be-rotate MS |\n"
-		"                       be-off { schedule | channels } }...\n"
+		"                       be-off { schedule | channels } | be-floor PCT |\n"
+		"                       be-stall MS }...\n"
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n"
 		"       MATCH := { comm:NAME | pid:PID | uid:UID | cgroup:PATH }\n"
 		"\n"
 		"lc-be hint FILE: BE TSGs go off their runlist while an LC process says\n"
 		"(libgpuctl-hint.so, GPUCTL_HINT=FILE) that it has a request in flight;\n"
 		"be-rotate MS: one BE process on the runlist at a time, MS each;\n"
-		"be-off: how a BE TSG is taken off (GPFIFO_SCHEDULE, or DISABLE_CHANNELS).\n"
+		"be-off: how a BE TSG is taken off (GPFIFO_SCHEDULE, or DISABLE_CHANNELS);\n"
+		"be-floor PCT (10): the share of each GPU its BE processes keep while an LC\n"
+		"is busy (the LC timeslice is derived from it); be-stall MS (100): the\n"
+		"longest gpuctl holds a BE process off; status shows both per GPU.\n"
 		"watch pins a watcher under " GPUCTL_PIN_DIR "/sched that records the TSGs\n"
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
@@ -742,10 +746,12 @@ static int do_status(int argc, char **argv)
 		else
 			printf("  %-14s %llu\n", stat_names[i], (unsigned long long)val);
 	}
-	if (json_output) {
+	if (json_output)
 		jsonw_end_object(json_wtr);
+	if (runner)
+		share_print(runner);
+	if (json_output)
 		jsonw_end_object(json_wtr);
-	}
 	sched_close(&s);
 	return EXIT_OK;
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,6 +157,44 @@ static void write_watcher_stats(FILE *f, const struct watcher *w, int dropped)
 	fprintf(f, "gpuctl_tsg_series_dropped %d\n", dropped);
 }
 
+/* lc-be's ledger (cmd/sched/share.c), per GPU and BE process. */
+static void write_be_share(FILE *f)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{ "gpuctl_sched_be_share_ratio",
+		  "Share of its GPU a BE process keeps while an LC is busy (lc-be's ledger)." },
+		{ "gpuctl_sched_be_floor_ratio", "Share lc-be's be-floor promises the BE process." },
+		{ "gpuctl_sched_be_longest_stall_seconds",
+		  "Longest time the BE process was held off the GPU (off the runlist, plus "
+		  "the timeslices it waits for when on)." },
+		{ "gpuctl_sched_be_floor_kept",
+		  "1 when the BE process's floor and stall bound are kept, 0 when not." },
+	};
+	struct gate_share sh;
+	char buf[16];
+
+	if (share_file_read(&sh) || !sh.pid || kill(sh.pid, 0))
+		return;
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		om_family(f, fam[k].name, "gauge", fam[k].help);
+		for (int i = 0; i < sh.n; i++) {
+			const struct gate_share_row *r = &sh.rows[i];
+			double v = k == 0 ? r->share_pct / 100 : k == 1 ? r->floor_pct / 100 :
+				   k == 2 ? r->stall_ms / 1000 : (r->kept && r->stall_kept);
+
+			fprintf(f, "%s{", fam[k].name);
+			snprintf(buf, sizeof(buf), "%u", r->gpu);
+			om_label(f, "gpu", buf, true);
+			snprintf(buf, sizeof(buf), "%u", r->pid);
+			om_label(f, "pid", buf, false);
+			om_label(f, "comm", r->comm, false);
+			fprintf(f, "} %.6g\n", v);
+		}
+	}
+}
+
 void exp_write_tsgs(struct exporter *e, FILE *f)
 {
 	struct watcher w = WATCHER_INIT;
@@ -182,6 +221,7 @@ void exp_write_tsgs(struct exporter *e, FILE *f)
 			r.g[i] = tsgw_gpu_of(&r.v[i].info);
 		e->src[SRC_SCHED_WATCHER] = SS_OK;
 		write_tsg_rows(f, &r);
+		write_be_share(f);
 		write_watcher_stats(f, &w, r.dropped);
 	}
 	free(r.v);

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,67 +37,13 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "sched.h"
-
-#define GATE_IDLE_WAIT_NS	100000000L	/* re-check without a wake: 100 ms */
-#define GATE_LAT_SAMPLES	4096		/* call times kept for the summary */
-#define GATE_PAGE_SIZE		4096
+#include "gate_priv.h"
 
 const char *const gate_off_names[GATE_OFF_NR] = {
 	[GATE_OFF_SCHEDULE] = "schedule",
 	[GATE_OFF_CHANNELS] = "channels",
 };
 
-#define GATE_TSG_CHANNELS	32
-
-struct gate_tsg {
-	struct tsg t;
-	int fd;			/* the owner's RM file, borrowed for the gate alone */
-	bool off;		/* what RM was last told */
-	bool want;		/* what it should be now */
-	bool dead;		/* RM no longer knows it: skipped, dropped by prune */
-	/* be-off channels: its client's subdevice and its channels (0: not yet seen) */
-	__u32 subdev;
-	int nch, looks;		/* looks: times its channels were looked for */
-	__u32 ch[GATE_TSG_CHANNELS];
-};
-
-struct gate {
-	struct gate_opts o;
-	struct gpuctl_hint_page *page;
-	pthread_t thr;
-	bool thr_running;
-	pthread_mutex_t mu;	/* v, n, stats */
-	struct gate_tsg *v;
-	int n, cap;
-	int stop;		/* atomic */
-	__u32 wake;		/* futex word to wait on without a hint page */
-	__u32 rot_pid;		/* be-rotate: the BE process on the runlist */
-	__u64 rot_next_ns;	/* when the next one's turn comes */
-	struct gate_stats st;
-	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
-	unsigned int nlat;
-};
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static __u32 *wait_word(struct gate *g)
-{
-	return g->page ? &g->page->busy : &g->wake;
-}
-
-static void hint_wake(struct gate *g)
-{
-	syscall(SYS_futex, wait_word(g), FUTEX_WAKE, 1, NULL, NULL, 0);
-}
-
-/* One GPFIFO_SCHEDULE on e; a TSG RM no longer knows is marked dead. */
 /*
  * be-off channels: the TSG's channels.  A TSG is reported when allocated,
  * before its channels are: prune looks again every second until it has some.
@@ -115,7 +62,7 @@ static void gate_find_channels(struct gate_tsg *e)
 /* e is to be brought to off; be-off channels: once its channels are known. */
 static bool gate_pending(const struct gate *g, const struct gate_tsg *e, bool off)
 {
-	return !e->dead && e->want == off && e->off != off &&
+	return !e->dead && !e->lc && e->want == off && e->off != off &&
 	       (g->o.be_off == GATE_OFF_SCHEDULE || e->nch);
 }
 
@@ -173,7 +120,10 @@ static void gate_set(struct gate *g, int i, bool off)
 	gate_result(g, es, nes, off, ret, status, "DISABLE_CHANNELS");
 }
 
-/* Brings every entry to its want, offs first; returns how many calls it took. */
+/*
+ * Brings every entry to its want, offs first (two BE processes are never on
+ * together by rotation); returns how many calls it took.
+ */
 static int gate_commit(struct gate *g)
 {
 	int calls = 0;
@@ -196,158 +146,235 @@ static int gate_all(struct gate *g, bool off)
 	return gate_commit(g);
 }
 
-static bool rot_has(struct gate *g, __u32 pid)
+static struct gate_gpu *gpu_state(struct gate *g, __u32 gpu)
 {
-	for (int i = 0; i < g->n; i++)
-		if (!g->v[i].dead && g->v[i].t.key.pid == pid)
-			return true;
-	return false;
+	for (int i = 0; i < g->ngpus; i++)
+		if (g->gpus[i].gpu == gpu)
+			return &g->gpus[i];
+	if (g->ngpus == GATE_GPUS)
+		return &g->gpus[GATE_GPUS - 1];	/* more GPUs than that: the last ones share */
+	memset(&g->gpus[g->ngpus], 0, sizeof(g->gpus[0]));
+	g->gpus[g->ngpus].gpu = gpu;
+	g->gpus[g->ngpus].credit_ns = (__s64)g->o.stall_ms * 1000000LL;
+	g->gpus[g->ngpus].last_ns = now_ns();
+	return &g->gpus[g->ngpus++];
+}
+
+struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid)
+{
+	for (int i = 0; i < g->nprocs; i++)
+		if (g->procs[i].gpu == gpu && g->procs[i].pid == pid && !g->procs[i].gone)
+			return &g->procs[i];
+	return NULL;
 }
 
 /*
- * be-rotate: the live BE process after rot_pid (by pid, wrapping), 0 when
- * none.  Caller holds mu.
+ * The ledger: each BE process's time on (its TSGs on their runlist) and its
+ * longest time off, from what RM was told.  Caller holds mu.
  */
-static __u32 rot_after(struct gate *g, __u32 pid)
+static void gate_account(struct gate *g, __u64 now)
 {
-	__u32 next = 0, first = 0;
+	for (int k = 0; k < g->nprocs; k++) {
+		struct gate_proc *p = &g->procs[k];
+		bool on = false, any = false;
 
-	for (int i = 0; i < g->n; i++) {
-		__u32 p = g->v[i].t.key.pid;
-
-		if (g->v[i].dead)
+		if (p->gone)
 			continue;
-		if (!first || p < first)
-			first = p;
-		if (p > pid && (!next || p < next))
-			next = p;
+		for (int i = 0; i < g->n; i++) {
+			struct gate_tsg *e = &g->v[i];
+
+			if (e->lc || e->dead || e->gpu != p->gpu || e->t.key.pid != p->pid)
+				continue;
+			any = true;
+			on |= !e->off;
+		}
+		if (!any) {
+			p->gone = true;
+			continue;
+		}
+		if (p->on)
+			p->on_ns += now - p->last_ns;
+		if (!p->on && now - p->off_since > p->longest_off_ns)
+			p->longest_off_ns = now - p->off_since;
+		if (p->on && !on)
+			p->off_since = now;
+		p->on = on;
+		p->last_ns = now;
 	}
-	return next ? next : first;
+	for (int k = 0; k < g->ngpus; k++)
+		g->gpus[k].nlc = g->gpus[k].nbe = 0;
+	for (int k = 0; k < g->nprocs; k++)
+		if (!g->procs[k].gone)
+			gpu_state(g, g->procs[k].gpu)->nbe++;
+	/* LC processes per GPU (TSGs of one process counted once) */
+	for (int i = 0; i < g->n; i++) {
+		bool first = true;
+
+		if (!g->v[i].lc || g->v[i].dead)
+			continue;
+		for (int j = 0; j < i && first; j++)
+			first = !(g->v[j].lc && !g->v[j].dead && g->v[j].gpu == g->v[i].gpu &&
+				  g->v[j].t.key.pid == g->v[i].t.key.pid);
+		if (first)
+			gpu_state(g, g->v[i].gpu)->nlc++;
+	}
+}
+
+/* The longest any one stretch off may last. */
+static __u64 gate_bound_ns(const struct gate *g)
+{
+	__u64 b = (__u64)g->o.stall_ms * 1000000ULL;
+
+	if (g->o.hold_ms && (__u64)g->o.hold_ms * 1000000ULL < b)
+		b = (__u64)g->o.hold_ms * 1000000ULL;
+	return b;
+}
+
+/* A BE process of gs that must go on now, or soon: its stall's end is near. */
+static bool proc_due(const struct gate *g, const struct gate_proc *p, __u64 now)
+{
+	__u64 b = gate_bound_ns(g);
+
+	return !p->on && now + GATE_GUARD_NS >= p->off_since + (b > GATE_GUARD_NS ? b : 0);
 }
 
 /*
- * Every TSG to its state: off while LC is busy (lc_off), else on when it
- * is the turn of its process (or no rotation).  Offs go first, so two BE
- * processes are never on together.  Caller holds mu.
+ * One GPU's BE processes to their state.  Off for the hint only while the
+ * GPU has an LC process and the credit lasts (the hint keeps BE off at most
+ * GATE_HINT_DUTY of the time, at most the bound at once); be-rotate: one BE
+ * process on at a time, the turn to the one off longest, turns short
+ * enough that each comes within the bound; a process whose stall reaches
+ * the bound goes on whatever else holds.  Caller holds mu.
  */
-static int gate_sync(struct gate *g, bool lc_off, __u64 now)
+static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now)
 {
-	int calls = 0;
+	__s64 cap = (__s64)g->o.stall_ms * 1000000LL;
+	__u64 dt = now - gs->last_ns, turn;
+	bool lc_off, due = false;
 
-	if (!g->o.rotate_ms)
-		return gate_all(g, lc_off);
-	/* the turn passes on when it is over, or when its process is gone */
-	if (!lc_off && (now >= g->rot_next_ns || !rot_has(g, g->rot_pid))) {
-		__u32 next = rot_after(g, g->rot_pid);
-
-		if (next != g->rot_pid && g->rot_pid)
-			g->st.rotations++;
-		g->rot_pid = next;
-		g->rot_next_ns = now + (__u64)g->o.rotate_ms * 1000000ULL;
+	gs->last_ns = now;
+	if (gs->hint_off)
+		gs->credit_ns -= dt;
+	else
+		gs->credit_ns += (__s64)(dt * ((1 - GATE_HINT_DUTY) / GATE_HINT_DUTY));
+	if (gs->credit_ns > cap)
+		gs->credit_ns = cap;
+	if (gs->recovering && (gs->credit_ns >= cap || !busy))
+		gs->recovering = false;
+	for (int k = 0; k < g->nprocs; k++)
+		if (!g->procs[k].gone && g->procs[k].gpu == gs->gpu && proc_due(g, &g->procs[k], now))
+			due = true;	/* its stall ends now: the hint yields, the turn is its */
+	lc_off = busy && gs->nlc > 0 && !gs->recovering && !due &&
+		 gs->credit_ns > (__s64)GATE_GUARD_NS;
+	if (gs->hint_off && !lc_off && busy) {
+		g->st.forced++;		/* the bound cut the hint short */
+		gs->recovering = true;
 	}
-	for (int i = 0; i < g->n; i++)
-		g->v[i].want = lc_off || g->v[i].t.key.pid != g->rot_pid;
-	calls = gate_commit(g);
-	return calls;
+	if (lc_off && !gs->hint_off)
+		g->st.offs++;
+	gs->hint_off = lc_off;
+	if (g->o.rotate_ms && !lc_off) {
+		struct gate_proc *cur = proc_of(g, gs->gpu, gs->rot_pid), *next = NULL;
+
+		turn = (__u64)g->o.rotate_ms * 1000000ULL;
+		if (gs->nbe > 1 && gate_bound_ns(g) > 2 * GATE_GUARD_NS &&
+		    (gate_bound_ns(g) - 2 * GATE_GUARD_NS) / (gs->nbe - 1) < turn)
+			turn = (gate_bound_ns(g) - 2 * GATE_GUARD_NS) / (gs->nbe - 1);
+		/* a BE process that joined since shortens the turn under way */
+		if (gs->rot_next_ns > now + turn)
+			gs->rot_next_ns = now + turn;
+		if (!cur || now >= gs->rot_next_ns || due) {
+			for (int k = 0; k < g->nprocs; k++) {
+				struct gate_proc *p = &g->procs[k];
+
+				if (p->gone || p->gpu != gs->gpu || (p == cur && gs->nbe > 1))
+					continue;
+				if (!next || (!p->on && (next->on || p->off_since < next->off_since)))
+					next = p;
+			}
+			if (next && cur && next != cur)
+				g->st.rotations++;
+			gs->rot_pid = next ? next->pid : 0;
+			gs->rot_next_ns = now + turn;
+		}
+	}
+	for (int i = 0; i < g->n; i++) {
+		struct gate_tsg *e = &g->v[i];
+		struct gate_proc *p;
+
+		if (e->lc || e->gpu != gs->gpu)
+			continue;
+		p = proc_of(g, e->gpu, e->t.key.pid);
+		e->want = lc_off || (g->o.rotate_ms && e->t.key.pid != gs->rot_pid);
+		if (p && proc_due(g, p, now))
+			e->want = false;
+	}
 }
+
+/* When the gate must look again at the latest: a stall's end, a turn, the credit. */
+static long gate_next_ns(struct gate *g, __u64 now)
+{
+	__s64 w = GATE_IDLE_WAIT_NS;
+
+	for (int k = 0; k < g->ngpus; k++) {
+		struct gate_gpu *gs = &g->gpus[k];
+
+		if (gs->hint_off && gs->credit_ns - (__s64)GATE_GUARD_NS < w)
+			w = gs->credit_ns - (__s64)GATE_GUARD_NS;
+		if (g->o.rotate_ms && !gs->hint_off && (__s64)(gs->rot_next_ns - now) < w)
+			w = gs->rot_next_ns - now;
+	}
+	for (int k = 0; k < g->nprocs; k++) {
+		struct gate_proc *p = &g->procs[k];
+		__s64 left = (__s64)(p->off_since + gate_bound_ns(g) - GATE_GUARD_NS - now);
+
+		if (!p->gone && !p->on && left < w)
+			w = left;
+	}
+	if ((__s64)(g->share_next_ns - now) < w)
+		w = g->share_next_ns - now;
+	return w > 0 ? (long)w : 0;
+}
+
 
 static void *gate_thread(void *arg)
 {
 	struct gate *g = arg;
-	__u64 off_since = 0;
-	bool forced = false, is_off = false;
 
 	while (!__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE)) {
 		__u32 word = __atomic_load_n(wait_word(g), __ATOMIC_ACQUIRE);
-		__u32 busy = g->page ? word : 0;	/* be-rotate alone: never busy */
-		/* a count gone negative (an end without a begin) is no request */
-		bool want = (__s32)busy > 0;
-		long wait_ns = GATE_IDLE_WAIT_NS;
+		__u32 busy;
+		bool was_off = false, now_off = false;
 		struct timespec to;
 		__u64 t0 = now_ns();
+		long wait_ns;
 		int calls;
 
-		if (!want)
-			forced = false;
-		if (want && is_off && g->o.hold_ms &&
-		    t0 - off_since >= (__u64)g->o.hold_ms * 1000000ULL) {
-			forced = true;	/* held too long: BE back on until LC is idle */
-			pthread_mutex_lock(&g->mu);
-			g->st.forced++;
-			pthread_mutex_unlock(&g->mu);
-		}
-		want = want && !forced;
 		pthread_mutex_lock(&g->mu);
-		calls = gate_sync(g, want, t0);
-		if (calls && want) {
-			double us = (now_ns() - t0) / 1e3;
-
-			g->lat[g->nlat++ % GATE_LAT_SAMPLES] = us;
-			if (!is_off)
-				g->st.offs++;
+		busy = hint_read(g);	/* be-rotate alone: never busy */
+		gate_account(g, t0);
+		for (int k = 0; k < g->ngpus; k++) {
+			was_off |= g->gpus[k].hint_off;
+			gpu_decide(g, &g->gpus[k], busy > 0, t0);
+			now_off |= g->gpus[k].hint_off;
 		}
+		calls = gate_commit(g);
+		if (calls && now_off && !was_off)
+			g->lat[g->nlat++ % GATE_LAT_SAMPLES] = (now_ns() - t0) / 1e3;
 		g->st.calls += calls;
+		gate_account(g, now_ns());
+		if (now_ns() >= g->share_next_ns) {
+			gate_share(g, now_ns());
+			g->share_next_ns = now_ns() + GATE_SHARE_NS;
+		}
+		wait_ns = gate_next_ns(g, now_ns());
 		pthread_mutex_unlock(&g->mu);
-		if (want && !is_off)
-			off_since = t0;
-		is_off = want;
-		if (is_off && g->o.hold_ms) {
-			__u64 left = off_since + (__u64)g->o.hold_ms * 1000000ULL - now_ns();
-
-			wait_ns = (__s64)left > 0 ? (long)left : 0;
-		}
-		if (g->o.rotate_ms && !is_off) {
-			__u64 left = g->rot_next_ns - now_ns();
-
-			left = (__s64)left > 0 ? left : 0;
-			if ((long)left < wait_ns)
-				wait_ns = left;
-		}
 		to.tv_sec = wait_ns / 1000000000L;
 		to.tv_nsec = wait_ns % 1000000000L;
 		if (wait_ns)
 			syscall(SYS_futex, wait_word(g), FUTEX_WAIT, word, &to, NULL, 0);
 	}
 	return NULL;
-}
-
-/* The hint page at path: created (or a stale one of ours reused), mapped. */
-static int hint_page(struct gate *g)
-{
-	struct stat st;
-	void *p;
-	int fd;
-
-	fd = open(g->o.hint, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		p_err("hint file %s: %s", g->o.hint, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_nlink != 1) {
-		p_err("hint file %s: not a regular file of this user with one link; "
-		      "remove it or name another", g->o.hint);
-		close(fd);
-		return -1;
-	}
-	/* LC processes of any user write it: who may write it may starve BE (for hold_ms) */
-	if (ftruncate(fd, GATE_PAGE_SIZE) || fchmod(fd, g->o.mode)) {
-		p_err("hint file %s: %s", g->o.hint, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	p = mmap(NULL, GATE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		p_err("hint file %s: mmap: %s", g->o.hint, strerror(errno));
-		return -1;
-	}
-	g->page = p;
-	memset(p, 0, sizeof(*g->page));
-	g->page->version = GPUCTL_HINT_VERSION;
-	g->page->owner = getpid();
-	__atomic_store_n(&g->page->magic, GPUCTL_HINT_MAGIC, __ATOMIC_RELEASE);
-	return 0;
 }
 
 int gate_start(struct gate **out, const struct gate_opts *o)
@@ -360,6 +387,8 @@ int gate_start(struct gate **out, const struct gate_opts *o)
 		return -1;
 	}
 	g->o = *o;
+	g->hint_fd = -1;
+	g->engaged = o->hint || o->rotate_ms;
 	pthread_mutex_init(&g->mu, NULL);
 	if (o->hint && hint_page(g)) {
 		free(g);
@@ -369,6 +398,11 @@ int gate_start(struct gate **out, const struct gate_opts *o)
 	return 0;
 }
 
+bool gate_engaged(const struct gate *g)
+{
+	return g && g->engaged;
+}
+
 /* After the fork of run --detach: the thread belongs to the process that serves. */
 int gate_run(struct gate *g)
 {
@@ -376,6 +410,7 @@ int gate_run(struct gate *g)
 
 	if (g->page)
 		g->page->owner = getpid();
+	g->share_next_ns = now_ns() + GATE_SHARE_NS;
 	err = pthread_create(&g->thr, NULL, gate_thread, g);
 	if (err) {
 		p_err("starting the hint gate: %s", strerror(err));
@@ -385,12 +420,13 @@ int gate_run(struct gate *g)
 	return 0;
 }
 
-void gate_add(struct gate *g, const struct tsg *t)
+void gate_add(struct gate *g, const struct tsg *t, __u32 gpu)
 {
+	bool lc = t->info.want_class == POLICY_CLASS_LC;
 	struct gate_tsg *e;
-	int fd;
+	int fd = -1;
 
-	if (!g)
+	if (!g || (!lc && t->info.want_class != POLICY_CLASS_BE))
 		return;
 	pthread_mutex_lock(&g->mu);
 	for (int i = 0; i < g->n; i++)
@@ -405,14 +441,39 @@ void gate_add(struct gate *g, const struct tsg *t)
 		g->v = v;
 		g->cap = cap;
 	}
-	fd = borrow_fd(t->info.pid, t->info.fd);
-	if (fd < 0)
-		goto out;
+	if (!lc && !proc_of(g, gpu, t->info.pid)) {
+		struct gate_proc *p;
+
+		if (g->nprocs == g->procs_cap) {
+			int cap = g->procs_cap ? 2 * g->procs_cap : 16;
+			struct gate_proc *v = realloc(g->procs, cap * sizeof(*v));
+
+			if (!v)
+				goto out;
+			g->procs = v;
+			g->procs_cap = cap;
+		}
+		p = &g->procs[g->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->gpu = gpu;
+		p->pid = t->info.pid;
+		snprintf(p->comm, sizeof(p->comm), "%s", t->info.comm);
+		p->on = true;
+		p->joined_ns = p->last_ns = now_ns();
+	}
+	if (!lc && g->engaged) {
+		fd = borrow_fd(t->info.pid, t->info.fd);
+		if (fd < 0)
+			goto out;
+	}
 	e = &g->v[g->n++];
 	memset(e, 0, sizeof(*e));
 	e->t = *t;
 	e->fd = fd;
-	if (g->o.be_off == GATE_OFF_CHANNELS)
+	e->lc = lc;
+	e->gpu = gpu;
+	gpu_state(g, e->gpu);
+	if (!lc && g->engaged && g->o.be_off == GATE_OFF_CHANNELS)
 		gate_find_channels(e);
 out:
 	pthread_mutex_unlock(&g->mu);
@@ -435,14 +496,22 @@ void gate_prune(struct gate *g)
 	pthread_mutex_lock(&g->mu);
 	for (int i = 0; i < g->n; i++) {
 		if (g->v[i].dead || tsg_proc_gone(g->v[i].t.key.pid)) {
-			close(g->v[i].fd);
+			if (g->v[i].fd >= 0)
+				close(g->v[i].fd);
 			continue;
 		}
-		if (g->o.be_off == GATE_OFF_CHANNELS && !g->v[i].nch && g->v[i].looks < 30)
+		if (g->engaged && !g->v[i].lc && g->o.be_off == GATE_OFF_CHANNELS &&
+		    !g->v[i].nch && g->v[i].looks < 30)
 			gate_find_channels(&g->v[i]);
 		g->v[k++] = g->v[i];
 	}
 	g->n = k;
+	gate_account(g, now_ns());
+	k = 0;
+	for (int i = 0; i < g->nprocs; i++)
+		if (!g->procs[i].gone)
+			g->procs[k++] = g->procs[i];
+	g->nprocs = k;
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -476,11 +545,23 @@ void gate_stop(struct gate *g, struct gate_stats *st)
 		pthread_join(g->thr, NULL);
 	}
 	pthread_mutex_lock(&g->mu);
+	hint_read(g);		/* a page cut short is made whole before the last writes */
 	gate_all(g, false);	/* every BE TSG back on */
+	gate_account(g, now_ns());
+	for (int k = 0; k < g->nprocs; k++)
+		if (!g->procs[k].gone && g->procs[k].longest_off_ns / 1000000 > st->longest_off_ms)
+			st->longest_off_ms = g->procs[k].longest_off_ns / 1000000;
 	for (int i = 0; i < g->n; i++)
-		close(g->v[i].fd);
-	*st = g->st;
+		if (g->v[i].fd >= 0)
+			close(g->v[i].fd);
 	st->requests = g->page ? g->page->begins : 0;
+	st->offs = g->st.offs;
+	st->calls = g->st.calls;
+	st->forced = g->st.forced;
+	st->errors = g->st.errors;
+	st->rotations = g->st.rotations;
+	st->hint_repairs = g->st.hint_repairs;
+	st->hint_garbage = g->st.hint_garbage;
 	if (g->nlat) {
 		unsigned int n = g->nlat < GATE_LAT_SAMPLES ? g->nlat : GATE_LAT_SAMPLES;
 
@@ -490,12 +571,11 @@ void gate_stop(struct gate *g, struct gate_stats *st)
 		st->off_max_us = g->lat[n - 1];
 	}
 	pthread_mutex_unlock(&g->mu);
-	if (g->page) {
-		__atomic_store_n(&g->page->magic, 0, __ATOMIC_RELEASE);
-		munmap(g->page, GATE_PAGE_SIZE);
-		unlink(g->o.hint);
-	}
+	hint_release(g, true);
+	if (g->thr_running)
+		share_remove();
 	free(g->v);
+	free(g->procs);
 	free(g);
 }
 
@@ -504,8 +584,8 @@ void gate_forget(struct gate *g)
 {
 	if (!g)
 		return;
-	if (g->page)
-		munmap(g->page, GATE_PAGE_SIZE);
+	hint_release(g, false);
 	free(g->v);
+	free(g->procs);
 	free(g);
 }

@@ -28,7 +28,8 @@ static const char *const match_names[POLICY_MATCH_NR] = {
 	[POLICY_MATCH_CGROUP] = "cgroup",
 };
 
-enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE, W_BE_OFF };
+enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE, W_BE_OFF,
+		 W_FLOOR, W_STALL };
 
 /* One word of a policy's ARGS: what it sets, for which class. */
 struct policy_word {
@@ -68,6 +69,8 @@ static const struct policy_word lcbe_words[] = {
 	{ "hint-mode", W_HINT_MODE, POLICY_CLASS_BE },
 	{ "be-rotate", W_ROTATE, POLICY_CLASS_BE },
 	{ "be-off", W_BE_OFF, POLICY_CLASS_BE },
+	{ "be-floor", W_FLOOR, POLICY_CLASS_BE },
+	{ "be-stall", W_STALL, POLICY_CLASS_BE },
 	{ NULL },
 };
 
@@ -85,7 +88,8 @@ static const struct sched_policy policies[] = {
 		.words = lcbe_words,
 		.classes = { POLICY_CLASS_LC, POLICY_CLASS_BE },
 		.defaults = {
-			[POLICY_CLASS_LC] = { 1000000, LEVEL(HIGH) },
+			/* LC timeslice 0 here: derived from be-floor (sched_policy_parse) */
+			[POLICY_CLASS_LC] = { 0, LEVEL(HIGH) },
 			[POLICY_CLASS_BE] = { 200, LEVEL(LOW) },
 		},
 		.catch_all = POLICY_CLASS_BE,
@@ -231,6 +235,16 @@ static int parse_gate_word(const struct policy_word *w, const char *arg, struct 
 			return EXIT_USAGE;
 		g->rotate_ms = v;
 		return 0;
+	case W_FLOOR:
+		if (parse_u64("be-floor (%)", arg, 0, GATE_FLOOR_MAX, &v))
+			return EXIT_USAGE;
+		g->floor_pct = v;
+		return 0;
+	case W_STALL:
+		if (parse_u64("be-stall (ms)", arg, GATE_STALL_MIN_MS, 3600000, &v))
+			return EXIT_USAGE;
+		g->stall_ms = v;
+		return 0;
 	case W_BE_OFF:
 		for (int m = 0; m < GATE_OFF_NR; m++)
 			if (!strcmp(arg, gate_off_names[m])) {
@@ -254,6 +268,31 @@ static int parse_gate_word(const struct policy_word *w, const char *arg, struct 
 	}
 }
 
+/*
+ * lc-be's floor, by construction: while an LC TSG is busy, RM gives a BE
+ * TSG its timeslice between two of the LC's, so BE keeps
+ * be/(be + lc) of the GPU.  With the hint the gate may also keep BE off up
+ * to half the time (GATE_HINT_DUTY), so the RM part must give twice the floor.
+ * No lc-timeslice given: the largest one that keeps the floor.  One given:
+ * kept, and whether the floor holds with it is recorded (the run says so).
+ */
+void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts)
+{
+	double need = g->floor_pct / 100.0 * (g->hint ? 1.0 / GATE_HINT_DUTY : 1.0);
+
+	if (!be_ts)
+		be_ts = GATE_RM_TS_DEFAULT_US;	/* RM's own, when be-timeslice is left as is */
+	if (need > 0.9)
+		need = 0.9;
+	if (!*lc_ts)
+		*lc_ts = !g->floor_pct ? GATE_LC_TS_NOFLOOR_US :
+			 (__u64)(be_ts * (1.0 - need) / need);
+	if (!*lc_ts)
+		*lc_ts = 1;
+	g->lc_ts = *lc_ts;
+	g->be_ts = be_ts;
+}
+
 int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, struct policy *pol,
 		       struct gate_opts *gate)
 {
@@ -266,6 +305,8 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 	gate->hold_ms = GATE_HOLD_MS_DEFAULT;
 	gate->mode = GATE_MODE_DEFAULT;
 	gate->be_off = GATE_OFF_CHANNELS;	/* GPFIFO_SCHEDULE takes nothing off on 580 (GSP) */
+	gate->floor_pct = GATE_FLOOR_DEFAULT;
+	gate->stall_ms = GATE_STALL_MS_DEFAULT;
 	memcpy(val, p->defaults, sizeof(val));
 	for (; argc > 0; argc -= 2, argv += 2) {
 		const struct policy_word *w = word_of(p, argv[0]);
@@ -303,6 +344,8 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		case W_HINT_MODE:
 		case W_ROTATE:
 		case W_BE_OFF:
+		case W_FLOOR:
+		case W_STALL:
 			if (parse_gate_word(w, argv[1], gate))
 				return EXIT_USAGE;
 			gate_word |= w->kind == W_HINT_HOLD || w->kind == W_HINT_MODE;
@@ -316,6 +359,9 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		return usage_err("'hint-hold' and 'hint-mode' need 'hint FILE'");
 	if (off_word && !gate->hint && !gate->rotate_ms)
 		return usage_err("'be-off' needs 'hint FILE' or 'be-rotate MS'");
+	if (p->catch_all == POLICY_CLASS_BE)
+		gate_floor_timeslices(gate, &val[POLICY_CLASS_LC].timeslice,
+				      val[POLICY_CLASS_BE].timeslice);
 	memset(pol, 0, sizeof(*pol));
 	for (size_t c = 0; c < sizeof(p->classes) / sizeof(p->classes[0]); c++) {
 		__u32 cls = p->classes[c];

@@ -34,7 +34,6 @@
 #include "liveproc.h"
 
 #define STOP_WAIT_MS	5000	/* how long stop waits for the policy process */
-#define READY_WAIT_MS	10000	/* how long run --detach waits for its child */
 #define PRUNE_NS	1000000000ULL
 
 /* What run reports about a TSG, one line (or JSON object) each. */
@@ -95,32 +94,6 @@ static void set_active(struct watcher *w, const struct policy *pol, bool on)
 		bpf_map_lookup_elem(w->policy, &zero, &p);
 	p.active = on;
 	bpf_map_update_elem(w->policy, &zero, &p, BPF_ANY);
-}
-
-/*
- * The policy process of the pid file, 0 when none runs.  A zombie (killed,
- * its parent has not reaped it yet) answers kill(pid, 0) but runs no more.
- */
-pid_t run_pid(void)
-{
-	pid_t pid = pidfile_live(RUN_PIDFILE);
-	char path[64], buf[512], *end;
-	FILE *f;
-	size_t n;
-
-	if (!pid)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	end = strrchr(buf, ')');	/* "PID (COMM) STATE ...": COMM may hold anything */
-	if (end && (end[1] == ' ') && (end[2] == 'Z' || end[2] == 'X'))
-		return 0;
-	return pid;
 }
 
 /* ------------------------------------------------------------- restoring */
@@ -249,7 +222,7 @@ static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
 	cur.orig_flags = (t->info.want_timeslice ? ORIG_TIMESLICE : 0) |
 			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
 			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) |
-			 (r->gate && t->info.want_class == POLICY_CLASS_BE ?
+			 (gate_engaged(r->gate) && t->info.want_class == POLICY_CLASS_BE ?
 			  (r->o->gate.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE) :
 			  0);
 	cur.orig_by = r->me;
@@ -286,6 +259,17 @@ static void apply_failed(struct run *r, const struct tsg *t, const char *what, c
 	run_event(EV_FAILED, t, "%s%s", what, err);
 }
 
+/*
+ * The GPU t runs on, by index: the gate decides per GPU.  The watcher does
+ * not name GPUs yet: until it does, every TSG counts as GPU 0.
+ */
+static __u32 run_tsg_gpu(struct run *r, const struct tsg *t)
+{
+	(void)r;
+	(void)t;
+	return 0;
+}
+
 /* Applies t's decision; the first time, saves the original values first. */
 static void run_apply(struct run *r, struct tsg *t, bool again)
 {
@@ -318,8 +302,7 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	} else {
 		r->applied++;
 		tsg_mark(r, t);
-		if (t->info.orig_flags & (ORIG_SCHEDULE | ORIG_CHANNELS))
-			gate_add(r->gate, t);
+		gate_add(r->gate, t, run_tsg_gpu(r, t));	/* the ledger's (and the gate's) */
 	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
@@ -497,18 +480,32 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	struct gate_stats gs;
 
 	if (r->gate) {
-		watchdog_start(r->s.dir, r->me);
+		if (gate_engaged(r->gate))
+			watchdog_start(r->s.dir, r->me);
 		if (gate_run(r->gate))
 			return EXIT_FAIL;
 	}
-	if (json_output)
+	if (json_output) {
 		jsonw_start_array(json_wtr);
-	else
-		p_info("policy %s active (%u rules%s%s%s); Ctrl-C restores the original values",
-		       sched_policy_name(r->o->policy), r->o->rules.nrules,
+	} else {
+		char floor[96] = "";
+
+		if (r->gate)
+			snprintf(floor, sizeof(floor), ", BE keep %u%% of each GPU, held off %u ms "
+				 "at most, LC timeslice %llu us", r->o->gate.floor_pct,
+				 r->o->gate.stall_ms, (unsigned long long)r->o->gate.lc_ts);
+		p_info("policy %s active (%u rules%s%s%s%s); Ctrl-C restores the original values",
+		       sched_policy_name(r->o->policy), r->o->rules.nrules, floor,
 		       r->o->gate.hint ? ", BE off while LC holds the hint " : "",
 		       r->o->gate.hint ? r->o->gate.hint : "",
 		       r->o->gate.rotate_ms ? ", one BE process on the runlist at a time" : "");
+	}
+	if (r->gate) {
+		char prob[192];
+
+		if (share_floor_problem(&r->o->gate, prob, sizeof(prob)))
+			p_info("warning: %s", prob);
+	}
 	apply_existing(r);
 	if (ready_fd >= 0) {
 		/* run --detach returns now: the TSGs known are done */
@@ -540,6 +537,13 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
 		if (r->o->gate.rotate_ms)
 			printf("be-rotate: %llu turns passed on\n", (unsigned long long)gs.rotations);
+		if (r->o->gate.be_ts)
+			printf("BE floor: longest any BE process was held off: %llu ms (be-stall %u)\n",
+			       (unsigned long long)gs.longest_off_ms, r->o->gate.stall_ms);
+		if (gs.hint_repairs || gs.hint_garbage)
+			printf("hint file: cut short %llu times (made whole), garbage read %llu times "
+			       "(ignored)\n", (unsigned long long)gs.hint_repairs,
+			       (unsigned long long)gs.hint_garbage);
 		if (r->o->gate.hint)
 			printf("hint gate: %llu LC requests, BE off %llu times (%llu calls, "
 			       "%llu refused), taking BE off: p50 %.0f us, p99 %.0f us, max %.0f us; "
@@ -552,33 +556,6 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	pf = run_pid();
 	if (pf == r->me)
 		unlink(RUN_PIDFILE);
-	return EXIT_OK;
-}
-
-/* run --detach, in the parent: the child's pid, and the word it is ready. */
-static int detach_report(const struct run_opts *o, pid_t child, int ready_fd)
-{
-	struct pollfd p = { .fd = ready_fd, .events = POLLIN };
-	char c;
-
-	if (poll(&p, 1, READY_WAIT_MS) != 1 || read(ready_fd, &c, 1) != 1) {
-		close(ready_fd);
-		p_err("the policy process %d did not start (see '%s sched status')", (int)child,
-		      bin_name);
-		return EXIT_FAIL;
-	}
-	close(ready_fd);
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "policy", sched_policy_name(o->policy));
-		jsonw_int_field(json_wtr, "pid", child);
-		jsonw_string_field(json_wtr, "pidfile", RUN_PIDFILE);
-		jsonw_end_object(json_wtr);
-	} else {
-		printf("policy %s running in the background as pid %d; "
-		       "'%s sched stop' restores the original values and stops it\n",
-		       sched_policy_name(o->policy), (int)child, bin_name);
-	}
 	return EXIT_OK;
 }
 
@@ -632,7 +609,8 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	ring_buffer__consume(*rb);
 	r->draining = false;
 	restore_left(&r->s, &restored, &failed);
-	if ((r->o->gate.hint || r->o->gate.rotate_ms) && gate_start(&r->gate, &r->o->gate))
+	/* lc-be (be_ts is reckoned for it alone): the ledger, and the gate when engaged */
+	if (r->o->gate.be_ts && gate_start(&r->gate, &r->o->gate))
 		goto undo_rb;
 	set_active(&r->s.w, &r->o->rules, true);
 	return 0;
@@ -694,7 +672,7 @@ int run_main(const struct run_opts *o)
 		ring_buffer__free(rb);
 		gate_forget(r.gate);
 		sched_close(&r.s);
-		return detach_report(o, child, ready[0]);
+		return run_detach_report(o, child, ready[0]);
 	}
 	close(ready[0]);
 	r.me = getpid();

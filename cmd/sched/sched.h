@@ -115,6 +115,9 @@ struct gate_opts {
 	__u32 mode;		/* the hint file's permissions */
 	__u32 rotate_ms;	/* be-rotate: one BE process on the runlist at a time */
 	__u32 be_off;		/* GATE_OFF_*: how a BE TSG is taken off */
+	__u32 floor_pct;	/* be-floor: the share of a GPU its BE processes keep together */
+	__u32 stall_ms;		/* be-stall: the longest a BE process is held off */
+	__u64 lc_ts, be_ts;	/* the timeslices the floor is reckoned with (us) */
 };
 enum {
 	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG (no effect on 580 GSP) */
@@ -123,7 +126,23 @@ enum {
 };
 extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_HOLD_MS_DEFAULT	100
-#define GATE_MODE_DEFAULT	0666
+/* Only the policy's user writes the hint unless hint-mode says more. */
+#define GATE_MODE_DEFAULT	0600
+#define GATE_FLOOR_DEFAULT	10	/* % of a GPU for its BE processes together */
+#define GATE_FLOOR_MAX		90
+#define GATE_STALL_MS_DEFAULT	100
+#define GATE_STALL_MIN_MS	10
+#define GATE_HINT_DUTY		0.5	/* the hint keeps BE off at most this share of the time */
+#define GATE_LC_TS_NOFLOOR_US	1000000	/* be-floor 0: the LC keeps the GPU (no guarantee) */
+#define GATE_RM_TS_DEFAULT_US	1024
+/*
+ * Under this BE timeslice, several BE TSGs on the runlist together spend it
+ * switching: 4 CNN trainers at 50 us made no progress on an H100
+ * (bench/results/coloc-2026-11-24-h100.md); one at a time (be-rotate) did.
+ */
+#define GATE_BE_TS_PROGRESS_US	200	/* RM's default TSG timeslice (H100/H200, 580.x) */
+/* The LC timeslice be-floor allows (when *lc_ts is 0), the figures kept in g. */
+void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts);
 /*
  * The policy's ARGS into pol's rules and gate's options: 0, or EXIT_USAGE
  * after usage_err.
@@ -143,14 +162,23 @@ struct gate_stats {
 	__u64 forced;		/* requests longer than hold_ms: BE put back on */
 	__u64 errors;		/* calls RM refused */
 	__u64 rotations;	/* be-rotate: turns passed on */
+	__u64 hint_repairs;	/* hint file found cut short (or its page lost) and made whole */
+	__u64 hint_garbage;	/* hint page read with a bad header or an impossible count */
+	__u64 longest_off_ms;	/* the longest any BE process was held off */
 	double off_p50_us, off_p99_us, off_max_us;	/* taking all BE off */
 };
 /* Creates and maps the hint file: 0, or -1 after p_err. */
 int gate_start(struct gate **g, const struct gate_opts *o);
 /* Starts the gate's thread in the process that serves: 0, or -1 after p_err. */
 int gate_run(struct gate *g);
-/* A BE TSG joins (its owner's file borrowed for the gate); g may be NULL. */
-void gate_add(struct gate *g, const struct tsg *t);
+/*
+ * An LC or BE TSG joins (a BE's owner's file borrowed when the gate may
+ * take it off); gpu: the GPU it runs on, the one field every decision
+ * groups by; g may be NULL.
+ */
+void gate_add(struct gate *g, const struct tsg *t, __u32 gpu);
+/* hint or be-rotate: the gate may take BE TSGs off (else it only keeps the ledger). */
+bool gate_engaged(const struct gate *g);
 /* Drops the TSGs of processes gone and of a freed client. */
 void gate_prune(struct gate *g);
 void gate_drop_client(struct gate *g, __u32 pid, __u32 hClient);
@@ -158,6 +186,18 @@ void gate_drop_client(struct gate *g, __u32 pid, __u32 hClient);
 void gate_stop(struct gate *g, struct gate_stats *st);
 /* The parent of run --detach lets go of what the child serves. */
 void gate_forget(struct gate *g);
+
+/* -------------------------------------------------------------- share.c */
+
+/* The ledger file (struct gate_share, RUN_SHARE): tsgw.h, where the exporter reads it too. */
+void share_write(const struct gate_opts *o, const struct gate_share_row *rows, int n);
+/* The running policy's ledger: 0, or -ENOENT when none is written. */
+int share_read(struct gate_share *s);
+void share_remove(void);
+/* sched status's part: the ledger of the policy process runner, if it wrote one. */
+void share_print(pid_t runner);
+/* What keeps a floor from being kept by the timeslices alone (static), or NULL. */
+const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len);
 
 /* --------------------------------------------------------------- run.c */
 
@@ -176,6 +216,8 @@ int run_main(const struct run_opts *o);
 
 /* The running policy process (its pid file; a zombie is gone), or 0. */
 pid_t run_pid(void);
+/* run --detach, in the parent: reports the child ready (EXIT_OK), or EXIT_FAIL. */
+int run_detach_report(const struct run_opts *o, pid_t child, int ready_fd);
 
 struct run_stopped {
 	pid_t pid;		/* the policy process stopped (0: none ran) */

@@ -9,6 +9,9 @@
  *               directory, opening and removing the pins.
  *   table.c     the TSG table (one walk for every reader), the policy
  *               class names of tsg_watch.h.
+ *   share.c     the ledger file sched run lc-be writes (each BE process's
+ *               share and stall per GPU), read by sched status and the
+ *               exporter.
  */
 #ifndef GPUCTL_TSGW_H
 #define GPUCTL_TSGW_H
@@ -109,5 +112,38 @@ struct gpu_info;
 const struct gpu_info *tsgw_gpu(int rm_fd, const struct tsg_info *i);
 /* The same, borrowing the process's RM file for the question (the exporter). */
 const struct gpu_info *tsgw_gpu_of(const struct tsg_info *i);
+
+/* -------------------------------------------------------------- share.c */
+
+/*
+ * The ledger the running policy writes every second (RUN_SHARE), written by sched run (cmd/sched/ledger.c,
+ * share.c), read by sched status and the exporter: per GPU, each BE process's share and stall.
+ */
+struct gate_share_row {
+	__u32 gpu, pid;
+	char comm[TSG_COMM_LEN];
+	double on_pct;		/* of its time under the policy, its TSGs on their runlist */
+	double share_pct;	/* the GPU share that leaves it while an LC is busy (a floor) */
+	double floor_pct;	/* what be-floor promises it (split among the GPU's BE) */
+	double longest_off_ms;	/* the longest it was held off the runlist (measured) */
+	double rm_wait_ms;	/* on, the most it waits for LC/BE timeslices (by construction) */
+	double stall_ms;	/* longest_off_ms + rm_wait_ms */
+	double age_s;
+	bool kept;		/* share_pct >= floor_pct */
+	bool stall_kept;	/* longest_off_ms within be-stall */
+};
+struct gate_share {
+	pid_t pid;		/* the policy process that wrote it */
+	__u32 floor_pct, stall_ms, rotate_ms;
+	int hint;		/* the policy has a hint gate */
+	__u64 lc_ts, be_ts;
+	int n;
+	struct gate_share_row rows[64];
+	int nwarn;
+	char warn[8][192];	/* floors or bounds that are not kept, said */
+};
+#define RUN_SHARE	"/run/gpuctl/sched-share"
+/* The ledger file as written (warnings left empty): 0, or -ENOENT when none is. */
+int share_file_read(struct gate_share *s);
 
 #endif

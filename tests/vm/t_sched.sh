@@ -123,11 +123,11 @@ start_client beapp -n 1 -r 1024; BE=$CPID
 sleep 1
 expect_exit 0 "$GPUCTL" sched list
 printf '%s\n' "$OUT" | sed 's/^/# /'
-expect_out "LC TSG: long timeslice, high" " lcapp .* 1000000us high +lc "
+expect_out "LC TSG: the timeslice be-floor allows (1800 us against BE 200), high" " lcapp .* 1800us high +lc "
 expect_out "BE TSG: short timeslice, low" " beapp .* 200us low +be "
 grep -q "^applied .*app64.*be" "$W/run.out" && ok "TSG from before run classified BE" || fail "existing TSG" "$(cat $W/run.out)"
 grep -q "^reapplied .*beapp" "$W/run.out" && ok "app's own reset is re-applied" || fail "re-apply" "$(cat $W/run.out)"
-case $(client_view lcapp) in *"timeslice 1000000 interleave 2"*) ok "LC app sees its new values" ;; *) fail "lc view" "$(cat $W/lcapp.out)" ;; esac
+case $(client_view lcapp) in *"timeslice 1800 interleave 2"*) ok "LC app sees its new values" ;; *) fail "lc view" "$(cat $W/lcapp.out)" ;; esac
 expect_exit 1 "$GPUCTL" sched run fixed timeslice 100 && expect_stderr_line "second run refused"
 expect_exit 0 "$GPUCTL" sched status
 expect_out "status: policy active" "policy active"

@@ -74,9 +74,9 @@ expect_out "refused run left no policy process" "no policy process"
 start_client be1 -n 2; BE1=$CPID
 start_client be2 -n 2; BE2=$CPID
 start_client lc1 -n 1; LC1=$CPID
-start_run hint-hold 0 be-off schedule
+start_run hint-hold 0 be-stall 600000 be-off schedule
 [ -f "$H" ] && ok "hint file created" || fail "hint file" "missing; $(cat $W/run.err)"
-case $(stat -c %a "$H" 2>/dev/null) in 666) ok "hint file mode 0666 (LC of any user)" ;;
+case $(stat -c %a "$H" 2>/dev/null) in 600) ok "hint file mode 0600 by default (hint-mode widens it)" ;;
 *) fail "hint mode" "$(stat -c %a "$H")" ;; esac
 [ "$(off)" = 0 ] && ok "LC idle: every TSG on its runlist" || fail "idle" "$(off) off"
 busy 1
@@ -97,7 +97,7 @@ grep -q "^hint gate: [0-9]* LC requests" "$W/run.out" && ok "stop line reports t
 [ -e "$H" ] && fail "hint file" "left behind" || ok "hint file removed"
 
 # --- hint-hold: a request held too long puts BE back on --------------------------
-start_run hint-hold 1500 be-off schedule
+start_run hint-hold 1500 be-stall 600000 be-off schedule
 busy 1
 wait_off 3 && ok "hold: off at first" || fail "hold first" "$(off) off"
 sleep 2
@@ -106,7 +106,7 @@ busy 0; sleep 0.5; busy 1
 wait_off 3 && ok "next request: off again" || fail "hold next" "$(off) off"
 busy 0; wait_off 0
 kill -INT $RUN; wait $RUN
-start_run hint-hold 0 be-off schedule
+start_run hint-hold 0 be-stall 600000 be-off schedule
 
 # --- SIGKILL of the run: the watchdog restores -----------------------------------
 busy 1; wait_off 3
@@ -121,7 +121,7 @@ expect_out "status: no policy process" "no policy process"
 expect_out "status: the watchdog deactivated the killed run's policy" "policy inactive"
 
 # --- SIGKILL of run and watchdog: the next stop restores ---------------------------
-start_run hint-hold 0 be-off schedule
+start_run hint-hold 0 be-stall 600000 be-off schedule
 busy 1; wait_off 3 || fail "second run" "$(off) off: $(cat $W/run.err)"
 WD=$(watchdog_pid)
 kill -9 $WD $RUN; wait $RUN 2>/dev/null
@@ -132,7 +132,7 @@ expect_exit 0 "$GPUCTL" sched stop
 busy 0
 
 # --- be-rotate: one BE process on the runlist at a time (be2: 2 TSGs, be3: 1) ---
-"$GPUCTL" sched run lc-be lc comm:lc1 be-rotate 400 be-off schedule >"$W/rot.out" 2>"$W/rot.err" &
+"$GPUCTL" sched run lc-be lc comm:lc1 be-rotate 400 be-stall 600000 be-off schedule >"$W/rot.out" 2>"$W/rot.err" &
 RUN=$!
 sleep 1
 seen=""
@@ -153,7 +153,7 @@ wait_ch() {
 	while [ "$(choff)" != "$1" ] && [ $i -lt 60 ]; do i=$((i + 1)); sleep 0.05; done
 	[ "$(choff)" = "$1" ]
 }
-start_run hint-hold 0
+start_run hint-hold 0 be-stall 600000
 busy 1
 wait_ch 6 && ok "be-off channels (the default): the 3 BE TSGs' 6 channels disabled" || fail "channels" "$(choff) channels off, $(cat $W/run.err)"
 [ "$(off)" = 0 ] && ok "be-off channels: no GPFIFO_SCHEDULE" || fail "channels sched" "$(off)"
@@ -162,7 +162,7 @@ wait_ch 0 && ok "be-off channels: enabled again when LC is idle" || fail "channe
 busy 1; wait_ch 6
 kill -9 $RUN; wait $RUN 2>/dev/null
 wait_ch 0 && ok "be-off channels, kill -9: the watchdog enabled them" || fail "channels kill" "$(choff)"
-start_run hint-hold 0 be-off channels
+start_run hint-hold 0 be-stall 600000 be-off channels
 busy 1; wait_ch 6
 kill -9 $(watchdog_pid) $RUN; wait $RUN 2>/dev/null
 sleep 0.3

@@ -256,7 +256,7 @@ kill -9 "$(runner_pid)"; sleep 0.2
 expect_exit 0 "$G" sched run lc-be lc comm:k9 --detach
 case $ERR in *"left changed by policy process"*"restored"*) ok "successor says what it restored" ;;
 *) fail "successor restore message" "$ERR" ;; esac
-case $(view $K9 k9) in *"timeslice 1000000 interleave 2"*) ok "successor applies its own policy" ;;
+case $(view $K9 k9) in *"timeslice 1800 interleave 2"*) ok "successor applies its own policy" ;;
 *) fail "successor apply" "$(cat "$W/k9.out")" ;; esac
 expect_exit 0 "$G" sched stop
 case $(view $K9 k9) in *"timeslice 1024 interleave 1"*) ok "detached run killed: successor's stop restores the first originals" ;;

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gate_priv.h - the gate's insides, shared by its rooms: gate.c (decisions,
+ * the thread, BE TSGs on and off), hint_file.c (the hint page and its
+ * safety), ledger.c (each BE process's share and stall, for share.c).
+ */
+#ifndef GPUCTL_GATE_PRIV_H
+#define GPUCTL_GATE_PRIV_H
+
+#include <pthread.h>
+#include <time.h>
+
+#include "sched.h"
+
+#define GATE_IDLE_WAIT_NS	100000000L	/* re-check without a wake: 100 ms */
+#define GATE_LAT_SAMPLES	4096		/* call times kept for the summary */
+#define GATE_PAGE_SIZE		4096
+#define GATE_GUARD_NS		5000000ULL	/* a stall's end is planned this early (calls take ~1 ms) */
+#define GATE_SHARE_NS		1000000000ULL	/* the share file is written every second */
+#define GATE_BUSY_MAX		65536		/* more LC requests in flight: garbage */
+
+#define GATE_TSG_CHANNELS	32
+
+struct gate_tsg {
+	struct tsg t;
+	int fd;			/* the owner's RM file, borrowed for the gate alone */
+	bool lc;		/* an LC TSG: never touched, says its GPU has an LC */
+	bool off;		/* what RM was last told */
+	bool want;		/* what it should be now */
+	bool dead;		/* RM no longer knows it: skipped, dropped by prune */
+	__u32 gpu;		/* the GPU it runs on (tsg_gpu) */
+	/* be-off channels: its client's subdevice and its channels (0: not yet seen) */
+	__u32 subdev;
+	int nch, looks;		/* looks: times its channels were looked for */
+	__u32 ch[GATE_TSG_CHANNELS];
+};
+
+/* A BE process on one GPU: what the floor is kept for (its TSGs go on and off together). */
+struct gate_proc {
+	__u32 gpu, pid;
+	char comm[TSG_COMM_LEN];
+	bool on, gone;
+	__u64 joined_ns, last_ns, on_ns;
+	__u64 off_since;	/* when it last went off (valid while !on) */
+	__u64 longest_off_ns;
+};
+
+/* Each GPU decides alone: an LC on one never holds BE off another. */
+struct gate_gpu {
+	__u32 gpu;
+	int nlc, nbe;		/* LC processes, BE processes on it now */
+	__u32 rot_pid;		/* be-rotate: the BE process whose turn it is */
+	__u64 rot_next_ns;	/* when the next one's turn comes */
+	__s64 credit_ns;	/* how much longer the hint may keep BE off */
+	bool hint_off;		/* BE off for the hint now */
+	bool recovering;	/* the hint was cut short: BE on until the credit is full */
+	__u64 last_ns;
+};
+#define GATE_GPUS	16
+
+struct gate {
+	struct gate_opts o;
+	bool engaged;		/* hint or be-rotate: the gate may take BE off */
+	struct gpuctl_hint_page *page;
+	int hint_fd;		/* kept open: a truncated file is put right */
+	pthread_t thr;
+	bool thr_running;
+	pthread_mutex_t mu;	/* v, n, procs, gpus, stats */
+	struct gate_tsg *v;
+	int n, cap;
+	struct gate_proc *procs;
+	int nprocs, procs_cap;
+	struct gate_gpu gpus[GATE_GPUS];
+	int ngpus;
+	int stop;		/* atomic */
+	__u32 wake;		/* futex word to wait on without a hint page */
+	__u64 share_next_ns;
+	struct gate_stats st;
+	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
+	unsigned int nlat;
+};
+
+static inline __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* hint_file.c */
+/* Creates and maps the hint page (a SIGBUS on it is caught): 0, or -1 after p_err. */
+int hint_page(struct gate *g);
+/* The busy count to believe, after making the page whole; garbage reads 0. */
+__u32 hint_read(struct gate *g);
+/* The futex word the gate waits on, and its wake. */
+__u32 *wait_word(struct gate *g);
+void hint_wake(struct gate *g);
+/* Lets go of the page (its mapping, its file; unlink: remove it). */
+void hint_release(struct gate *g, bool unlink_it);
+
+/* gate.c, for the ledger */
+struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid);
+
+/* ledger.c: the share file from g's ledger (caller holds mu). */
+void gate_share(struct gate *g, __u64 now);
+
+#endif

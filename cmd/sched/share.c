@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * share.c - lc-be's ledger in a file: the running policy (gate.c) writes,
+ * every second, per GPU each BE process's share and longest stall to
+ * RUN_SHARE; `sched status` and the exporter read it.  A floor or a bound
+ * that is not kept becomes a warning line here, in one place for both.
+ *
+ * The file is text, one record a line:
+ *	gpuctl-sched-share 1
+ *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT ROTATE_MS
+ *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
+ * written whole under a temporary name in RUN_DIR (root's) and renamed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpuctl.h"
+#include "sched.h"
+
+#define SHARE_MAGIC	"gpuctl-sched-share 1"
+
+const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len)
+{
+	double need = o->floor_pct / 100.0 * (o->hint ? 1.0 / GATE_HINT_DUTY : 1.0), rm;
+
+	if (!o->floor_pct) {
+		snprintf(buf, len, "be-floor 0: no share is promised to BE; a busy LC may hold "
+			 "BE off for as long as it is busy");
+		return buf;
+	}
+	if (!o->be_ts || !o->lc_ts)
+		return NULL;
+	if (o->be_ts < GATE_BE_TS_PROGRESS_US && !o->rotate_ms) {
+		snprintf(buf, len, "be-floor %u%% cannot be kept: be-timeslice %llu us is under what "
+			 "switching a BE TSG out costs (~200 us on an H100): several BE processes "
+			 "on the runlist together made no progress (0 it/s measured); use "
+			 "be-timeslice %u or more, or be-rotate", o->floor_pct,
+			 (unsigned long long)o->be_ts, GATE_BE_TS_PROGRESS_US);
+		return buf;
+	}
+	rm = (double)o->be_ts / (o->be_ts + o->lc_ts);
+	if (need > 0.9)
+		need = 0.9;
+	if (rm >= need * 0.98)
+		return NULL;
+	snprintf(buf, len, "be-floor %u%% cannot be kept: lc-timeslice %llu us against "
+		 "be-timeslice %llu us leaves BE %.1f%% of a GPU while an LC is busy%s "
+		 "(leave lc-timeslice out to have it derived)", o->floor_pct,
+		 (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, 100 * rm,
+		 o->hint ? ", and the hint may take half of that" : "");
+	return buf;
+}
+
+static void comm_word(char *dst, size_t len, const char *comm)
+{
+	snprintf(dst, len, "%s", *comm ? comm : "-");
+	for (char *c = dst; *c; c++)
+		if (*c <= ' ' || *c > '~')
+			*c = '?';
+}
+
+void share_write(const struct gate_opts *o, const struct gate_share_row *rows, int n)
+{
+	char tmp[] = RUN_SHARE ".tmp", comm[TSG_COMM_LEN];
+	FILE *f;
+	int fd;
+
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d %u\n", (int)getpid(), o->floor_pct,
+		o->stall_ms, (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, !!o->hint,
+		o->rotate_ms);
+	for (int i = 0; i < n; i++) {
+		const struct gate_share_row *r = &rows[i];
+
+		comm_word(comm, sizeof(comm), r->comm);
+		fprintf(f, "be %u %u %s %.2f %.3f %.3f %.1f %.3f %.1f %d %d\n", r->gpu, r->pid, comm,
+			r->on_pct, r->share_pct, r->floor_pct, r->longest_off_ms, r->rm_wait_ms,
+			r->age_s, r->kept, r->stall_kept);
+	}
+	if (fclose(f) || rename(tmp, RUN_SHARE))
+		unlink(tmp);
+}
+
+void share_remove(void)
+{
+	unlink(RUN_SHARE);
+}
+
+static void share_warn(struct gate_share *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void share_warn(struct gate_share *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nwarn == (int)(sizeof(s->warn) / sizeof(s->warn[0])))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->warn[s->nwarn++], sizeof(s->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+int share_read(struct gate_share *s)
+{
+	struct gate_opts o = { 0 };
+	char prob[192];
+	int err = share_file_read(s);
+
+	if (err)
+		return err;
+	o.floor_pct = s->floor_pct;
+	o.lc_ts = s->lc_ts;
+	o.be_ts = s->be_ts;
+	o.hint = s->hint ? "" : NULL;
+	o.rotate_ms = s->rotate_ms;
+	if (share_floor_problem(&o, prob, sizeof(prob)))
+		share_warn(s, "%s", prob);
+	for (int i = 0; i < s->n; i++) {
+		const struct gate_share_row *r = &s->rows[i];
+
+		if (!r->kept)
+			share_warn(s, "GPU %u: BE pid %u (%s) keeps %.1f%% of the GPU, under its "
+				   "floor of %.1f%%", r->gpu, r->pid, r->comm, r->share_pct,
+				   r->floor_pct);
+		if (!r->stall_kept)
+			share_warn(s, "GPU %u: BE pid %u (%s) was held off %.0f ms, over be-stall "
+				   "%u ms", r->gpu, r->pid, r->comm, r->longest_off_ms, s->stall_ms);
+	}
+	return 0;
+}
+
+void share_print(pid_t runner)
+{
+	struct gate_share sh;
+
+	if (share_read(&sh) || sh.pid != runner)
+		return;
+	if (json_output) {
+		jsonw_name(json_wtr, "be_floor");
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, "floor_pct", sh.floor_pct);
+		jsonw_uint_field(json_wtr, "stall_ms", sh.stall_ms);
+		jsonw_u64_field(json_wtr, "lc_timeslice_us", sh.lc_ts);
+		jsonw_u64_field(json_wtr, "be_timeslice_us", sh.be_ts);
+		jsonw_name(json_wtr, "be");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < sh.n; i++) {
+			const struct gate_share_row *r = &sh.rows[i];
+
+			jsonw_start_object(json_wtr);
+			jsonw_uint_field(json_wtr, "gpu", r->gpu);
+			jsonw_uint_field(json_wtr, "pid", r->pid);
+			jsonw_string_field(json_wtr, "comm", r->comm);
+			jsonw_float_field(json_wtr, "on_pct", r->on_pct);
+			jsonw_float_field(json_wtr, "share_pct", r->share_pct);
+			jsonw_float_field(json_wtr, "floor_pct", r->floor_pct);
+			jsonw_float_field(json_wtr, "longest_off_ms", r->longest_off_ms);
+			jsonw_float_field(json_wtr, "rm_wait_ms", r->rm_wait_ms);
+			jsonw_float_field(json_wtr, "longest_stall_ms", r->stall_ms);
+			jsonw_bool_field(json_wtr, "floor_kept", r->kept);
+			jsonw_bool_field(json_wtr, "stall_kept", r->stall_kept);
+			jsonw_end_object(json_wtr);
+		}
+		jsonw_end_array(json_wtr);
+		jsonw_name(json_wtr, "warnings");
+		jsonw_start_array(json_wtr);
+		for (int i = 0; i < sh.nwarn; i++)
+			jsonw_string(json_wtr, sh.warn[i]);
+		jsonw_end_array(json_wtr);
+		jsonw_end_object(json_wtr);
+		return;
+	}
+	printf("BE floor: %u%% of each GPU for its BE processes, held off %u ms at most "
+	       "(LC timeslice %llu us, BE %llu us)\n", sh.floor_pct, sh.stall_ms,
+	       (unsigned long long)sh.lc_ts, (unsigned long long)sh.be_ts);
+	if (sh.n)
+		printf("  %-4s %-8s %-15s %6s %7s %7s %12s %10s %s\n", "GPU", "PID", "COMM", "ON%",
+		       "SHARE%", "FLOOR%", "LONGEST-OFF", "RM-WAIT", "FLOOR");
+	for (int i = 0; i < sh.n; i++) {
+		const struct gate_share_row *r = &sh.rows[i];
+
+		printf("  %-4u %-8u %-15s %6.1f %7.1f %7.1f %9.0f ms %7.1f ms %s\n", r->gpu, r->pid,
+		       r->comm, r->on_pct, r->share_pct, r->floor_pct, r->longest_off_ms,
+		       r->rm_wait_ms, r->kept && r->stall_kept ? "kept" : "NOT KEPT");
+	}
+	for (int i = 0; i < sh.nwarn; i++)
+		printf("warning: %s\n", sh.warn[i]);
+}

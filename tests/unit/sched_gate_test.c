@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_gate_test.c - lc-be's gate (cmd/sched/gate.c) on a host, RM stubbed:
+ * be-rotate's turns and stall bound, the hint's share bound against a writer
+ * holding it or toggling it 95/2 ms, the hint file truncated under it (no
+ * SIGBUS), garbage, and per-GPU decisions (an LC on GPU 0 holds no BE of
+ * GPU 1).  Real time, about 10 s; the bounds get 150 ms of slack for a
+ * loaded host (the gate thread starved of CPU overshoots them).  Prints "N passed, N failed".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuctl.h"
+#include "sched/sched.h"
+
+static int npass, nfail;
+#define CHECK(c, ...) do { if (c) { npass++; printf("ok   "); } else { nfail++; printf("FAIL "); } \
+	printf(__VA_ARGS__); printf("\n"); fflush(stdout); } while (0)
+
+/* ---- stubs: RM, the process table, the share file ---- */
+#define NT 8
+static volatile int tsg_off[NT + 1];	/* by hTsg */
+static volatile int calls;
+
+const char *rm_status_name(__u32 status) { (void)status; return "?"; }
+int rm_control(int fd, __u32 hClient, __u32 hObject, __u32 cmd, void *params, __u32 size,
+	       __u32 *status)
+{
+	const struct a06c_schedule *p = params;
+
+	(void)fd; (void)hClient; (void)size;
+	if (cmd == NVA06C_CTRL_CMD_GPFIFO_SCHEDULE && hObject <= NT)
+		tsg_off[hObject] = !p->bEnable;
+	calls++;
+	*status = 0;
+	return 0;
+}
+int rm_tsg_channels(int fd, __u32 hClient, __u32 hTsg, __u32 *subdev, __u32 *ch, int max)
+{
+	(void)fd; (void)hClient; (void)max;
+	*subdev = 1;
+	ch[0] = hTsg;
+	return 1;
+}
+int rm_channels_set(int fd, __u32 hClient, __u32 subdev, const __u32 *ch, int n, bool off,
+		    __u32 *status)
+{
+	(void)fd; (void)hClient; (void)subdev;
+	for (int i = 0; i < n; i++)
+		if (ch[i] <= NT)
+			tsg_off[ch[i]] = off;
+	calls++;
+	*status = 0;
+	return 0;
+}
+int borrow_fd(pid_t pid, int fd) { (void)pid; (void)fd; return open("/dev/null", O_RDONLY); }
+bool tsg_proc_gone(__u32 pid) { (void)pid; return false; }
+void share_write(const struct gate_opts *o, const struct gate_share_row *r, int n)
+{
+	(void)o; (void)r; (void)n;
+}
+void share_remove(void) {}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(double ms) { usleep((useconds_t)(ms * 1000)); }
+
+static struct tsg mk(__u32 h, __u32 pid, __u32 cls)
+{
+	struct tsg t;
+
+	memset(&t, 0, sizeof(t));
+	t.key.pid = t.info.pid = pid;
+	t.key.hClient = t.info.hClient = 0xc1d00000 | pid;
+	t.key.hTsg = t.info.hTsg = h;
+	t.info.id = h;
+	t.info.want_class = cls;
+	snprintf(t.info.comm, sizeof(t.info.comm), "p%u", pid);
+	return t;
+}
+
+/* Samples TSGs [a, b] for ms: per TSG, the share of samples on and the longest stretch off. */
+struct sample {
+	double on_pct[NT + 1], longest[NT + 1];
+	int max_on_together;
+};
+static void sample(int a, int b, double ms, struct sample *s, void (*tick)(double t))
+{
+	double end = now_ms() + ms, since[NT + 1];
+	long n = 0, on[NT + 1] = { 0 };
+
+	memset(s, 0, sizeof(*s));
+	for (int i = a; i <= b; i++)
+		since[i] = -1;
+	while (now_ms() < end) {
+		double t = now_ms();
+		int together = 0;
+
+		if (tick)
+			tick(t);
+		n++;
+		for (int i = a; i <= b; i++) {
+			if (!tsg_off[i]) {
+				on[i]++;
+				together++;
+				if (since[i] >= 0 && t - since[i] > s->longest[i])
+					s->longest[i] = t - since[i];
+				since[i] = -1;
+			} else if (since[i] < 0) {
+				since[i] = t;
+			}
+		}
+		if (together > s->max_on_together)
+			s->max_on_together = together;
+		sleep_ms(0.5);
+	}
+	for (int i = a; i <= b; i++) {
+		if (since[i] >= 0 && now_ms() - since[i] > s->longest[i])
+			s->longest[i] = now_ms() - since[i];
+		s->on_pct[i] = 100.0 * on[i] / n;
+	}
+}
+
+static struct gpuctl_hint_page *page;
+static double tog_t0;
+static void toggle(double t)	/* a writer: busy 95 ms, idle 2 ms */
+{
+	double ph = fmod(t - tog_t0, 97.0);
+
+	__atomic_store_n(&page->busy, ph < 95.0, __ATOMIC_SEQ_CST);
+}
+
+static struct gate_opts opts(const char *hint, __u32 rotate, __u32 stall, __u32 hold)
+{
+	struct gate_opts o = { 0 };
+
+	o.hint = hint;
+	o.hold_ms = hold;
+	o.mode = 0666;
+	o.rotate_ms = rotate;
+	o.be_off = GATE_OFF_CHANNELS;
+	o.floor_pct = 10;
+	o.stall_ms = stall;
+	o.lc_ts = 1800;
+	o.be_ts = 200;
+	return o;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/gpuctl-gate.XXXXXX", hint[64];
+	struct gate_stats st;
+	struct gate *g;
+	struct gate_opts o;
+	struct sample s;
+	struct tsg lc = mk(8, 300, POLICY_CLASS_LC);
+	int fd;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(hint, sizeof(hint), "%s/lc.hint", dir);
+
+	/* be-rotate: 3 BE processes, turns of 5000 ms cut to keep be-stall 200 */
+	o = opts(NULL, 5000, 200, 0);
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (be-rotate, no hint)");
+	for (int i = 1; i <= 3; i++) {
+		struct tsg t = mk(i, 100 + i, POLICY_CLASS_BE);
+
+		gate_add(g, &t, 0);
+	}
+	gate_add(g, &lc, 0);
+	sleep_ms(100);
+	sample(1, 3, 1500, &s, NULL);
+	gate_stop(g, &st);
+	CHECK(st.rotations >= 10, "be-rotate: turns pass (%llu in 1.6 s: each cut to ~95 ms)",
+	      (unsigned long long)st.rotations);
+	/* more at once only when a stall reached its bound (a starved gate thread) */
+	CHECK(s.max_on_together <= 3, "be-rotate: BE on together at most: %d (1 unless a bound forced more)",
+	      s.max_on_together);
+	for (int i = 1; i <= 3; i++)
+		CHECK(s.longest[i] <= 200 + 150 && s.on_pct[i] >= 20,
+		      "be-rotate: BE %d off at most %.0f ms at once (be-stall 200), on %.0f%%", i,
+		      s.longest[i], s.on_pct[i]);
+	CHECK(!tsg_off[1] && !tsg_off[2] && !tsg_off[3], "stop: every BE back on");
+
+	/* be-rotate with the default hint-hold: 2 BE processes */
+	o = opts(NULL, 5000, 300, 100);
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (be-rotate 5000, be-stall 300, hint-hold 100)");
+	for (int i = 1; i <= 2; i++) {
+		struct tsg t = mk(i, 100 + i, POLICY_CLASS_BE);
+
+		gate_add(g, &t, 0);
+	}
+	gate_add(g, &lc, 0);
+	sleep_ms(100);
+	sample(1, 2, 1500, &s, NULL);
+	gate_stop(g, &st);
+	CHECK(st.rotations >= 8, "be-rotate, 2 BE: turns pass (%llu)", (unsigned long long)st.rotations);
+	CHECK(s.max_on_together <= 2 && s.longest[1] <= 450 && s.longest[2] <= 450,
+	      "be-rotate, 2 BE: one on at a time (%d), off at most %.0f / %.0f ms", s.max_on_together,
+	      s.longest[1], s.longest[2]);
+
+	/* a BE process that joins after the first turn began: the 5 s turn is cut */
+	o = opts(NULL, 5000, 300, 0);
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (be-rotate 5000, one BE at first)");
+	{
+		struct tsg t1 = mk(1, 101, POLICY_CLASS_BE), t2 = mk(2, 102, POLICY_CLASS_BE);
+
+		gate_add(g, &t1, 0);
+		sleep_ms(50);
+		gate_add(g, &t2, 0);
+	}
+	sample(1, 2, 1200, &s, NULL);
+	gate_stop(g, &st);
+	CHECK(st.rotations >= 3 && s.longest[1] <= 450 && s.longest[2] <= 450,
+	      "late joiner: turns pass (%llu), off at most %.0f / %.0f ms (be-stall 300)",
+	      (unsigned long long)st.rotations, s.longest[1], s.longest[2]);
+
+	/* the hint held busy for ever: off at most hint-hold at once, about half the time */
+	o = opts(hint, 0, 300, 0);
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (hint)");
+	fd = open(hint, O_RDWR);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	for (int i = 1; i <= 2; i++) {
+		struct tsg t = mk(i, 100 + i, POLICY_CLASS_BE);
+
+		gate_add(g, &t, 0);
+	}
+	gate_add(g, &lc, 0);
+	sleep_ms(50);
+	__atomic_store_n(&page->busy, 1, __ATOMIC_SEQ_CST);
+	sample(1, 2, 2000, &s, NULL);
+	CHECK(s.longest[1] <= 300 + 150 && s.on_pct[1] >= 40 && s.on_pct[1] <= 75,
+	      "hint held busy: BE off at most %.0f ms at once (be-stall 300), on %.0f%% (>= 40)",
+	      s.longest[1], s.on_pct[1]);
+	tog_t0 = now_ms();
+	sample(1, 2, 2000, &s, toggle);
+	CHECK(s.longest[1] <= 300 + 150 && s.on_pct[1] >= 40,
+	      "writer toggling 95/2 ms: BE off at most %.0f ms at once, on %.0f%% (>= 40)",
+	      s.longest[1], s.on_pct[1]);
+	/* truncated under it: no SIGBUS, the file made whole */
+	__atomic_store_n(&page->busy, 1, __ATOMIC_SEQ_CST);
+	munmap(page, 4096);
+	for (int i = 0; i < 2000; i++)
+		if (ftruncate(fd, 0) || ftruncate(fd, i & 1 ? 0 : 4096))
+			break;
+	sleep_ms(300);
+	{
+		struct stat sb;
+
+		fstat(fd, &sb);
+		CHECK(sb.st_size == 4096, "truncated 2000 times: alive, the file made whole (%lld bytes)",
+		      (long long)sb.st_size);
+	}
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	__atomic_store_n(&page->busy, 0xffffffffu, __ATOMIC_SEQ_CST);
+	memset(page, 0xff, 8);
+	sleep_ms(300);
+	CHECK(!tsg_off[1] && !tsg_off[2], "garbage (busy -1): no request, BE on");
+	CHECK(page->magic == GPUCTL_HINT_MAGIC, "garbage: the header written again");
+	__atomic_store_n(&page->busy, 0, __ATOMIC_SEQ_CST);
+	gate_stop(g, &st);
+	CHECK(st.hint_repairs >= 1 && st.hint_garbage >= 1, "stats: %llu repairs, %llu garbage reads",
+	      (unsigned long long)st.hint_repairs, (unsigned long long)st.hint_garbage);
+	CHECK(st.longest_off_ms <= 450, "stats: longest off %llu ms", (unsigned long long)st.longest_off_ms);
+	munmap(page, 4096);
+	close(fd);
+
+	/* per GPU: an LC on GPU 0 holding the hint holds no BE of GPU 1 */
+	o = opts(hint, 0, 10000, 0);
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (hint, 2 GPUs)");
+	fd = open(hint, O_RDWR);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	{
+		struct tsg b0 = mk(1, 101, POLICY_CLASS_BE), b1 = mk(2, 102, POLICY_CLASS_BE);
+
+		gate_add(g, &b0, 0);
+		gate_add(g, &b1, 1);
+		gate_add(g, &lc, 0);
+	}
+	sleep_ms(50);
+	__atomic_store_n(&page->busy, 1, __ATOMIC_SEQ_CST);
+	sleep_ms(150);	/* no futex wake here: the gate looks again within 100 ms */
+	sample(1, 2, 500, &s, NULL);
+	CHECK(s.on_pct[1] < 5, "GPU 0's BE off while its LC is busy (on %.0f%%)", s.on_pct[1]);
+	CHECK(s.on_pct[2] == 100, "GPU 1's BE never off (on %.0f%%)", s.on_pct[2]);
+	__atomic_store_n(&page->busy, 0, __ATOMIC_SEQ_CST);
+	gate_stop(g, &st);
+	munmap(page, 4096);
+	close(fd);
+	rmdir(dir);
+	printf("%d passed, %d failed\n", npass, nfail);
+	return nfail != 0;
+}
