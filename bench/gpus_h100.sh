@@ -39,6 +39,10 @@ x "$G" sched list --gpu 1
 echo "== stat -j per GPU (a second process, 3 rounds)"
 x "$G" -j stat --backend uvm-tools -- "$W/gpus_work" 1024 3 &
 SP=$!; sleep 8; pkill -TERM -P $SP gpus_work 2>/dev/null; kill -TERM $(pgrep -f 'gpus_work 1024 3') 2>/dev/null; wait $SP
+echo "== trace record/report per GPU"
+x "$G" trace record -o "$W/t.trace" --backend uvm-tools --duration 6 -- "$W/gpus_work" 1024 2
+x "$G" trace report -i "$W/t.trace" --top 3
+x "$G" -j trace report -i "$W/t.trace" --top 3
 echo "== exporter scrape"
 "$G" exporter serve --listen 127.0.0.1:9471 >"$W/exp.log" 2>&1 & EP=$!; PIDS="$PIDS $EP"
 sleep 3

@@ -164,7 +164,7 @@ if printf '%s\n' "$main_help" | grep -q prefetch; then
     help_pol=$( ("$G" prefetch help 2>&1 | spec_set POLICY; "$G" prefetch help 2>&1 | spec_set ENGINE) | set_of)
     comp_pol=$(complete_words prefetch load "")
     if [ -n "$help_pol" ]; then
-        same_set "prefetch: policies: help = completion" "$help_pol" "$comp_pol" "file"
+        same_set "prefetch: policies: help = completion" "$help_pol" "$comp_pol" "file PATH"
     fi
 fi
 

@@ -34,7 +34,11 @@ print(" ".join(p["name"] for p in json.load(sys.stdin)))' | sorted)
     eq "$obj: help POLICY := the table" "$help" "$list"
     eq "$obj: man page POLICY := the table" "$man" "$list"
     eq "$obj: completion's fallback list = the table" "$fallback" "$list"
-    eq "$obj: completion offers the table" "$offered" "$list"
+    # prefetch load also offers the engine's policies (load picks the back-end)
+    want=$list
+    [ $obj = prefetch ] &&
+        want=$( (echo "$list"; "$G" $obj list --backend engine | awk '/^[^ ]/ { print $1 }') | sorted)
+    eq "$obj: completion offers the table" "$offered" "$want"
 
     # parameters: list (text) = list (JSON), each named once per policy
     text=$("$G" $obj list | awk '/^[^ ]/ { p = $1; next } { print p "." $1 }' | sorted)
