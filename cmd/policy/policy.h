@@ -222,9 +222,11 @@ const struct policy_def *find_def(const struct policy_kind *k, const char *name)
  */
 void policy_step(const char *step);
 
-/* cmds.c: KEY VALUE pairs of def into vals (param_parse_one); usage errors name the problem. */
+/* params.c: KEY VALUE pairs of def into vals (param_parse_one); usage errors name the problem. */
 int parse_params(const struct policy_kind *k, const struct policy_def *d,
 		 int argc, char *const *argv, __u64 *vals, bool *given);
+/* params.c: the index of parameter name in d (NULL: a file's policy), or -1. */
+int policy_param_index(const struct policy_def *d, const char *name);
 
 /* stvalue.c: the value a struct_ops map is updated with before a swap. */
 int st_map_prepare(struct bpf_object *obj, const char *map_name, int map_fd);
