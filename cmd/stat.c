@@ -18,7 +18,7 @@ static const struct {
 	const char *name;
 	const char *unit;
 	const char *what;
-} counters[TC_NR] = {
+} stat_rows[TC_NR] = {
 	[TC_GPU_FAULTS] = { "gpu_faults", "", "GPU page faults (fault buffer entries)" },
 	[TC_DUPLICATES] = { "gpu_faults_duplicate", "", "of which duplicates" },
 	[TC_BATCHES] = { "fault_batches", "", "fault batches serviced" },
@@ -88,10 +88,10 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 		jsonw_start_object(json_wtr);
 		for (int i = 0; i < TC_NR; i++) {
 			if (c->have[i])
-				jsonw_uint_field(json_wtr, counters[i].name,
+				jsonw_uint_field(json_wtr, stat_rows[i].name,
 						 c->total[i] - (prev ? prev[i] : 0));
 			else
-				jsonw_null_field(json_wtr, counters[i].name);
+				jsonw_null_field(json_wtr, stat_rows[i].name);
 		}
 		jsonw_end_object(json_wtr);
 		if (!interval) {
@@ -103,7 +103,7 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 				stat_row_gpu_json(c->rows[r].gpu, backend);
 				for (int i = 0; i < TC_NR; i++)
 					if (c->have[i] && c->rows[r].v[i])
-						jsonw_uint_field(json_wtr, counters[i].name,
+						jsonw_uint_field(json_wtr, stat_rows[i].name,
 								 c->rows[r].v[i]);
 				jsonw_end_object(json_wtr);
 			}
@@ -121,7 +121,7 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 				printf("%llu", (unsigned long long)(c->total[i] - (prev ? prev[i] : 0)));
 			else
 				printf("<not supported>");
-			printf("%s%s%s%s\n", sep, counters[i].unit, sep, counters[i].name);
+			printf("%s%s%s%s\n", sep, stat_rows[i].unit, sep, stat_rows[i].name);
 		}
 		return;
 	}
@@ -136,8 +136,8 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 			snprintf(v, sizeof(v), "<not supported>");
 		if (interval)
 			printf("%14.6f ", t);
-		printf("%20s %-3s %-22s # %s\n", v, counters[i].unit, counters[i].name,
-		       counters[i].what);
+		printf("%20s %-3s %-22s # %s\n", v, stat_rows[i].unit, stat_rows[i].name,
+		       stat_rows[i].what);
 	}
 	if (!interval && (c->nrows > 1 || (c->nrows == 1 && c->rows[0].gpu != GT_GPU_NONE))) {
 		printf("\n %8s %4s %14s %14s %16s %16s\n", "PID", "GPU", "gpu_faults",

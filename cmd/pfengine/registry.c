@@ -3,7 +3,12 @@
  * registry.c - the running engines: per target process a pid file (the
  * engine's pid; claimed exclusively, so a second engine on the same
  * process is refused) and a stats file the engine rewrites every second,
- * in <run dir>/prefetch ($GPUCTL_RUN_DIR, default /run/gpuctl).
+ * in <run dir>/prefetch ($GPUCTL_RUN_DIR, default /run/gpuctl); and each
+ * engine's maps, pinned under gpuctl's bpffs tree (<bpffs>/gpuctl/engine/
+ * <target pid>/: pfe_io, params, counters, rodata, bss, ...) so that
+ * `bpftool map dump pinned ...` shows a policy's state and `prefetch set`
+ * changes its parameters while it runs, with the sweep that removes the pins
+ * of an engine killed with -9.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -64,6 +69,59 @@ void pfe_reg_path(char *buf, size_t len, const char *dir, pid_t target, const ch
 }
 
 /* One engine's stats file: printed as a line (or a JSON object). */
+int pfe_reg_pins(char *buf, size_t len, pid_t target, bool create)
+{
+	char root[PATH_MAX];
+	int ret = pin_dir("engine", create, root, sizeof(root));
+
+	if (ret)
+		return -1;
+	snprintf(buf, len, "%s/%d", root, (int)target);
+	return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+void pfe_reg_sweep(void)
+{
+	char root[PATH_MAX], reg[PATH_MAX], pidp[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	if (pin_dir("engine", false, root, sizeof(root)) || pfe_reg_dir(reg, sizeof(reg), false))
+		return;
+	d = opendir(root);
+	while (d && (de = readdir(d))) {
+		char *end;
+		long t = strtol(de->d_name, &end, 10);
+
+		if (t <= 0 || *end)
+			continue;
+		pfe_reg_path(pidp, sizeof(pidp), reg, (pid_t)t, "pid");
+		if (pidfile_live(pidp))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
+		remove_dir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void show_one(const char *dir, pid_t target)
 {
 	char path[PATH_MAX], *line = NULL, key[64], val[128];
