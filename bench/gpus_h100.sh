@@ -25,6 +25,8 @@ x nvidia-smi --query-gpu=index,uuid,name,memory.total,memory.free,pci.bus_id --f
 t0=$(date +%s%N); "$G" probe >"$W/probe.txt" 2>&1; t1=$(date +%s%N)
 sed -n '/^gpus/,$p' "$W/probe.txt"; echo "(probe: $(( (t1 - t0) / 1000000 )) ms)"
 x "$G" -j probe; echo
+echo "== why RM said no (-d), if it did"
+"$G" -d probe 2>&1 | grep -E "^debug: GPU|^  gpu " 
 echo "== sched"
 x "$G" sched watch
 "$W/gpus_work" 2048 6 >"$W/w1.out" 2>&1 & P1=$!; PIDS="$PIDS $P1"

@@ -258,8 +258,11 @@ static void target_name(struct sopts *o)
 	}
 }
 
-/* Counts until Ctrl-C, the duration, the interval count or the target's end. */
-static void count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, double start)
+/*
+ * Counts until Ctrl-C, the duration, the interval count or the target's end:
+ * true at the target's end (-- CMD ended by itself), false when stat stopped.
+ */
+static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, double start)
 {
 	uint64_t prev[TC_NR] = { 0 };
 	unsigned long long intervals = 0;
@@ -276,7 +279,7 @@ static void count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 				wait = 100;
 		}
 		if (!tb_poll(t, wait))
-			break;
+			return true;
 		if (o->duration && mono_s() - start >= o->duration)
 			break;
 		if (o->interval_ms && mono_s() >= next) {
@@ -289,6 +292,7 @@ static void count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 				break;
 		}
 	}
+	return false;
 }
 
 static int do_stat(int argc, char **argv)
@@ -298,6 +302,7 @@ static int do_stat(int argc, char **argv)
 	double start, elapsed;
 	struct tb *t;
 	int rc, status;
+	bool ended;
 
 	if (argc > 0 && (is_prefix(argv[0], "help") && strcmp(argv[0], "h")))
 		return stat_help(argc - 1, argv + 1);
@@ -311,8 +316,8 @@ static int do_stat(int argc, char **argv)
 	if (!t)
 		return rc;
 	start = mono_s();
-	count_loop(&o, t, &c, start);
-	tb_stop(t, stop_requested() || o.duration || o.icount || tb_failed(t));
+	ended = count_loop(&o, t, &c, start);
+	tb_stop(t, !ended || tb_failed(t));
 	if (tb_failed(t)) {
 		tb_free(t);
 		free(c.rows);
@@ -327,11 +332,10 @@ static int do_stat(int argc, char **argv)
 		printf(" %14.6f seconds time elapsed\n", elapsed);
 	free(c.rows);
 	tb_free(t);
-	/* -- CMD: its failure is the caller's, as with perf stat (unless stopped here) */
-	if (status > 0) {
+	/* -- CMD: its failure is the caller's, as with perf stat (unless stat stopped it) */
+	if (status > 0 && ended && !stop_requested()) {
 		p_info("the command exited with status %d", status);
-		if (!stop_requested() && !o.duration)
-			return status;
+		return status;
 	}
 	return EXIT_OK;
 }

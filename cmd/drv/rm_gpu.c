@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "gpuctl.h"
 #include "rm_gpu.h"
 
 void gpu_uuid_format(const __u8 u[RM_UUID_BYTES], char out[GPU_UUID_STR])
@@ -132,45 +133,118 @@ static int ctl(int fd, __u32 hClient, __u32 hObject, __u32 cmd, void *p, __u32 s
 	return rm_control(fd, hClient, hObject, cmd, p, size, &st) || st ? -1 : 0;
 }
 
+/* -d: why RM did not tell a GPU's name or memory. */
+static void why(const struct gpu_info *g, const char *step, int ret, __u32 st)
+{
+	if (debug_output)
+		fprintf(stderr, "debug: GPU %s: %s: %s\n", g->pci, step,
+			ret ? strerror(-ret) : rm_status_name(st));
+}
+
+/*
+ * The GPU's own device file (/dev/nvidiaN, N its minor as the driver's
+ * /proc says), with the control file registered on it as CUDA does before it
+ * asks for a device object: the fd (kept open while the object lives), or -1.
+ */
+static int register_gpu_fd(int ctl_fd, const struct gpu_info *g)
+{
+	char path[96], line[128];
+	int minor = -1, fd, arg = ctl_fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%04x:%02x:%02x.0/information",
+		 g->domain, g->bus, g->slot);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Device Minor: %d", &minor) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (minor < 0 || minor > 255)
+		return -1;
+	snprintf(path, sizeof(path), "/dev/nvidia%d", minor);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, NV_IOCTL_MAGIC, NV_ESC_REGISTER_FD, sizeof(arg)),
+		  &arg)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Total and free memory (KiB lists): FB_GET_INFO (fixed size), else _V2. */
+static void gpu_memory(int fd, __u32 hClient, __u32 hSub, struct gpu_info *g)
+{
+	static struct rm_fb_info fb;	/* 1 KiB: not on the stack */
+	struct rm_fb_info_v1 v1 = { .fbInfoListSize = 2 };
+	__u64 v[2] = { 0 };
+	bool got[2] = { false };
+	__u32 st;
+	int ret;
+
+	memset(&fb, 0, sizeof(fb));
+	fb.fbInfoListSize = 2;
+	fb.fbInfoList[0].index = NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE;
+	fb.fbInfoList[1].index = NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE;
+	v1.fbInfoList = (__u64)(unsigned long)fb.fbInfoList;
+	ret = rm_control(fd, hClient, hSub, NV2080_CTRL_CMD_FB_GET_INFO, &v1, sizeof(v1), &st);
+	if (ret || st) {
+		why(g, "FB_GET_INFO", ret, st);
+		ret = rm_control(fd, hClient, hSub, NV2080_CTRL_CMD_FB_GET_INFO_V2, &fb, sizeof(fb), &st);
+		if (ret || st)
+			return why(g, "FB_GET_INFO_V2", ret, st);
+	}
+	for (int i = 0; i < 2; i++) {
+		int k = fb.fbInfoList[i].index == NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE;
+
+		v[k] = (__u64)fb.fbInfoList[i].data << 10;
+		got[k] = true;
+	}
+	if (got[0] && got[1]) {
+		g->total_bytes = v[0];
+		g->free_bytes = v[1] < v[0] ? v[1] : v[0];
+		g->have_mem = true;
+	}
+}
+
 /* Name and memory through a device and subdevice of the GPU (best effort). */
 static void gpu_describe(int fd, __u32 hClient, struct gpu_info *g)
 {
 	struct rm_device_alloc da = { .deviceId = g->dev_inst, .hClientShare = hClient };
 	struct rm_subdevice_alloc sa = { .subDeviceId = g->subdev_inst };
 	struct rm_gpu_name nm = { 0 };
-	struct rm_fb_info fb = { 0 };
-	__u32 hDev = 0, hSub = 0, st;
-	__u64 total = 0, heap_free = 0;
-	bool t = false, f = false;
+	__u32 hDev = 0, hSub = 0, st = 0;
+	int ret, gfd = -1;
 
-	if (rm_alloc(fd, hClient, hClient, &hDev, NV01_DEVICE_0, &da, sizeof(da), &st) || st)
-		return;
-	if (rm_alloc(fd, hClient, hDev, &hSub, NV20_SUBDEVICE_0, &sa, sizeof(sa), &st) || st)
+	ret = rm_alloc(fd, hClient, hClient, &hDev, NV01_DEVICE_0, &da, sizeof(da), &st);
+	if ((ret || st) && (gfd = register_gpu_fd(fd, g)) >= 0) {
+		hDev = 0;
+		ret = rm_alloc(fd, hClient, hClient, &hDev, NV01_DEVICE_0, &da, sizeof(da), &st);
+	}
+	if (ret || st) {
+		why(g, "device object (NV01_DEVICE_0)", ret, st);
+		goto out_fd;
+	}
+	ret = rm_alloc(fd, hClient, hDev, &hSub, NV20_SUBDEVICE_0, &sa, sizeof(sa), &st);
+	if (ret || st) {
+		why(g, "subdevice object (NV20_SUBDEVICE_0)", ret, st);
 		goto out;
-	if (!ctl(fd, hClient, hSub, NV2080_CTRL_CMD_GPU_GET_NAME_STRING, &nm, sizeof(nm))) {
+	}
+	ret = rm_control(fd, hClient, hSub, NV2080_CTRL_CMD_GPU_GET_NAME_STRING, &nm, sizeof(nm), &st);
+	if (!ret && !st) {
 		memcpy(g->name, nm.ascii, RM_NAME_LEN);
 		g->name[RM_NAME_LEN] = 0;
+	} else {
+		why(g, "GPU_GET_NAME_STRING", ret, st);
 	}
-	fb.fbInfoListSize = 2;
-	fb.fbInfoList[0].index = NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE;
-	fb.fbInfoList[1].index = NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE;
-	if (!ctl(fd, hClient, hSub, NV2080_CTRL_CMD_FB_GET_INFO_V2, &fb, sizeof(fb))) {
-		for (__u32 i = 0; i < 2; i++) {
-			__u64 b = (__u64)fb.fbInfoList[i].data << 10;
-
-			if (fb.fbInfoList[i].index == NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE)
-				total = b, t = true;
-			else if (fb.fbInfoList[i].index == NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE)
-				heap_free = b, f = true;
-		}
-		if (t && f) {
-			g->total_bytes = total;
-			g->free_bytes = heap_free < total ? heap_free : total;
-			g->have_mem = true;
-		}
-	}
+	gpu_memory(fd, hClient, hSub, g);
 out:
 	rm_free(fd, hClient, hClient, hDev, &st);
+out_fd:
+	if (gfd >= 0)
+		close(gfd);
 }
 
 int rm_gpus_read(const char *dev, struct gpu_info *g, int max, char *err, size_t len)

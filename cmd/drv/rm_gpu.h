@@ -18,6 +18,8 @@
 
 /* nv-ioctl-numbers.h: NV_IOCTL_BASE + 12, a __u32 array of GPU IDs. */
 #define NV_ESC_ATTACH_GPUS_TO_FD	(200 + 12)
+/* NV_IOCTL_BASE + 1, on /dev/nvidiaN: { int ctl_fd; } */
+#define NV_ESC_REGISTER_FD		(200 + 1)
 
 /* Controls on the client object (class 0000). */
 #define NV0000_CTRL_CMD_GPU_GET_ATTACHED_IDS	0x0201	/* struct rm_gpu_ids */
@@ -76,7 +78,10 @@ struct rm_gpu_uuid {			/* NV0000_CTRL_GPU_GET_UUID_FROM_GPU_ID_PARAMS */
 };
 struct rm_gpu_name {			/* NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS */
 	__u32 gpuNameStringFlags;	/* 0: ASCII */
-	__u8 ascii[RM_NAME_LEN];
+	union {				/* the driver's union: 128 bytes, whichever is asked */
+		__u8 ascii[RM_NAME_LEN];
+		__u16 unicode[RM_NAME_LEN];
+	};
 };
 struct rm_gpu_id {			/* NV2080_CTRL_GPU_GET_ID_PARAMS */
 	__u32 gpuId;
@@ -85,6 +90,17 @@ struct rm_fb_info_entry {		/* NV2080_CTRL_FB_INFO */
 	__u32 index;
 	__u32 data;
 };
+/*
+ * NV2080_CTRL_FB_GET_INFO_PARAMS: the list by pointer.  Its size never
+ * changes, where V2's embedded list is NV2080_CTRL_FB_INFO_MAX_LIST_SIZE long,
+ * a number that grows with the driver (RM refuses any other size).
+ */
+struct rm_fb_info_v1 {
+	__u32 fbInfoListSize;
+	__u32 _pad;
+	__u64 fbInfoList;		/* struct rm_fb_info_entry * */
+};
+#define NV2080_CTRL_CMD_FB_GET_INFO	0x20801301	/* struct rm_fb_info_v1 */
 struct rm_fb_info {			/* NV2080_CTRL_FB_GET_INFO_V2_PARAMS */
 	__u32 fbInfoListSize;
 	struct rm_fb_info_entry fbInfoList[RM_FB_INFO_MAX];
@@ -111,7 +127,8 @@ _Static_assert(sizeof(struct rm_gpu_probed_ids) == 384, "PROBED_IDS params are 3
 _Static_assert(sizeof(struct rm_gpu_id_info) == 32, "ID_INFO_V2 params are 32 bytes");
 _Static_assert(sizeof(struct rm_gpu_pci_info) == 12, "PCI_INFO params are 12 bytes");
 _Static_assert(sizeof(struct rm_gpu_uuid) == 268, "UUID_FROM_GPU_ID params are 268 bytes");
-_Static_assert(sizeof(struct rm_gpu_name) == 68, "NAME_STRING params are 68 bytes");
+_Static_assert(sizeof(struct rm_gpu_name) == 132, "NAME_STRING params are 132 bytes");
+_Static_assert(sizeof(struct rm_fb_info_v1) == 16, "FB_GET_INFO params are 16 bytes");
 _Static_assert(sizeof(struct rm_gpu_id) == 4, "GPU_GET_ID params are 4 bytes");
 _Static_assert(sizeof(struct rm_fb_info) == 4 + 8 * RM_FB_INFO_MAX, "FB_GET_INFO_V2 params");
 _Static_assert(sizeof(struct rm_device_alloc) == 56, "NV0080_ALLOC_PARAMETERS are 56 bytes");

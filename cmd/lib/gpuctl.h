@@ -170,6 +170,8 @@ int bpffs_check(void);
  * is not mounted and !create; otherwise p_err and -errno.
  */
 int pin_dir(const char *object, bool create, char *buf, size_t len);
+/* The same for an existing directory, never said (housekeeping): 0 or -errno. */
+int pin_dir_quiet(const char *object, char *buf, size_t len);
 /* An exclusive flock on dir (held until the fd closes); p_err and -1 on failure. */
 int pin_lock(const char *dir);
 

@@ -47,50 +47,52 @@ int bpffs_check(void)
 
 /*
  * One directory of the pin tree: 0 when it is trustworthy (made now when
- * create), -ENOENT when it does not exist and !create (quiet), else p_err
- * and -errno.
+ * create), -ENOENT when it does not exist and !create (quiet), else -errno,
+ * said in one p_err line when say.
  */
-static int trusted_dir(const char *path, bool create)
+static int trusted_dir(const char *path, bool create, bool say)
 {
 	struct stat st;
+	int err;
 
 	if (lstat(path, &st)) {
-		if (errno != ENOENT) {
-			int err = -errno;
-
-			p_err("cannot read %s: %s", path, strerror(errno));
-			return err;
-		}
-		if (!create)
+		err = -errno;
+		if (errno == ENOENT && !create)
 			return -ENOENT;
+		if (errno != ENOENT)
+			goto unreadable;
 		if (mkdir(path, 0700) && errno != EEXIST) {
-			int err = -errno;
-
-			p_err("cannot create %s: %s", path, strerror(errno));
+			err = -errno;
+			if (say)
+				p_err("cannot create %s: %s", path, strerror(-err));
 			return err;
 		}
 		if (lstat(path, &st)) {
-			int err = -errno;
-
-			p_err("cannot read %s: %s", path, strerror(errno));
-			return err;
+			err = -errno;
+			goto unreadable;
 		}
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		p_err("%s is not a directory (%s): gpuctl does not follow it; remove it as root",
-		      path, S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
+		if (say)
+			p_err("%s is not a directory (%s): gpuctl does not follow it; remove it as root",
+			      path, S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
 		return -ENOTDIR;
 	}
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-		p_err("%s is owned by uid %u with mode %04o: gpuctl uses only pin directories "
-		      "owned by root and writable by nobody else; remove it as root",
-		      path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+		if (say)
+			p_err("%s is owned by uid %u with mode %04o: gpuctl uses only pin directories "
+			      "owned by root and writable by nobody else; remove it as root",
+			      path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
 		return -EPERM;
 	}
 	return 0;
+unreadable:
+	if (say)
+		p_err("cannot read %s: %s", path, strerror(-err));
+	return err;
 }
 
-int pin_dir(const char *object, bool create, char *buf, size_t len)
+static int pin_dir_say(const char *object, bool create, char *buf, size_t len, bool say)
 {
 	char top[PATH_MAX];
 	int err;
@@ -101,14 +103,25 @@ int pin_dir(const char *object, bool create, char *buf, size_t len)
 		return bpffs_check() ? -ENODEV : 0;
 	}
 	snprintf(top, sizeof(top), "%s/gpuctl", bpffs_root());
-	err = trusted_dir(top, create);
+	err = trusted_dir(top, create, say);
 	if (err)
 		return err;
 	if ((size_t)snprintf(buf, len, "%s/%s", top, object) >= len) {
-		p_err("pin path %s/%s is too long", top, object);
+		if (say)
+			p_err("pin path %s/%s is too long", top, object);
 		return -ENAMETOOLONG;
 	}
-	return trusted_dir(buf, create);
+	return trusted_dir(buf, create, say);
+}
+
+int pin_dir(const char *object, bool create, char *buf, size_t len)
+{
+	return pin_dir_say(object, create, buf, len, true);
+}
+
+int pin_dir_quiet(const char *object, char *buf, size_t len)
+{
+	return pin_dir_say(object, false, buf, len, false);
 }
 
 int pin_lock(const char *dir)

@@ -48,6 +48,7 @@ const char *const pfe_ctr_names[PFE_C_MAX] = {
 	[PFE_C_CALLS] = "prog_calls",
 	[PFE_C_RUN_NS] = "prog_ns",
 	[PFE_C_BAD_REQS] = "dropped_requests",
+	[PFE_C_MAPS_READS] = "maps_reads",
 };
 
 /* --- the objects' data by BTF name ---------------------------------------- */

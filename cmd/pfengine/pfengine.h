@@ -77,6 +77,7 @@ enum pfe_ctr {
 	PFE_C_CALLS,		/* program runs */
 	PFE_C_RUN_NS,		/* their time, BPF_PROG_TEST_RUN syscall included */
 	PFE_C_BAD_REQS,		/* requests dropped: a GPU the process lacks or --gpu excludes */
+	PFE_C_MAPS_READS,	/* /proc/PID/maps read (each takes the process's mmap lock) */
 	PFE_C_MAX,
 };
 extern const char *const pfe_ctr_names[PFE_C_MAX];

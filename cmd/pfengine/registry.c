@@ -103,7 +103,8 @@ void pfe_reg_sweep(void)
 	struct dirent *de;
 	DIR *d;
 
-	if (pin_dir("engine", false, root, sizeof(root)) || pfe_reg_dir(reg, sizeof(reg), false))
+	/* housekeeping: a tree it may not use is the command's to report, not the sweep's */
+	if (pin_dir_quiet("engine", root, sizeof(root)) || pfe_reg_dir(reg, sizeof(reg), false))
 		return;
 	d = opendir(root);
 	while (d && (de = readdir(d))) {

@@ -36,6 +36,7 @@ int ut_open_gpu_counters(struct ut_session *s, const uint8_t uuid[16], uint64_t 
 	return -1;
 }
 void p_info(const char *fmt, ...) { (void)fmt; }
+bool debug_output;
 const char *const exp_src_names[SRC_NR] = { "uvm_tools", "sched_watcher", "policies" };
 const char *const exp_src_state_names[SS_NR] = { "ok", "no_driver", "bpffs_absent",
 						 "not_running", "other_version", "error" };

@@ -8,6 +8,8 @@
 
 #include "rm_gpu.h"
 
+bool debug_output;	/* rm_gpu.c says why RM did not answer under -d */
+
 static int pass, fail;
 #define CHECK(c) do { if (c) pass++; else { fail++; printf("FAIL %s:%d %s\n", __FILE__, __LINE__, #c); } } while (0)
 

@@ -53,7 +53,10 @@ printf '%s\n' "$out" | grep -q "^0 a65e0f4ed7d47ba25047412c142a7773$" && ok "UUI
 	fail "uuid table cpu" "$out"
 printf '%s\n' "$out" | grep -q "^1 6d6f64656c6750558000000000000001$" && ok "UUID table V2: 1 is the GPU" ||
 	fail "uuid table gpu" "$out"
-[ "$(printf '%s\n' "$out" | grep -c '')" = 3 ] && ok "UUID table V2: nothing else" || fail "uuid table" "$out"
+# the model's second GPU (gpus=2) sits where the driver puts a second GPU's processor
+printf '%s\n' "$out" | grep -q "^9 6d6f64656c6750558000000000000002$" && ok "UUID table V2: 9 is the second GPU" ||
+	fail "uuid table gpu 1" "$out"
+[ "$(printf '%s\n' "$out" | grep -c '')" = 4 ] && ok "UUID table V2: nothing else" || fail "uuid table" "$out"
 out=$("$UC" -p $P uuids v1)
 printf '%s\n' "$out" | grep -q "^1 6d6f64656c675055" && ok "UUID table V1" || fail "uuid table v1" "$out"
 
