@@ -69,7 +69,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s set-timeslice TARGET US\n"
 		"       %1$s %2$s set-interleave TARGET { low | medium | high }\n"
 		"       %1$s %2$s preempt TARGET [--wait] [--timeout US]\n"
-		"       %1$s %2$s run POLICY [ARGS] [--detach] [--device PATH]\n"
+		"       %1$s %2$s run POLICY [ARGS] [--gpu GPU] [--detach] [--device PATH]\n"
 		"       %1$s %2$s { status | stop | unload | help }\n"
 		"\n"
 		"       TARGET := { --tsg ID | --pid PID | --gpu GPU } (--gpu narrows --pid)\n"
@@ -90,6 +90,7 @@ static int do_help(int argc, char **argv)
 		"be-floor PCT (10): the share of each GPU its BE processes keep while an LC\n"
 		"is busy (the LC timeslice is derived from it); be-stall MS (100): the\n"
 		"longest gpuctl holds a BE process off; status shows both per GPU.\n"
+		"run --gpu GPU: the policy for that GPU's TSGs only (others left as they are).\n"
 		"watch pins a watcher under " GPUCTL_PIN_DIR "/sched that records the TSGs\n"
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
@@ -605,7 +606,7 @@ static int do_run(int argc, char **argv)
 	if (!o.policy)
 		return usage_err("unknown policy '%s': %s", argv[0], sched_policy_list());
 	NEXT_ARG();
-	/* --detach and --device go anywhere; the rest are the policy's ARGS */
+	/* --detach, --device and --gpu go anywhere; the rest are the policy's ARGS */
 	args = calloc(argc + 1, sizeof(*args));
 	if (!args) {
 		p_err("out of memory");
@@ -621,6 +622,14 @@ static int do_run(int argc, char **argv)
 			}
 			NEXT_ARG();
 			o.device = argv[0];
+		} else if (!strcmp(argv[0], "--gpu")) {
+			ret = parse_gpu_opt(&argc, &argv, &o.gpu);
+			if (ret <= 0) {
+				free(args);
+				return ret == -2 ? EXIT_FAIL : EXIT_USAGE;
+			}
+			argc++;	/* taken whole: the loop's NEXT_ARG steps back over nothing */
+			argv--;
 		} else {
 			args[nargs++] = argv[0];
 		}

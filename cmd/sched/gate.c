@@ -482,6 +482,32 @@ out:
 	hint_wake(g);
 }
 
+int gate_lc_procs(struct gate *g, __u32 gpu, __u32 pid)
+{
+	bool seen = false;
+	int n = 0;
+
+	if (!g)
+		return pid ? 1 : 0;
+	pthread_mutex_lock(&g->mu);
+	for (int i = 0; i < g->n; i++) {
+		const struct gate_tsg *e = &g->v[i];
+		bool first = true;
+
+		if (!e->lc || e->dead || e->gpu != gpu)
+			continue;
+		for (int j = 0; j < i && first; j++)
+			first = !(g->v[j].lc && !g->v[j].dead && g->v[j].gpu == gpu &&
+				  g->v[j].t.key.pid == e->t.key.pid);
+		if (first) {
+			n++;
+			seen |= e->t.key.pid == pid;
+		}
+	}
+	pthread_mutex_unlock(&g->mu);
+	return n + (pid && !seen);
+}
+
 /*
  * Entries of processes gone, and of TSGs RM no longer knows, go: their
  * borrowed files would keep a killed process's RM client (and its GPU

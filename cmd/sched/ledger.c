@@ -10,6 +10,15 @@
 #include "gpuctl.h"
 #include "gate_priv.h"
 
+__u64 gate_lc_ts(const struct gate_opts *g, int nlc)
+{
+	__u64 ts;
+
+	if (!g->lc_derived || nlc <= 1)
+		return g->lc_ts;
+	ts = g->lc_ts / (__u64)nlc;
+	return ts ? ts : 1;
+}
 
 /*
  * A BE process's share while an LC is busy, reckoned by construction: the
@@ -30,7 +39,8 @@ static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 no
 	if (g->o.rotate_ms)
 		k = 1;
 	if (gs && gs->nlc)
-		rm = (double)g->o.be_ts / (g->o.be_ts + (double)gs->nlc * g->o.lc_ts);
+		rm = (double)g->o.be_ts /
+		     (g->o.be_ts + (double)gs->nlc * gate_lc_ts(&g->o, gs->nlc));
 	memset(r, 0, sizeof(*r));
 	r->gpu = p->gpu;
 	r->pid = p->pid;
@@ -44,7 +54,8 @@ static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 no
 			     (now - p->off_since > p->longest_off_ns ? now - p->off_since :
 			      p->longest_off_ns)) / 1e6;
 	/* on, it still waits for the LC's timeslices and the other BE's on at once */
-	r->rm_wait_ms = gs ? ((double)gs->nlc * g->o.lc_ts + (k - 1) * (double)g->o.be_ts) / 1e3 : 0;
+	r->rm_wait_ms = gs ? ((double)gs->nlc * gate_lc_ts(&g->o, gs->nlc) +
+			      (k - 1) * (double)g->o.be_ts) / 1e3 : 0;
 	r->stall_ms = r->longest_off_ms + r->rm_wait_ms;
 	r->age_s = life;
 	/* 2 % for rounding */

@@ -284,6 +284,7 @@ void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts)
 		be_ts = GATE_RM_TS_DEFAULT_US;	/* RM's own, when be-timeslice is left as is */
 	if (need > 0.9)
 		need = 0.9;
+	g->lc_derived = !*lc_ts && g->floor_pct;
 	if (!*lc_ts)
 		*lc_ts = !g->floor_pct ? GATE_LC_TS_NOFLOOR_US :
 			 (__u64)(be_ts * (1.0 - need) / need);

@@ -10,8 +10,9 @@
  * The originals live in the TSG's own entry of the pinned table (orig_*,
  * tsg_watch.h), written before the first change: a run killed with SIGKILL
  * leaves them there, and the next run, stop or unload restores them
- * (restore_left).  Starting and stopping hold the sched directory's lock, and
- * the pid file says who runs: one policy at a time.
+ * (run_restore_left; run_stop.c stops a run).  Starting and stopping hold
+ * the sched directory's lock, and the pid file says who runs: one policy at
+ * a time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,9 +32,9 @@
 
 #include "gpuctl.h"
 #include "sched.h"
+#include "sched_gpu.h"
 #include "liveproc.h"
 
-#define STOP_WAIT_MS	5000	/* how long stop waits for the policy process */
 #define PRUNE_NS	1000000000ULL
 
 /* What run reports about a TSG, one line (or JSON object) each. */
@@ -83,7 +84,7 @@ static void run_event(enum run_ev ev, const struct tsg *t, const char *fmt, ...)
 	}
 }
 
-static void set_active(struct watcher *w, const struct policy *pol, bool on)
+void run_set_active(struct watcher *w, const struct policy *pol, bool on)
 {
 	struct policy p = { 0 };
 	__u32 zero = 0;
@@ -189,7 +190,7 @@ static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_i
  * decision it left marked cleared.  The caller holds the lock and knows no
  * policy process runs.
  */
-static int restore_left(struct sched *s, int *restored, int *failed)
+int run_restore_left(struct sched *s, int *restored, int *failed)
 {
 	struct restore_ctx c = { .s = s };
 	int err = tsg_table_walk(s->w.tsgs, restore_entry, &c);
@@ -260,14 +261,41 @@ static void apply_failed(struct run *r, const struct tsg *t, const char *what, c
 }
 
 /*
- * The GPU t runs on, by index: the gate decides per GPU.  The watcher does
- * not name GPUs yet: until it does, every TSG counts as GPU 0.
+ * The GPU t runs on, by index (RM through its process's file, remembered):
+ * the gate decides per GPU.  One RM cannot name counts as GPU 0.
  */
 static __u32 run_tsg_gpu(struct run *r, const struct tsg *t)
 {
-	(void)r;
-	(void)t;
-	return 0;
+	const struct gpu_info *g = tsg_gpu(&r->s, t);
+
+	return g ? (__u32)g->index : 0;
+}
+
+static void run_apply(struct run *r, struct tsg *t, bool again);
+
+/*
+ * A derived LC timeslice is the floor's one divided among the GPU's LC
+ * processes: when their number changes, the LC TSGs this run set on that
+ * GPU (gpu < 0: on every GPU) get the new one.
+ */
+static void lc_rebalance(struct run *r, int gpu)
+{
+	struct tsg *v = NULL;
+	int n = 0;
+
+	if (!r->gate || !r->o->gate.lc_derived || tsg_read(&r->s, &v, &n))
+		return;
+	for (int i = 0; i < n; i++) {
+		__u32 g;
+
+		if (v[i].info.want_class != POLICY_CLASS_LC || v[i].info.orig_by != (__u32)r->me)
+			continue;
+		g = run_tsg_gpu(r, &v[i]);
+		if ((gpu < 0 || g == (__u32)gpu) && v[i].info.want_timeslice !=
+		    gate_lc_ts(&r->o->gate, gate_lc_procs(r->gate, g, v[i].info.pid)))
+			run_apply(r, &v[i], true);
+	}
+	free(v);
 }
 
 /* Applies t's decision; the first time, saves the original values first. */
@@ -275,11 +303,20 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 {
 	struct tsg_info cur;
 	__u64 rts = 0;
-	__u32 rlv = 0;
+	__u32 rlv = 0, gpu;
 	char err[320];
+	int nlc = 0;
 
 	if (!t->info.want_class || bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur))
 		return;	/* no decision, or freed since */
+	if (r->o->gpu && tsg_gpu(&r->s, t) != r->o->gpu)
+		return;	/* run --gpu: a policy for one GPU, the others' TSGs left as they are */
+	gpu = run_tsg_gpu(r, t);
+	if (t->info.want_class == POLICY_CLASS_LC && r->gate && r->o->gate.lc_derived) {
+		nlc = gate_lc_procs(r->gate, gpu, 0);
+		t->info.want_timeslice = gate_lc_ts(&r->o->gate,
+						    gate_lc_procs(r->gate, gpu, t->info.pid));
+	}
 	if (cur.orig_by == (__u32)r->me) {
 		t->info.orig_timeslice = cur.orig_timeslice;
 		t->info.orig_interleave = cur.orig_interleave;
@@ -297,12 +334,12 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		return apply_failed(r, t, "", err);
 	if (tsg_get(&r->s, t, &rts, &rlv, err, sizeof(err)))
 		return apply_failed(r, t, "read back: ", err);
+	tsg_mark(r, t);
 	if (again) {
 		r->reapplied++;
 	} else {
 		r->applied++;
-		tsg_mark(r, t);
-		gate_add(r->gate, t, run_tsg_gpu(r, t));	/* the ledger's (and the gate's) */
+		gate_add(r->gate, t, gpu);	/* the ledger's (and the gate's) */
 	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
@@ -314,6 +351,9 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		  "unchanged",
 		  (unsigned long long)rts, rlv == LEVEL_UNKNOWN ? "level not readable" :
 		  rm_level_name(rlv));
+	if (!again && t->info.want_class == POLICY_CLASS_LC && r->gate && r->o->gate.lc_derived &&
+	    gate_lc_procs(r->gate, gpu, 0) != nlc)
+		lc_rebalance(r, (int)gpu);	/* a new LC process on this GPU */
 }
 
 /* The application set a value itself: put the decision back if it differs. */
@@ -372,6 +412,7 @@ static int run_on_event(void *ctx, void *data, size_t size)
 
 		tsg_table_walk(r->s.w.tsgs, client_gone, &c);
 		gate_drop_client(r->gate, e->info.pid, e->info.hClient);
+		lc_rebalance(r, -1);	/* an LC process fewer: the others' timeslices grow back */
 		break;
 	}
 	}
@@ -464,7 +505,7 @@ static void watchdog_start(const char *dir, pid_t parent)
 		pid_t rp = run_pid();
 
 		if (rp == 0 || rp == parent)
-			set_active(&s.w, NULL, false);	/* no policy process: none decides */
+			run_set_active(&s.w, NULL, false);	/* no policy process: none decides */
 		sched_close(&s);
 	}
 	_exit(0);
@@ -492,8 +533,9 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 
 		if (r->gate)
 			snprintf(floor, sizeof(floor), ", BE keep %u%% of each GPU, held off %u ms "
-				 "at most, LC timeslice %llu us", r->o->gate.floor_pct,
-				 r->o->gate.stall_ms, (unsigned long long)r->o->gate.lc_ts);
+				 "at most, LC timeslice %llu us%s", r->o->gate.floor_pct,
+				 r->o->gate.stall_ms, (unsigned long long)r->o->gate.lc_ts,
+				 r->o->gate.lc_derived ? " / the GPU's LC processes" : "");
 		p_info("policy %s active (%u rules%s%s%s%s); Ctrl-C restores the original values",
 		       sched_policy_name(r->o->policy), r->o->rules.nrules, floor,
 		       r->o->gate.hint ? ", BE off while LC holds the hint " : "",
@@ -525,7 +567,7 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 			prune_files(r);
 		}
 	}
-	set_active(&r->s.w, &r->o->rules, false);
+	run_set_active(&r->s.w, &r->o->rules, false);
 	ring_buffer__consume(rb);
 	gate_stop(r->gate, &gs);
 	r->gate = NULL;
@@ -604,15 +646,15 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 		goto undo_watcher;
 	}
 	/* A killed run's policy decides no more; what it left changed goes back. */
-	set_active(&r->s.w, NULL, false);
+	run_set_active(&r->s.w, NULL, false);
 	r->draining = true;
 	ring_buffer__consume(*rb);
 	r->draining = false;
-	restore_left(&r->s, &restored, &failed);
+	run_restore_left(&r->s, &restored, &failed);
 	/* lc-be (be_ts is reckoned for it alone): the ledger, and the gate when engaged */
 	if (r->o->gate.be_ts && gate_start(&r->gate, &r->o->gate))
 		goto undo_rb;
-	set_active(&r->s.w, &r->o->rules, true);
+	run_set_active(&r->s.w, &r->o->rules, true);
 	return 0;
 
 undo_rb:
@@ -690,7 +732,7 @@ undo:
 		close(ready[0]);
 		close(ready[1]);
 	}
-	set_active(&r.s.w, &o->rules, false);
+	run_set_active(&r.s.w, &o->rules, false);
 	ring_buffer__free(rb);
 	if (r.gate) {
 		struct gate_stats gs;
@@ -711,48 +753,3 @@ undo:
  * pidfd: never a process that reused its pid), then wait for it to be
  * gone: 0, or -1 after p_err.
  */
-static int stop_process(pid_t pid)
-{
-	pid_t got;
-	int err = pidfile_stop(RUN_PIDFILE, SIGTERM, STOP_WAIT_MS, &got);
-
-	if (err == -ETIMEDOUT) {
-		p_err("the policy process %d did not stop within %d s", (int)got,
-		      STOP_WAIT_MS / 1000);
-		return -1;
-	}
-	if (err) {
-		p_err("cannot signal the policy process %d: %s", (int)pid, strerror(-err));
-		return -1;
-	}
-	return 0;
-}
-
-int run_stop(const char *dir, bool unloading, struct run_stopped *st)
-{
-	struct sched s = SCHED_INIT;
-	int err;
-
-	memset(st, 0, sizeof(*st));
-	st->pid = run_pid();
-	if (st->pid && stop_process(st->pid))
-		return -1;
-	if (!dir)
-		return 0;
-	err = watcher_open(dir, &s.w);
-	if (err == -ENOENT || (err == -EPROTO && unloading))
-		return 0;
-	if (err == -EPROTO)
-		watcher_version_err(dir);
-	if (err)
-		return -1;
-	snprintf(s.dir, sizeof(s.dir), "%s", dir);
-	s.rdev = watcher_meta(&s.w, META_RDEV);
-	s.any_minor = watcher_meta(&s.w, META_ANY_MINOR);
-	set_active(&s.w, NULL, false);
-	err = restore_left(&s, &st->restored, &st->failed);
-	sched_close(&s);
-	if (err)
-		p_err("reading the TSG table: out of memory");
-	return err ? -1 : 0;
-}

@@ -118,6 +118,7 @@ struct gate_opts {
 	__u32 floor_pct;	/* be-floor: the share of a GPU its BE processes keep together */
 	__u32 stall_ms;		/* be-stall: the longest a BE process is held off */
 	__u64 lc_ts, be_ts;	/* the timeslices the floor is reckoned with (us) */
+	bool lc_derived;	/* lc_ts from be-floor (for one LC process): divided per GPU */
 };
 enum {
 	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG (no effect on 580 GSP) */
@@ -143,6 +144,12 @@ extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_BE_TS_PROGRESS_US	200	/* RM's default TSG timeslice (H100/H200, 580.x) */
 /* The LC timeslice be-floor allows (when *lc_ts is 0), the figures kept in g. */
 void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts);
+/*
+ * The LC timeslice on a GPU with nlc LC processes: derived, the floor's
+ * one divided among them (each busy LC takes its timeslice between two BE
+ * ones); given by the user, as given.
+ */
+__u64 gate_lc_ts(const struct gate_opts *g, int nlc);
 /*
  * The policy's ARGS into pol's rules and gate's options: 0, or EXIT_USAGE
  * after usage_err.
@@ -177,6 +184,8 @@ int gate_run(struct gate *g);
  * groups by; g may be NULL.
  */
 void gate_add(struct gate *g, const struct tsg *t, __u32 gpu);
+/* LC processes on gpu, pid counted as one more when it has no TSG there yet (pid 0: none). */
+int gate_lc_procs(struct gate *g, __u32 gpu, __u32 pid);
 /* hint or be-rotate: the gate may take BE TSGs off (else it only keeps the ledger). */
 bool gate_engaged(const struct gate *g);
 /* Drops the TSGs of processes gone and of a freed client. */
@@ -207,6 +216,7 @@ struct run_opts {
 	struct gate_opts gate;
 	bool detach;
 	const char *device;	/* RM device for a watcher run starts; NULL: default */
+	const struct gpu_info *gpu;	/* --gpu: the TSGs of this GPU only; NULL: all */
 };
 /* gpuctl sched run: EXIT_OK, or EXIT_FAIL after p_err. */
 int run_main(const struct run_opts *o);
@@ -232,5 +242,9 @@ struct run_stopped {
  * cannot be read, and is about to go).  0, or -1 after p_err.
  */
 int run_stop(const char *dir, bool unloading, struct run_stopped *st);
+/* run.c, for run_stop.c: the policy's active flag in the watcher (pol NULL: none). */
+void run_set_active(struct watcher *w, const struct policy *pol, bool on);
+/* run.c: puts back what a killed run left changed (counted); 0 or -ENOMEM. */
+int run_restore_left(struct sched *s, int *restored, int *failed);
 
 #endif

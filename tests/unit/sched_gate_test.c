@@ -304,6 +304,30 @@ int main(void)
 	gate_stop(g, &st);
 	munmap(page, 4096);
 	close(fd);
+
+	/* the derived LC timeslice is divided among a GPU's LC processes */
+	o = opts(NULL, 0, 100, 0);
+	o.lc_derived = true;
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (floor only)");
+	{
+		struct tsg a1 = mk(20, 400, POLICY_CLASS_LC), a2 = mk(21, 400, POLICY_CLASS_LC);
+		struct tsg b = mk(22, 401, POLICY_CLASS_LC), c = mk(23, 402, POLICY_CLASS_LC);
+
+		CHECK(gate_lc_procs(g, 0, 400) == 1, "LC procs: a first one counted before it is added");
+		gate_add(g, &a1, 0);
+		gate_add(g, &a2, 0);
+		CHECK(gate_lc_procs(g, 0, 0) == 1, "LC procs: two TSGs of one process are one");
+		CHECK(gate_lc_procs(g, 0, 400) == 1, "LC procs: a process already there is not counted twice");
+		gate_add(g, &b, 0);
+		gate_add(g, &c, 1);
+		CHECK(gate_lc_procs(g, 0, 0) == 2 && gate_lc_procs(g, 1, 0) == 1,
+		      "LC procs per GPU: 2 on GPU 0, 1 on GPU 1");
+		CHECK(gate_lc_ts(&o, 1) == 1800 && gate_lc_ts(&o, 2) == 900 && gate_lc_ts(&o, 4) == 450,
+		      "derived LC timeslice: 1800 / N (N LC processes keep BE's floor together)");
+		o.lc_derived = false;
+		CHECK(gate_lc_ts(&o, 4) == 1800, "a given lc-timeslice stays as given");
+	}
+	gate_stop(g, &st);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail != 0;

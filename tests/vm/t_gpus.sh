@@ -84,6 +84,25 @@ expect_exit 0 $G sched set-interleave --gpu 0 --pid $A high
 n=$(printf '%s\n' "$OUT" | grep -c "interleave")
 [ "$n" = 2 ] && ok "set-interleave --gpu" || fail "set-interleave --gpu" "$OUT"
 
+# run --gpu: a policy for one GPU; the others' TSGs left as they are
+$G sched run fixed timeslice 3333 --gpu 1 >"$W/run.out" 2>&1 &
+RP=$!
+i=0; while ! grep -q "active" "$W/run.out" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+expect_exit 0 $G sched list
+ts0=$(printf '%s\n' "$OUT" | awk '$10 == "0" && $3 != "onboth" { print $7 }' | sort -u | paste -sd' ')
+ts1=$(printf '%s\n' "$OUT" | awk '$10 == "1" { print $7 }' | sort -u)
+[ "$ts1" = 3333us ] && ok "run --gpu 1: GPU 1's TSGs (both processes) get the policy" ||
+	fail "run --gpu 1" "$OUT"
+case " $ts0 " in *" 3333us "*) fail "run --gpu 1 touched GPU 0" "$OUT" ;;
+	*) ok "run --gpu 1: GPU 0's TSGs left as they were ($ts0)" ;; esac
+kill -TERM $RP; wait $RP
+expect_exit 0 $G sched list
+n=$(printf '%s\n' "$OUT" | grep -c " 3333us ")
+[ "$n" = 0 ] && ok "run --gpu 1 stopped: GPU 1's values restored" || fail "restore" "$OUT"
+expect_exit 1 $G sched run fixed timeslice 100 --gpu 9 &&
+	expect_stderr_line "no such GPU"
+
 
 # --- exporter -----------------------------------------------------------------
 if command -v promtool >/dev/null; then :; fi

@@ -70,7 +70,7 @@ start_client be2 -n 1; BE2=$CPID
 start_client lc1 -n 1; LC1=$CPID
 
 # --- the default: the LC timeslice leaves BE its floor -------------------------------
-start_run
+start_run lc comm:lc2
 grep -q "BE keep 10% of each GPU, held off 100 ms at most, LC timeslice 1800 us" "$W/run.err" &&
 	ok "default lc-be: floor 10%, LC timeslice derived (1800 us against BE 200)" ||
 	fail "default floor" "$(cat $W/run.err)"
@@ -98,6 +98,21 @@ grep -q "^gpuctl_sched_be_share_ratio{gpu=\"0\",pid=\"$BE1\",comm=\"be1\"} 0.0[0
 	grep -q "^gpuctl_sched_be_floor_kept{gpu=\"0\",pid=\"$BE2\",comm=\"be2\"} 1" $W/x.prom &&
 	ok "exporter: share, stall and kept per GPU and BE process" ||
 	fail "exporter" "$(grep be_ $W/x.prom)"
+# a second LC process on the GPU: the derived LC timeslice is divided between them
+cp "$RMC" "$W/lc2"
+"$W/lc2" -n 1 >"$W/lc2.out" 2>&1 &
+LC2=$!
+sleep 1.5
+grep -q "lc1, lc): timeslice [0-9]* -> 900 us" "$W/run.out" &&
+	grep -q "lc2, lc): timeslice [0-9]* -> 900 us" "$W/run.out" &&
+	ok "two LC processes on the GPU: 900 us each (1800 / 2), re-applied to the first" ||
+	fail "LC timeslice divided" "$(cat $W/run.out)"
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: be1 still kept with two LC processes" "^  0 +$BE1 +be1 .* kept$"
+kill $LC2; wait $LC2 2>/dev/null
+sleep 1.5
+grep "lc1, lc): timeslice" "$W/run.out" | tail -1 | grep -q -- "-> 1800 us" &&
+	ok "the second LC gone: the first's 1800 us back" || fail "LC timeslice back" "$(cat $W/run.out)"
 stop_run
 [ $RC = 0 ] && ok "stopped" || fail "stop" "rc $RC"
 grep -q "^BE floor: longest any BE process was held off: 0 ms" "$W/run.out" &&
