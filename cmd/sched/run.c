@@ -529,7 +529,7 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	if (json_output) {
 		jsonw_start_array(json_wtr);
 	} else {
-		char floor[96] = "";
+		char floor[160] = "";
 
 		if (r->gate)
 			snprintf(floor, sizeof(floor), ", BE keep %u%% of each GPU, held off %u ms "
