@@ -38,6 +38,13 @@ U=$("$G" -j probe | sed -n 's/.*"uuid":"\(GPU-[^"]*\)".*/\1/p' | head -1)
 x "$G" sched list --gpu "${U:0:12}"
 x "$G" sched set-timeslice --gpu 0 --pid $P1 2048
 x "$G" sched list --gpu 1
+echo "== sched run --gpu (a policy for one GPU; the TSG's GPU asked of RM)"
+"$G" sched run fixed timeslice 3333 --gpu 0 >"$W/run.txt" 2>&1 & RP=$!
+sleep 2
+x "$G" sched list --gpu 0
+kill -TERM $RP; wait $RP; cat "$W/run.txt"
+x "$G" sched list --gpu 0
+x "$G" sched run fixed timeslice 3333 --gpu 1
 echo "== stat -j per GPU (a second process, 3 rounds)"
 x "$G" -j stat --backend uvm-tools -- "$W/gpus_work" 1024 3 &
 SP=$!; sleep 8; pkill -TERM -P $SP gpus_work 2>/dev/null; kill -TERM $(pgrep -f 'gpus_work 1024 3') 2>/dev/null; wait $SP
