@@ -177,7 +177,7 @@ static int register_gpu_fd(int ctl_fd, const struct gpu_info *g)
 /* Total and free memory (KiB lists): FB_GET_INFO (fixed size), else _V2. */
 static void gpu_memory(int fd, __u32 hClient, __u32 hSub, struct gpu_info *g)
 {
-	static struct rm_fb_info fb;	/* 1 KiB: not on the stack */
+	struct rm_fb_info fb;		/* 1 KiB; the exporter's threads may ask at once */
 	struct rm_fb_info_v1 v1 = { .fbInfoListSize = 2 };
 	__u64 v[2] = { 0 };
 	bool got[2] = { false };
