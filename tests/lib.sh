@@ -158,3 +158,18 @@ summary()
     [ "$T_FAIL" -eq 0 ]
     exit $?
 }
+
+# start_client NAME ARGS...: the model's RM client (tests/model/rmclient, $RMC)
+# copied to NAME (its comm) and started in the background, waited for until it
+# says "ready" (5 s at most); CPID its pid, its output in ${W:-$T_DIR}/NAME.out.
+start_client()
+{
+    local name=$1 w=${W:-$T_DIR} i=0
+    shift
+    cp "${RMC:-tests/model/rmclient}" "$w/$name"
+    "$w/$name" "$@" >"$w/$name.out" 2>&1 &
+    CPID=$!
+    while ! grep -q '^ready' "$w/$name.out" 2>/dev/null; do
+        i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+    done
+}

@@ -78,27 +78,48 @@ const char *uvm_status_text(uint32_t st)
 	}
 }
 
-int uvm_gpus(int uvm_fd, struct uvm_uuid *gpus, int max)
+static const struct uvm_uuid zero_uuid_slot;
+
+/*
+ * The process's processor UUID table (V2, else V1 on drivers before 565):
+ * the table, with *per its slots per parent GPU and *slots its length; or
+ * NULL with *err -errno.  Slot 0 is the CPU.
+ */
+static const struct uvm_uuid *uuid_table(int uvm_fd, int *per, int *slots, int *err)
 {
 	static struct uvm_uuid table[UVM_MAX_PROCESSORS_V2];
 	struct uvm_uuid_table_params p = { .table = (uintptr_t)table };
-	int n = 0, per = UVM_SUB_PROCESSORS, slots = UVM_MAX_PROCESSORS_V2;
-	static const struct uvm_uuid zero;
 
 	memset(table, 0, sizeof(table));
+	*per = UVM_SUB_PROCESSORS;
+	*slots = UVM_MAX_PROCESSORS_V2;
 	if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE_V2, &p) < 0 || p.rm_status) {
 		/* drivers before 565: one slot per parent GPU */
 		p.rm_status = 0;
-		per = 1;
-		slots = UVM_MAX_PROCESSORS_V1;
-		if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE, &p) < 0)
-			return -errno;
-		if (p.rm_status)
-			return -EIO;
+		*per = 1;
+		*slots = UVM_MAX_PROCESSORS_V1;
+		if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE, &p) < 0) {
+			*err = -errno;
+			return NULL;
+		}
+		if (p.rm_status) {
+			*err = -EIO;
+			return NULL;
+		}
 	}
-	/* slot 0 is the CPU; then a parent GPU's first sub-processor every `per` */
+	return table;
+}
+
+int uvm_gpus(int uvm_fd, struct uvm_uuid *gpus, int max)
+{
+	int n = 0, per, slots, err;
+	const struct uvm_uuid *table = uuid_table(uvm_fd, &per, &slots, &err);
+
+	if (!table)
+		return err;
+	/* a parent GPU's first sub-processor every `per` */
 	for (int i = 1; i < slots && n < max; i += per) {
-		if (!memcmp(&table[i], &zero, sizeof(zero)))
+		if (!memcmp(&table[i], &zero_uuid_slot, sizeof(zero_uuid_slot)))
 			continue;
 		gpus[n++] = table[i];
 	}
@@ -107,25 +128,15 @@ int uvm_gpus(int uvm_fd, struct uvm_uuid *gpus, int max)
 
 int uvm_gpus_by_index(int uvm_fd, struct uvm_uuid *gpus, int max)
 {
-	static struct uvm_uuid table[UVM_MAX_PROCESSORS_V2];
-	struct uvm_uuid_table_params p = { .table = (uintptr_t)table };
-	int n = 0, per = UVM_SUB_PROCESSORS, slots = UVM_MAX_PROCESSORS_V2;
-	static const struct uvm_uuid zero;
+	int n = 0, per, slots, err;
+	const struct uvm_uuid *table = uuid_table(uvm_fd, &per, &slots, &err);
 
-	memset(table, 0, sizeof(table));
-	if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE_V2, &p) < 0 || p.rm_status) {
-		p.rm_status = 0;
-		per = 1;
-		slots = UVM_MAX_PROCESSORS_V1;
-		if (ioctl(uvm_fd, UVM_TOOLS_GET_PROCESSOR_UUID_TABLE, &p) < 0)
-			return -errno;
-		if (p.rm_status)
-			return -EIO;
-	}
+	if (!table)
+		return err;
 	/* index i: slot 1 + i * per (the parent GPU index tools events carry) */
 	for (int i = 0; 1 + i * per < slots && i < max; i++) {
 		gpus[i] = table[1 + i * per];
-		if (memcmp(&gpus[i], &zero, sizeof(zero)))
+		if (memcmp(&gpus[i], &zero_uuid_slot, sizeof(zero_uuid_slot)))
 			n = i + 1;
 	}
 	return n;

@@ -264,11 +264,14 @@ static void apply_failed(struct run *r, const struct tsg *t, const char *what, c
  * The GPU t runs on, by index (RM through its process's file, remembered):
  * the gate decides per GPU.  One RM cannot name counts as GPU 0.
  */
+static __u32 gpu_index(const struct gpu_info *g)
+{
+	return g ? (__u32)g->index : 0;
+}
+
 static __u32 run_tsg_gpu(struct run *r, const struct tsg *t)
 {
-	const struct gpu_info *g = tsg_gpu(&r->s, t);
-
-	return g ? (__u32)g->index : 0;
+	return gpu_index(tsg_gpu(&r->s, t));
 }
 
 static void run_apply(struct run *r, struct tsg *t, bool again);
@@ -303,15 +306,17 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 {
 	struct tsg_info cur;
 	__u64 rts = 0;
+	const struct gpu_info *gi;
 	__u32 rlv = 0, gpu;
 	char err[320];
 	int nlc = 0;
 
 	if (!t->info.want_class || bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur))
 		return;	/* no decision, or freed since */
-	if (r->o->gpu && tsg_gpu(&r->s, t) != r->o->gpu)
+	gi = tsg_gpu(&r->s, t);
+	if (r->o->gpu && gi != r->o->gpu)
 		return;	/* run --gpu: a policy for one GPU, the others' TSGs left as they are */
-	gpu = run_tsg_gpu(r, t);
+	gpu = gpu_index(gi);
 	if (t->info.want_class == POLICY_CLASS_LC && r->gate && r->o->gate.lc_derived) {
 		nlc = gate_lc_procs(r->gate, gpu, 0);
 		t->info.want_timeslice = gate_lc_ts(&r->o->gate,

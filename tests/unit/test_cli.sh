@@ -216,4 +216,8 @@ for o in prefetch evict replay sched trace stat probe batch shell; do
     esac
 done
 
+# sched run --gpu without a value: a usage error, one line, before anything runs
+expect_exit 2 $G sched run lc-be lc comm:x --gpu
+expect_stderr_line "sched run --gpu without a value"
+
 summary

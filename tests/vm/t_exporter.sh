@@ -42,16 +42,6 @@ wait_scrapes() {
 		sleep 0.5; i=$((i + 1))
 	done
 }
-start_client() {	# start_client NAME ARGS...: rmclient as comm NAME; CPID
-	name=$1; shift
-	cp "$RMC" "$W/$name"
-	"$W/$name" "$@" >"$W/$name.out" 2>&1 &
-	CPID=$!
-	i=0
-	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
-	done
-}
 
 # --- bad input: one line, documented exit code, nothing left running --------------
 expect_exit 2 "$G" exporter --listen nonsense && expect_stderr_line "bad listen address"

@@ -34,16 +34,6 @@ case $OUT in *'"gpus":null,"gpus_error":"RM device /nonexistent'*) ok "probe -j 
 	*) fail "probe without RM" "$OUT" ;; esac
 
 # --- sched: two processes, one per GPU, and one on both ------------------------
-start_client() {
-	name=$1; shift
-	cp "$RMC" "$W/$name"
-	"$W/$name" "$@" >"$W/$name.out" 2>&1 &
-	CPID=$!
-	i=0
-	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
-	done
-}
 expect_exit 0 $G sched watch
 start_client ongpu0 -n 2 -g 0; A=$CPID
 start_client ongpu1 -n 2 -g 1; B=$CPID

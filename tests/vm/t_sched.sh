@@ -15,16 +15,6 @@ if [ ! -c /dev/uvm_model_rm ]; then
 fi
 
 # start_client NAME ARGS...: runs rmclient as comm NAME; sets CPID; waits for "ready"
-start_client() {
-	name=$1; shift
-	cp "$RMC" "$W/$name"
-	"$W/$name" "$@" >"$W/$name.out" 2>&1 &
-	CPID=$!
-	i=0
-	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
-	done
-}
 # client_view NAME: the client's own GET of its TSGs (SIGUSR2)
 client_view() {
 	: >"$W/$1.out"

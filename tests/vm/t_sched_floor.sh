@@ -25,16 +25,6 @@ STALL=300		# be-stall in these tests (ms)
 SLACK=250		# what a TCG guest adds to a measured stall (ms)
 
 choff() { cat $P/rm_channels_off; }
-start_client() {
-	name=$1; shift
-	cp "$RMC" "$W/$name"
-	"$W/$name" "$@" >"$W/$name.out" 2>&1 &
-	CPID=$!
-	i=0
-	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
-	done
-}
 start_run() {	# start_run ARGS...: sched run lc-be lc comm:lc1 ARGS in the background
 	"$GPUCTL" sched run lc-be lc comm:lc1 "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!

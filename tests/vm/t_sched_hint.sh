@@ -27,16 +27,6 @@ wait_off() {
 	while [ "$(off)" != "$1" ] && [ $i -lt 60 ]; do i=$((i + 1)); sleep 0.05; done
 	[ "$(off)" = "$1" ]
 }
-start_client() {
-	name=$1; shift
-	cp "$RMC" "$W/$name"
-	"$W/$name" "$@" >"$W/$name.out" 2>&1 &
-	CPID=$!
-	i=0
-	while ! grep -q '^ready' "$W/$name.out" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
-	done
-}
 start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
 	"$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!
