@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * safefile.c - every file gpuctl writes goes through here (see safefile.h):
- * exclusive temporary file beside the destination, fsync, rename.
+ * an anonymous (O_TMPFILE) or exclusive temporary file beside the
+ * destination, fsync, a random name, a check that the name is still that
+ * file, rename.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,6 +71,38 @@ static void sf_free(struct safefile *sf)
 	sf->dirfd = -1;
 }
 
+static void random_name(struct safefile *sf, int tries)
+{
+	unsigned int r = 0;
+
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		r ^= (unsigned int)getpid() * 2654435761u + (unsigned int)tries;
+	snprintf(sf->tmp, sizeof(sf->tmp), ".%.32s.%08x.tmp", sf->base, r);
+}
+
+/*
+ * The file to write: an anonymous one (O_TMPFILE; named only at commit),
+ * else a fresh random name created exclusively, so that a planted file or
+ * link only collides.  A descriptor, or -1 with errno.
+ */
+static int create_tmp(struct safefile *sf, mode_t mode)
+{
+	int fd;
+
+	sf->tmp[0] = '\0';
+	fd = openat(sf->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	for (int tries = 0; tries < 16; tries++) {
+		random_name(sf, tries);
+		fd = openat(sf->dirfd, sf->tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 int safefile_open(struct safefile *sf, const char *path, mode_t mode)
 {
 	const char *slash;
@@ -109,18 +143,7 @@ int safefile_open(struct safefile *sf, const char *path, mode_t mode)
 		sf_free(sf);
 		return -1;
 	}
-	/* A fresh random name, created exclusively: a planted file or link only collides. */
-	for (int tries = 0; tries < 16 && fd < 0; tries++) {
-		unsigned int r = 0;
-
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			r ^= (unsigned int)getpid() * 2654435761u + (unsigned int)tries;
-		snprintf(sf->tmp, sizeof(sf->tmp), ".%.32s.%08x.tmp", sf->base, r);
-		fd = openat(sf->dirfd, sf->tmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	fd = create_tmp(sf, mode);
 	if (fd < 0) {
 		p_err("cannot write %s: creating a temporary file beside it: %s", path,
 		      strerror(errno));
@@ -150,14 +173,78 @@ void safefile_abort(struct safefile *sf)
 	sf_free(sf);
 }
 
+/* Gives the open anonymous file (O_TMPFILE) a fresh random name in dirfd: 0 or errno. */
+static int link_tmp(struct safefile *sf, int fd)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int tries = 0; tries < 16; tries++) {
+		random_name(sf, tries);
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc works for everyone */
+		if (!linkat(fd, "", sf->dirfd, sf->tmp, AT_EMPTY_PATH) ||
+		    (errno != EEXIST &&
+		     !linkat(AT_FDCWD, proc, sf->dirfd, sf->tmp, AT_SYMLINK_FOLLOW)))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	sf->tmp[0] = '\0';
+	return errno;
+}
+
+/* 1 when name in dirfd is the very file st describes (a regular file), else 0. */
+static int is_ours(int dirfd, const char *name, const struct stat *st)
+{
+	struct stat now;
+
+	return !fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) && S_ISREG(now.st_mode) &&
+	       now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+/*
+ * The directory's owner can rename anything onto the temporary name (and,
+ * in a race, onto the output): only gpuctl's own file, checked by device and
+ * inode against the open descriptor, is renamed; a link that slipped onto
+ * the output in the window between that check and the rename is removed.
+ */
+static int put_in_place(struct safefile *sf, const struct stat *st)
+{
+	if (!is_ours(sf->dirfd, sf->tmp, st)) {
+		sf->tmp[0] = '\0';	/* not ours: left alone */
+		p_err("cannot write %s: its temporary file was replaced while gpuctl wrote it "
+		      "(someone else can write the directory)", sf->dest);
+		return -1;
+	}
+	if (renameat(sf->dirfd, sf->tmp, sf->dirfd, sf->base)) {
+		p_err("cannot write %s: %s", sf->dest, strerror(errno));
+		return -1;
+	}
+	sf->tmp[0] = '\0';
+	if (!is_ours(sf->dirfd, sf->base, st)) {
+		struct stat now;
+
+		if (!fstatat(sf->dirfd, sf->base, &now, AT_SYMLINK_NOFOLLOW) &&
+		    !S_ISDIR(now.st_mode))
+			unlinkat(sf->dirfd, sf->base, 0);
+		p_err("cannot write %s: it was replaced while gpuctl wrote it "
+		      "(someone else can write the directory)", sf->dest);
+		return -1;
+	}
+	return 0;
+}
+
 int safefile_commit(struct safefile *sf)
 {
+	struct stat st;
 	int err = 0;
 
 	if (fflush(sf->f) || ferror(sf->f))
 		err = errno ? errno : EIO;
-	else if (fsync(fileno(sf->f)))
+	else if (fsync(fileno(sf->f)) || fstat(fileno(sf->f), &st))
 		err = errno;
+	else if (!sf->tmp[0])
+		err = link_tmp(sf, fileno(sf->f));
 	if (fclose(sf->f) && !err)
 		err = errno ? errno : EIO;
 	sf->f = NULL;
@@ -167,16 +254,10 @@ int safefile_commit(struct safefile *sf)
 		return -1;
 	}
 	/* what was there may have changed since the open: still only a regular file goes */
-	if (check_at(sf->dirfd, sf->base, sf->dest)) {
+	if (check_at(sf->dirfd, sf->base, sf->dest) || put_in_place(sf, &st)) {
 		safefile_abort(sf);
 		return -1;
 	}
-	if (renameat(sf->dirfd, sf->tmp, sf->dirfd, sf->base)) {
-		p_err("cannot write %s: %s", sf->dest, strerror(errno));
-		safefile_abort(sf);
-		return -1;
-	}
-	sf->tmp[0] = '\0';
 	fsync(sf->dirfd);
 	sf_free(sf);
 	return 0;
