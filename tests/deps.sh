@@ -1,13 +1,17 @@
 #!/bin/bash
 # tests/deps.sh — what gpuctl needs to build, test and demo on Debian bookworm.
 #
-# Usage: tests/deps.sh [--update]
+# Usage: tests/deps.sh [--update | --sources]
 #
 # 1. apt packages (installed normally, root): libbpf-dev, bpftool, libelf-dev
 #    from bookworm-backports; clang, qemu, busybox-static, ... from bookworm
 #    (list below).  Adds /etc/apt/sources.list.d/gpuctl.sources
-#    (bookworm-backports main contrib; bookworm and trixie contrib, where the
-#    NVIDIA driver source for the kernel-patch check lives) when missing.
+#    (bookworm-backports main contrib) when missing, and replaces one an
+#    older set-up wrote with trixie contrib in it (unpinned, it let apt take
+#    trixie's NVIDIA driver on a bookworm host); it says so first.  Nothing
+#    from trixie goes through the host's apt: the NVIDIA source the
+#    kernel-patch check needs is fetched through a private list
+#    (kernel-patch/scripts/fetch-nvidia-source).
 # 2. the test VM's kernel and headers: tests/vm/kernel-cache unpacks them
 #    into $GPUCTL_VM_CACHE (default /var/cache/gpuctl/vm).  No kernel package
 #    is installed on the host: nothing in /boot, no new boot entry.
@@ -16,6 +20,8 @@
 # checks dpkg's database and the cache, and calls apt only for what is
 # missing.  With --update (make deps) it runs 'apt-get update' first and
 # moves the packages and the VM kernel to the newest ones.
+# With --sources it only puts the apt source in place (APT_ETC=dir reads
+# and writes DIR/sources.list.d instead of /etc/apt's, for tests).
 # Exit 0 when everything is in place.
 set -euo pipefail
 PROG=tests/deps.sh
@@ -23,8 +29,10 @@ SELF=$(readlink -f "$0")
 cd "$(dirname "$SELF")/.."
 
 UPDATE=0
+SOURCES_ONLY=0
 case ${1:-} in
 --update) UPDATE=1 ;;
+--sources) SOURCES_ONLY=1 ;;
 '') ;;
 -h|--help) sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$SELF"; exit 0 ;;
 *) echo "$PROG: unknown option '$1'" >&2; exit 2 ;;
@@ -39,7 +47,7 @@ PACKAGES=(build-essential pkg-config clang libclang-rt-dev llvm dwarves libssl3
 	python3 python3-docutils qemu-system-x86 busybox-static cpio kmod
 	valgrind patch xz-utils git
 	libmicrohttpd-dev prometheus debhelper lintian fakeroot umoci python3-kubernetes python3-yaml)
-SOURCES=/etc/apt/sources.list.d/gpuctl.sources
+SOURCES=${APT_ETC:-/etc/apt}/sources.list.d/gpuctl.sources
 
 # missing: the packages not installed (backports ones: not from backports)
 missing() {
@@ -60,24 +68,37 @@ need_root() {
 	exit 1
 }
 
-if [ ! -f "$SOURCES" ]; then
-	need_root "apt needs $SOURCES"
-	echo "$PROG: adding $SOURCES (bookworm-backports; bookworm, trixie contrib)"
-	cat >"$SOURCES" <<'SRC'
+# the host's apt gets bookworm-backports only (its packages are pinned
+# below the release by Debian: only what is asked for with -t comes from it)
+sources_text() {
+	cat <<'SRC'
+# gpuctl (tests/deps.sh): bookworm-backports for libbpf, bpftool, libelf.
+# Nothing else: the NVIDIA source is fetched through a private list.
 Types: deb
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
 Components: main contrib
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm trixie
-Components: contrib
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+}
+put_sources() {
+	local why
+	if [ ! -e "$SOURCES" ] && [ ! -L "$SOURCES" ]; then
+		why="adding $SOURCES"
+	elif grep -qiE '^[[:space:]]*(Suites:.*[[:space:]]trixie|deb .*[[:space:]]trixie)' "$SOURCES" 2>/dev/null; then
+		why="replacing $SOURCES: an older set-up's, it adds trixie contrib unpinned (apt could take trixie's NVIDIA driver over bookworm's)"
+	else
+		return 0
+	fi
+	need_root "$why"
+	echo "$PROG: $why; it becomes:"
+	sources_text | sed 's/^/    /'
+	sources_text >"$SOURCES.new"
+	mv -f "$SOURCES.new" "$SOURCES"
 	UPDATE=1
-fi
+}
+put_sources
+[ "$SOURCES_ONLY" = 0 ] || exit 0
 
 export DEBIAN_FRONTEND=noninteractive
 todo=$(missing)
