@@ -12,6 +12,8 @@
 
 #include "gpuctl.h"
 
+#define TOO_LONG "the command is longer than " LINE_MAX_TEXT
+
 /* What batch_main was given, for batch_file (a struct cmd has no context argument). */
 static const struct dispatch *cur_dispatch;
 
@@ -40,61 +42,82 @@ static int batch_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * One command: a line and the lines its continuations join to it, split
+ * into w.  SPLIT_DONE (w may be empty), SPLIT_ERROR with *err, or -1 at end
+ * of input; *rerr: errno of a failed read (0: none), *lineno advanced.
+ */
+static int batch_read(FILE *f, struct words *w, const char **err, unsigned long *lineno,
+		      int *rerr)
+{
+	struct linejoin j = { 0 };
+	int r = SPLIT_MORE;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+
+	*err = NULL;
+	memset(w, 0, sizeof(*w));
+	while (r == SPLIT_MORE) {
+		got = read_cmdline(f, &line, &cap);
+		if (got < 0) {
+			int e = errno;
+
+			if (e == E2BIG) {
+				r = SPLIT_ERROR;
+				*err = TOO_LONG;
+			} else if (e || !j.pieces) {
+				*rerr = e;	/* 0: end of input */
+				r = -1;
+			} else {
+				/* A backslash ends the file: take the line as it is. */
+				do
+					j.buf[--j.len] = '\0';
+				while ((r = split_line(j.buf, w, err)) == SPLIT_MORE);
+			}
+			break;
+		}
+		++*lineno;
+		if (chomp(line, got)) {
+			r = SPLIT_ERROR;
+			*err = "the line holds a NUL byte";
+			break;
+		}
+		int e = linejoin_add(&j, line);
+
+		if (e) {
+			r = SPLIT_ERROR;
+			*err = e == -E2BIG ? TOO_LONG : "out of memory";
+			break;
+		}
+		r = linejoin_split(&j, w, err);
+	}
+	free(line);
+	linejoin_free(&j);
+	return r;
+}
+
 static int batch_run(const struct dispatch *d, FILE *f)
 {
 	unsigned long lineno = 0, done = 0;
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = EXIT_OK;
+	int ret = EXIT_OK, rerr = 0;
 
 	if (json_output)
 		jsonw_start_array(json_wtr);
 
-	ssize_t got;
-
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		unsigned long first = ++lineno;
+	for (;;) {
+		unsigned long first = lineno + 1;
 		char context[64];
-		struct words w = { 0 };
-		const char *err = NULL;
-		enum split_result r = SPLIT_ERROR;
-		bool nul = chomp(line, got) != 0;
-		char *acc;
+		struct words w;
+		const char *err;
+		int r = batch_read(f, &w, &err, &lineno, &rerr);
 
-		acc = strdup(line);
-		if (!acc) {
-			p_err("out of memory");
-			ret = EXIT_FAIL;
+		if (r < 0)
 			break;
-		}
-		while (!nul && (r = split_line(acc, &w, &err)) == SPLIT_MORE) {
-			got = getline(&line, &cap, f);
-			if (got < 0) {
-				/* A backslash ends the file: take the line as it is. */
-				acc[strlen(acc) - 1] = '\0';
-				continue;
-			}
-			lineno++;
-			if (chomp(line, got)) {
-				nul = true;
-				break;
-			}
-			if (join_continuation(&acc, line)) {
-				r = SPLIT_ERROR;
-				err = "out of memory";
-				break;
-			}
-		}
-		free(acc);
-		if (nul) {
-			r = SPLIT_ERROR;
-			err = "the line holds a NUL byte";
-		}
-
 		snprintf(context, sizeof(context), "batch line %lu", first);
 		err_context = context;
 		if (r == SPLIT_ERROR) {
-			ret = usage_err("%s", err);
+			ret = strcmp(err, "out of memory") ? usage_err("%s", err) : (p_err("%s", err), EXIT_FAIL);
 			err_context = NULL;
 			break;
 		}
@@ -114,12 +137,11 @@ static int batch_run(const struct dispatch *d, FILE *f)
 			break;
 		done++;
 	}
-	if (ret == EXIT_OK && ferror(f)) {
-		p_err("reading the batch file failed after line %lu: %s",
-		      lineno, strerror(errno));
+	if (ret == EXIT_OK && rerr) {
+		p_err("reading the batch file failed after line %lu: %s", lineno,
+		      rerr == ENOMEM ? "out of memory" : strerror(rerr));
 		ret = EXIT_FAIL;
 	}
-	free(line);
 
 	if (json_output)
 		jsonw_end_array(json_wtr);

@@ -219,7 +219,10 @@ static char *history_path(void)
 	return path;
 }
 
-/* One command line from the terminal (readline) or from a pipe (getline). */
+/* Why the last shell_read() returned NULL: 0 at end of input, else errno. */
+static int read_errno;
+
+/* One command line from the terminal (readline) or from a pipe (bounded). */
 static char *shell_read(bool interactive, const char *prompt, bool *nul)
 {
 	char *line = NULL;
@@ -228,14 +231,64 @@ static char *shell_read(bool interactive, const char *prompt, bool *nul)
 
 	if (interactive)
 		return readline(prompt);
-	got = getline(&line, &cap, stdin);
+	got = read_cmdline(stdin, &line, &cap);
 	if (got < 0) {
+		read_errno = errno;
 		free(line);
 		return NULL;
 	}
 	if (chomp(line, got))
 		*nul = true;
 	return line;
+}
+
+/*
+ * The command that starts with first (consumed): its continuation lines
+ * read and joined (linear in its length, bounded by LINE_MAX_BYTES), split
+ * into w; the joined text goes to the history.
+ */
+static enum split_result shell_command(bool interactive, char *first, struct words *w,
+				       const char **err, bool *nul)
+{
+	struct linejoin j = { 0 };
+	enum split_result r = SPLIT_ERROR;
+	char *more = first;
+	int e;
+
+	*err = "the line holds a NUL byte";
+	memset(w, 0, sizeof(*w));
+	while (!*nul && more) {
+		e = linejoin_add(&j, more);
+		free(more);
+		if (e) {
+			*err = e == -E2BIG ? "the command is longer than " LINE_MAX_TEXT : "out of memory";
+			r = SPLIT_ERROR;
+			break;
+		}
+		r = linejoin_split(&j, w, err);
+		if (r != SPLIT_MORE)
+			break;
+		more = shell_read(interactive, "> ", nul);
+		if (!more && read_errno) {
+			r = SPLIT_ERROR;
+			break;
+		} else if (!more) {
+			/* end of input after a backslash: take the line as it is */
+			do
+				j.buf[--j.len] = '\0';
+			while ((r = split_line(j.buf, w, err)) == SPLIT_MORE);
+		}
+	}
+	if (interactive && j.len) {
+		HIST_ENTRY *prev = history_length ? history_get(history_base + history_length - 1) : NULL;
+
+		if (!prev || strcmp(prev->line, j.buf))
+			add_history(j.buf);
+	}
+	if (*nul)
+		free(more);
+	linejoin_free(&j);
+	return r;
 }
 
 static int shell_loop(bool interactive)
@@ -250,31 +303,9 @@ static int shell_loop(bool interactive)
 		struct words w;
 		const char *err;
 
-		r = SPLIT_ERROR;
-		err = "the line holds a NUL byte";
-		while (!nul && (r = split_line(line, &w, &err)) == SPLIT_MORE) {
-			char *more = shell_read(interactive, "> ", &nul);
-
-			if (!more) {
-				line[strlen(line) - 1] = '\0';
-				continue;
-			}
-			if (join_continuation(&line, more)) {
-				free(more);
-				r = SPLIT_ERROR;
-				err = "out of memory";
-				break;
-			}
-			free(more);
-		}
-		if (interactive && *line) {
-			HIST_ENTRY *prev = history_length ? history_get(history_base + history_length - 1) : NULL;
-
-			if (!prev || strcmp(prev->line, line))
-				add_history(line);
-		}
-		free(line);
-
+		r = shell_command(interactive, line, &w, &err, &nul);
+		if (read_errno)
+			break;	/* said below */
 		if (nul) {
 			r = SPLIT_ERROR;
 			err = "the line holds a NUL byte";
@@ -301,6 +332,13 @@ static int shell_loop(bool interactive)
 		}
 		last = run_line(cur, w.argc, w.argv);
 		words_free(&w);
+	}
+	if (read_errno == E2BIG)
+		return usage_err("a command is longer than " LINE_MAX_TEXT);
+	if (read_errno) {
+		p_err("reading standard input failed: %s",
+		      read_errno == ENOMEM ? "out of memory" : strerror(read_errno));
+		return EXIT_FAIL;
 	}
 	if (interactive)
 		fputc('\n', rl_outstream ? rl_outstream : stdout);

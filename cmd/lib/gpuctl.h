@@ -224,8 +224,28 @@ enum split_result {
 enum split_result split_line(const char *line, struct words *out, const char **err);
 /* Strips the line end; 0, or -1 when the line held a NUL byte (len: what getline read). */
 int chomp(char *s, size_t len);
-/* Appends more to *acc (dropping the backslash that ends *acc). */
-int join_continuation(char **acc, const char *more);
+/* The longest command line (continued or not) batch and shell take: 1 MiB. */
+#define LINE_MAX_BYTES (1u << 20)
+#define LINE_MAX_TEXT "1 MiB"
+/*
+ * getline() bounded by LINE_MAX_BYTES: the length read, or -1 with errno 0
+ * at end of input, E2BIG for a longer line, ENOMEM, or the read's error.
+ */
+ssize_t read_cmdline(FILE *f, char **line, size_t *cap);
+
+/* A command line continued over lines (a backslash at the end of each). */
+struct linejoin {
+	char *buf;
+	size_t len, cap;
+	size_t last;		/* where the last piece starts in buf */
+	unsigned long pieces;
+	bool open;		/* the text before the last piece ended inside a word */
+};
+/* Appends a piece (dropping the backslash before it): 0, -ENOMEM, or -E2BIG past LINE_MAX_BYTES. */
+int linejoin_add(struct linejoin *j, const char *piece);
+/* SPLIT_MORE when the last piece asks for another, else split_line() of the whole. */
+enum split_result linejoin_split(struct linejoin *j, struct words *out, const char **err);
+void linejoin_free(struct linejoin *j);
 
 /*
  * Runs one line's words through d; -j turned on by the line itself (after

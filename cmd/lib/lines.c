@@ -57,8 +57,13 @@ static bool is_blank(char c)
  *   - outside quotes, a backslash takes the next character as it is; at the
  *     very end of the line it asks for the next line (SPLIT_MORE).
  */
-enum split_result split_line(const char *line, struct words *out,
-				    const char **err)
+/*
+ * cont: line goes on a word the text before it left open (a continuation's
+ * next piece).  On SPLIT_MORE, *open tells whether the backslash ended a
+ * word already begun (the next piece then continues that word).
+ */
+static enum split_result split_core(const char *line, bool cont, struct words *out,
+				    const char **err, bool *open)
 {
 	size_t cap = strlen(line) + 1;
 	char *buf = malloc(cap);
@@ -73,11 +78,16 @@ enum split_result split_line(const char *line, struct words *out,
 	}
 	for (;;) {
 		size_t len = 0;
+		const char *begin;
 
-		while (is_blank(*s))
-			s++;
-		if (!*s || *s == '#')
-			break;
+		if (!cont) {
+			while (is_blank(*s))
+				s++;
+			if (!*s || *s == '#')
+				break;
+		}
+		begin = cont ? NULL : s;	/* cont: the word began before line */
+		cont = false;
 		while (*s && !is_blank(*s)) {
 			if (*s == '\'') {
 				const char *close = strchr(s + 1, '\'');
@@ -103,6 +113,7 @@ enum split_result split_line(const char *line, struct words *out,
 				s++;
 			} else if (*s == '\\') {
 				if (!s[1]) {
+					*open = s != begin;
 					ret = SPLIT_MORE;
 					goto out;
 				}
@@ -126,6 +137,13 @@ fail:
 	free(buf);
 	words_free(out);
 	return SPLIT_ERROR;
+}
+
+enum split_result split_line(const char *line, struct words *out, const char **err)
+{
+	bool open;
+
+	return split_core(line, false, out, err, &open);
 }
 
 int chomp(char *s, size_t len)
@@ -155,18 +173,98 @@ int run_line(const struct dispatch *d, int argc, char **argv)
 	return ret;
 }
 
-/* Appends more to *acc (dropping the backslash that ends *acc). */
-int join_continuation(char **acc, const char *more)
+ssize_t read_cmdline(FILE *f, char **line, size_t *cap)
 {
-	size_t n = strlen(*acc);
-	char *joined;
+	size_t n = 0;
+	int c;
 
-	if (n && (*acc)[n - 1] == '\\')
-		(*acc)[--n] = '\0';
-	if (asprintf(&joined, "%s%s", *acc, more) < 0)
-		return -ENOMEM;
-	free(*acc);
-	*acc = joined;
+	errno = 0;
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n + 2 > *cap) {
+			size_t want = *cap ? *cap * 2 : 256;
+			char *p;
+
+			if (n >= LINE_MAX_BYTES) {
+				errno = E2BIG;
+				return -1;
+			}
+			if (want > LINE_MAX_BYTES + 2)
+				want = LINE_MAX_BYTES + 2;
+			p = realloc(*line, want);
+			if (!p) {
+				errno = ENOMEM;
+				return -1;
+			}
+			*line = p;
+			*cap = want;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (c == EOF && (ferror(f) || !n)) {
+		if (!ferror(f))
+			errno = 0;
+		else if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	(*line)[n] = '\0';
+	return (ssize_t)n;
+}
+
+int linejoin_add(struct linejoin *j, const char *piece)
+{
+	size_t n = strlen(piece);
+
+	if (j->len && j->buf[j->len - 1] == '\\')
+		j->buf[--j->len] = '\0';	/* the continuation's backslash */
+	if (j->len + n > LINE_MAX_BYTES)
+		return -E2BIG;
+	if (j->len + n + 1 > j->cap) {
+		size_t cap = j->cap ? j->cap : 256;
+		char *p;
+
+		while (cap < j->len + n + 1)
+			cap *= 2;
+		p = realloc(j->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		j->buf = p;
+		j->cap = cap;
+	}
+	j->last = j->len;
+	memcpy(j->buf + j->len, piece, n + 1);
+	j->len += n;
+	j->pieces++;
 	return 0;
+}
+
+/*
+ * Only the piece just added is scanned for "does it go on" (the text
+ * before it ended outside quotes and comments, in a word or not: j->open),
+ * so that a command continued over many lines costs time linear in its
+ * length; the whole command is split once, when it is complete.
+ */
+enum split_result linejoin_split(struct linejoin *j, struct words *out, const char **err)
+{
+	enum split_result r;
+	bool open = false;
+
+	memset(out, 0, sizeof(*out));
+	*err = NULL;
+	r = split_core(j->buf + j->last, j->pieces > 1 && j->open, out, err, &open);
+	words_free(out);
+	if (r == SPLIT_MORE) {
+		j->open = open;
+		return r;
+	}
+	return split_line(j->buf, out, err);
+}
+
+void linejoin_free(struct linejoin *j)
+{
+	free(j->buf);
+	memset(j, 0, sizeof(*j));
 }
 
