@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpuctl.h"
+#include "json_writer.h"
+#include "text.h"
 
 #define INDENT_WIDTH 4
 

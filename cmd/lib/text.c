@@ -2,7 +2,7 @@
 /*
  * text.c - names others choose (process names, paths, command-line
  * arguments, record files; soon cgroup, unit and pod names) escaped for
- * where they go, in one place for every writer (gpuctl.h, "text.c"):
+ * where they go, in one place for every writer (text.h):
  *
  *   TXT_TERM   a terminal table or report: control bytes, C1 controls,
  *              bidi and line-separator characters, invalid UTF-8 and the
@@ -14,10 +14,11 @@
  *   TXT_JSON   a JSON string's inside: the JSON escapes, invalid UTF-8
  *              \ufffd.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gpuctl.h"
+#include "text.h"
 
 size_t utf8_seq_len(const unsigned char *s, size_t left)
 {
