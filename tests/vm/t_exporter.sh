@@ -306,6 +306,21 @@ print("5 scrapes in %.2f s beside the slow clients" % took)
 sys.exit(0 if took < 5 else 1)
 EOF
 
+# --- one local user's slow connections, over many addresses: bounded as one (issue 32)
+# (the guest has no tcp_diag module: the owner comes from /proc/net/tcp{,6})
+tests/tools/bpfpoke user $NOBODY python3 tests/tools/holdconns.py 127.0.0.1 $PORT 24 12 \
+	127.0.0.1 127.0.0.7 127.0.3.1 ::ffff:127.0.0.9 >$W/hold 2>$W/hold.err &
+HOLD=$!
+sleep 6
+bad=
+for i in 1 2 3; do get $URL >/dev/null 2>&1 || bad="$bad scrape $i failed"; done
+wait $HOLD
+held=$(sed -n 's/^held \([0-9]*\) of .*/\1/p' $W/hold)
+[ -z "$bad" ] && ok "root's scrapes answered beside nobody's 24 slow connections" ||
+	fail "per-user bound: scrapes" "$bad; $(cat $W/hold $W/hold.err)"
+[ -n "$held" ] && [ "$held" -le 8 ] && ok "nobody held $held connections over 4 addresses (<= 8)" ||
+	fail "per-user bound" "$(cat $W/hold $W/hold.err)"
+
 # --- the driver goes away and comes back --------------------------------------
 echo "# $(date +%T) driver"
 "$G" prefetch unload >/dev/null 2>&1
