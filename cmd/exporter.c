@@ -261,12 +261,22 @@ static int do_textfile(int argc, char **argv)
 		p_err("out of memory");
 		return EXIT_FAIL;
 	}
-	if (out) {
+	if (out)
 		rc = write_file(out, buf, len);
-	} else {
+	else if (!json_output)
 		rc = fwrite(buf, 1, len, stdout) == len ? EXIT_OK : EXIT_FAIL;
-		fflush(stdout);
+	else
+		rc = EXIT_OK;	/* under -j the exposition goes inside the JSON */
+	if (json_output && rc == EXIT_OK) {
+		jsonw_start_object(json_wtr);
+		if (out)
+			jsonw_string_field(json_wtr, "output", out);
+		else
+			jsonw_string_field(json_wtr, "exposition", buf);
+		jsonw_uint_field(json_wtr, "bytes", len);
+		jsonw_end_object(json_wtr);
 	}
+	fflush(stdout);
 	free(buf);
 	return rc;
 }

@@ -267,7 +267,7 @@ static int do_list(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		struct tsg *t = &v[i];
 		double age = (now - t->info.created_ns) / 1e9;
-		char err[256] = "", tsbuf[32], gpubuf[16] = "-";
+		char err[256] = "", tsbuf[32], gpubuf[16] = "-", comm[4 * sizeof(t->info.comm) + 1];
 		const struct gpu_info *g;
 		__u64 ts = 0;
 		__u32 level = 0;
@@ -287,7 +287,9 @@ static int do_list(int argc, char **argv)
 			snprintf(gpubuf, sizeof(gpubuf), "%d", g->index);
 		snprintf(tsbuf, sizeof(tsbuf), "%lluus", (unsigned long long)ts);
 		printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %-3s %7.1fs %s\n",
-		       t->info.id, t->info.pid, t->info.comm, t->info.fd, t->info.hClient,
+		       t->info.id, t->info.pid,
+		       str_printable(comm, sizeof(comm), t->info.comm, sizeof(t->info.comm)),
+		       t->info.fd, t->info.hClient,
 		       t->info.hTsg, ok ? tsbuf : "-", ok ? level_str(level, &t->info) : "-",
 		       policy_class_name(t->info.want_class), gpubuf, age, ok ? "live" : err);
 	}

@@ -4,10 +4,11 @@
  * thread (epoll) serves every connection without blocking, so a client that
  * reads slowly, stalls mid-request or vanishes holds only its own
  * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
- * scrape.  No client can take the connections a scraper needs: each
- * address holds at most EXP_CONN_PER_IP at once (more are closed as they
- * come), and the total is far above that (EXP_CONN_LIMIT, within the fd
- * limit).  GET /metrics renders under the exporter's lock; / says where
+ * scrape.  No client can take the connections a scraper needs: each owner
+ * holds at most EXP_CONN_PER_OWNER at once (more are shut as they come) --
+ * a local user whatever addresses it connects from (127.0.0.0/8, ::1,
+ * IPv4-mapped, the host's own), a client elsewhere by its address (peer.c)
+ * -- and the total is far above that (EXP_CONN_LIMIT, within the fd limit).  GET /metrics renders under the exporter's lock; / says where
  * the metrics are; anything else is 404, other methods 405 (a request body
  * is read and dropped first: a POST with one is answered too).
  */
@@ -23,16 +24,26 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
+#include "exporter/peer.h"
 
 #define EXP_CONN_TIMEOUT_S	5
 #define EXP_CONN_LIMIT		1024	/* at most: less when the fd limit is low */
-#define EXP_CONN_PER_IP		8
+#define EXP_CONN_PER_OWNER	8
 #define EXP_BACKLOG		256
 #define EXP_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+
+/* An owner's connections now; n == 0: a free slot. */
+struct exp_owned {
+	struct exp_owner o;
+	unsigned int n;
+};
 
 struct exp_http {
 	struct MHD_Daemon *d;
 	struct exporter *e;
+	int diag_fd;		/* peer.c's socket diagnostics, or -1 */
+	struct exp_owned *owned;	/* one slot per connection at most */
+	unsigned int nowned;
 };
 
 int exp_listen(const struct sockaddr *addr, socklen_t len)
@@ -120,6 +131,55 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return reply(c, MHD_HTTP_OK, EXP_CONTENT_TYPE, body, len, true);
 }
 
+static struct exp_owned *owned_slot(struct exp_http *h, const struct exp_owner *o)
+{
+	struct exp_owned *free_slot = NULL;
+
+	for (unsigned int i = 0; i < h->nowned; i++) {
+		if (h->owned[i].n && exp_owner_eq(&h->owned[i].o, o))
+			return &h->owned[i];
+		if (!h->owned[i].n && !free_slot)
+			free_slot = &h->owned[i];
+	}
+	if (free_slot)
+		free_slot->o = *o;
+	return free_slot;
+}
+
+/*
+ * A connection accepted or closed (libmicrohttpd's one thread: no lock).
+ * One over its owner's bound is shut at once: libmicrohttpd reads its end
+ * and closes it before it holds anything.
+ */
+static void notify(void *cls, struct MHD_Connection *c, void **ctx,
+		   enum MHD_ConnectionNotificationCode toe)
+{
+	struct exp_http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct exp_owned *slot;
+	struct exp_owner o;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		slot = *ctx;
+		if (slot && slot->n)
+			slot->n--;
+		*ctx = NULL;
+		return;
+	}
+	*ctx = NULL;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return;
+	exp_peer_owner(h->diag_fd, ci->connect_fd, &o);
+	slot = owned_slot(h, &o);
+	if (!slot || slot->n >= EXP_CONN_PER_OWNER) {
+		shutdown(ci->connect_fd, SHUT_RDWR);
+		return;
+	}
+	slot->n++;
+	*ctx = slot;
+}
+
 /* libmicrohttpd's own complaints go where ours go, as informational lines. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -138,9 +198,14 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 {
 	struct exp_http *h = calloc(1, sizeof(*h));
 	unsigned int limit = EXP_CONN_LIMIT;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
 	struct rlimit rl;
 
-	if (!h) {
+	if (h)
+		h->owned = calloc(EXP_CONN_LIMIT, sizeof(*h->owned));
+	if (!h || !h->owned) {
+		free(h);
 		close(fd);
 		snprintf(err, len, "out of memory");
 		return NULL;
@@ -153,6 +218,9 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 		if (spare < (long)limit)
 			limit = spare < 64 ? 64 : (unsigned int)spare;
 	}
+	h->nowned = limit;
+	h->diag_fd = exp_peers_open(getsockname(fd, (struct sockaddr *)&ss, &sl) ? AF_INET :
+				    ss.ss_family);
 	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 				handle, h,
 				/* first: libmicrohttpd logs with its own logger until it sees it */
@@ -160,10 +228,13 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXP_CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, limit,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)EXP_CONN_PER_IP,
+				MHD_OPTION_NOTIFY_CONNECTION, notify, h,
 				MHD_OPTION_END);
 	if (!h->d) {
 		close(fd);
+		if (h->diag_fd >= 0)
+			close(h->diag_fd);
+		free(h->owned);
 		free(h);
 		snprintf(err, len, "libmicrohttpd could not start serving");
 		return NULL;
@@ -177,5 +248,8 @@ void exp_http_stop(struct exp_http *h)
 		return;
 	/* MHD closes the listening socket it was given */
 	MHD_stop_daemon(h->d);
+	if (h->diag_fd >= 0)
+		close(h->diag_fd);
+	free(h->owned);
 	free(h);
 }

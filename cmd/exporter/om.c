@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gpuctl.h"
 #include "exporter/om.h"
 
 void om_family(FILE *f, const char *name, const char *type, const char *help)
@@ -17,16 +18,8 @@ void om_family(FILE *f, const char *name, const char *type, const char *help)
 void om_label(FILE *f, const char *name, const char *value, bool first)
 {
 	fprintf(f, "%s%s=\"", first ? "" : ",", name);
-	for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			fprintf(f, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", f);
-		else if (*c < 0x20 || *c == 0x7f)
-			fputc('?', f);	/* a process name may hold anything */
-		else
-			fputc(*c, f);
-	}
+	/* a process name may hold anything: valid UTF-8 out, whatever came in */
+	fput_escaped(f, value, SIZE_MAX, TXT_LABEL);
 	fputc('"', f);
 }
 

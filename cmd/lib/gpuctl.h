@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "json_writer.h"
+#include "text.h"
 
 /* Exit codes, documented in gpuctl(8). */
 #define EXIT_OK 0
@@ -290,13 +291,7 @@ void workload_end(struct workload *w, bool kill_it);
 int workload_status(const struct workload *w);
 
 /* --------------------------------------------------------------- text.c */
-/*
- * Text from outside (a record file, a process name) made safe to print:
- * bytes outside printable ASCII, and the backslash, become \xNN.  At most
- * n bytes of src (stops at NUL); dst[len] always terminated, cut short
- * when it does not fit.  Returns dst.
- */
-const char *str_printable(char *dst, size_t len, const char *src, size_t n);
+/* Names others choose, escaped for where they go: text.h. */
 
 /* ------------------------------------------------------------ pinlock.c */
 /*

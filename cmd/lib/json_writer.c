@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json_writer.h"
+#include "text.h"
 
 #define INDENT_WIDTH 4
 
@@ -93,76 +94,12 @@ static void newline_indent(json_writer_t *w, unsigned int depth)
 		fputc(' ', w->f);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
+/* Escaped by the helper every writer uses (text.c): invalid UTF-8 as \\ufffd. */
 static void write_quoted(json_writer_t *w, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	FILE *f = w->f;
-
-	fputc('"', f);
-	while (*s) {
-		unsigned char c = *s;
-
-		if (c < 0x80) {
-			switch (c) {
-			case '"':  fputs("\\\"", f); break;
-			case '\\': fputs("\\\\", f); break;
-			case '\b': fputs("\\b", f); break;
-			case '\f': fputs("\\f", f); break;
-			case '\n': fputs("\\n", f); break;
-			case '\r': fputs("\\r", f); break;
-			case '\t': fputs("\\t", f); break;
-			default:
-				if (c < 0x20 || c == 0x7f)
-					fprintf(f, "\\u%04x", c);
-				else
-					fputc(c, f);
-			}
-			s++;
-			continue;
-		}
-		size_t n = utf8_len(s);
-
-		if (n) {
-			fwrite(s, 1, n, f);
-			s += n;
-		} else {
-			fputs("\\ufffd", f);
-			s++;
-		}
-	}
-	fputc('"', f);
+	fputc('"', w->f);
+	fput_escaped(w->f, str, SIZE_MAX, TXT_JSON);
+	fputc('"', w->f);
 }
 
 /* Separator, indentation and name bookkeeping before any value. */

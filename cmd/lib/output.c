@@ -36,6 +36,21 @@ static bool json_error_fits(void)
 	return jsonw_depth(json_wtr) > 0 || jsonw_count(json_wtr) == json_mark;
 }
 
+/*
+ * A message's text made one line for the terminal (text.c's TXT_LINE): an
+ * echoed argument or name cannot end the line, forge another or send ESC
+ * sequences.  Malloc'd; NULL when out of memory.
+ */
+static char *line_text(const char *text)
+{
+	size_t n = strlen(text), len = 4 * n + 1;	/* \xNN: the most a byte grows */
+	char *out = malloc(len);
+
+	if (out)
+		str_escape(out, len, text, n, TXT_LINE);
+	return out;
+}
+
 void p_err(const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -68,11 +83,16 @@ void p_err(const char *fmt, ...)
 			jsonw_end_object(json_wtr);
 		}
 	} else {
+		char *line = line_text(text);
+		char *ctx = err_context ? line_text(err_context) : NULL;
+
 		fflush(stdout);
 		if (err_context)
-			fprintf(stderr, "Error: %s: %s\n", err_context, text);
+			fprintf(stderr, "Error: %s: %s\n", ctx ? ctx : "?", line ? line : "?");
 		else
-			fprintf(stderr, "Error: %s\n", text);
+			fprintf(stderr, "Error: %s\n", line ? line : "(out of memory)");
+		free(ctx);
+		free(line);
 	}
 	free(msg);
 }
@@ -88,8 +108,11 @@ void p_info(const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
+	char *line = msg ? line_text(msg) : NULL;
+
 	/* One write: a child sharing stderr (trace -- CMD) must not land mid-line. */
-	fprintf(stderr, "%s\n", msg ? msg : "(out of memory formatting a message)");
+	fprintf(stderr, "%s\n", line ? line : "(out of memory formatting a message)");
+	free(line);
 	free(msg);
 }
 

@@ -237,8 +237,11 @@ static void show_attached(const struct policy_kind *k, const char *dir, const st
 		if (why)
 			jsonw_string_field(json_wtr, "warning", why);
 	} else {
-		printf("%s: %s (%s)\n", k->object, attached_name(a),
-		       a->have_meta ? a->meta.source : "unknown source");
+		char src[4 * sizeof(a->meta.source) + 1];	/* a path: escaped (text.h) */
+
+		printf("%s: %s (%s)\n", k->object, attached_name(a), a->have_meta ?
+		       str_printable(src, sizeof(src), a->meta.source, sizeof(a->meta.source)) :
+		       "unknown source");
 		printf("  struct %s, link %u, map %u%s%s\n", k->st_type, a->link_id, a->map_id,
 		       since[0] ? ", since " : "", since);
 		if (why)

@@ -10,9 +10,12 @@ from 127.0.0.2 (IDLE) and 127.0.0.3 (TRICKLE), or with SPREAD=N spread over
 N addresses 127.0.1.x each (fewer per address than a per-client limit).
 Prints one line per scrape: "scrape N: STATUS SECONDS" (STATUS "fail:
 reason" when none came), then "opened I idle, T trickling" (those the
-server had not closed by the end).
+server had not closed by the end).  With SLOW_AS_UID=N in the environment
+(run as root), the attackers' sockets are user N's (seteuid while they are
+made), the scrapes root's: a server that bounds each local user must still
+answer the scrapes.
 """
-import socket, sys, threading, time
+import os, socket, sys, threading, time
 
 host, port = sys.argv[1], int(sys.argv[2])
 n_idle, n_trickle, n_scrapes = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -37,8 +40,13 @@ def connect(kind, i):
     return s
 
 
+as_uid = os.environ.get("SLOW_AS_UID")
+if as_uid:
+    os.seteuid(int(as_uid))	# a socket is its maker's (the fs uid)
 idle = [c for c in (connect("idle", i) for i in range(n_idle)) if c]
 trickle = [c for c in (connect("trickle", i + n_idle) for i in range(n_trickle)) if c]
+if as_uid:
+    os.seteuid(0)
 stop = False
 REQ = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 4096
 

@@ -97,6 +97,12 @@ int main(int argc, char **argv)
 
 		x->pid = 1000 + p;
 		snprintf(x->comm, sizeof(x->comm), p == 3 ? "we\"ird\\" : "python%d", p);
+		if (p == 4)	/* not UTF-8: a scraper refuses the whole exposition */
+			snprintf(x->comm, sizeof(x->comm), "\377\376bin");
+		if (p == 5)	/* the kernel's 15-byte cut inside a character; then UTF-8 */
+			memcpy(x->comm, "aaaaaaaaaaaaaa\xe2", 16);
+		if (p == 6)
+			snprintf(x->comm, sizeof(x->comm), "tr\xc3\xa4in");
 		x->attached = true;
 		x->s.counters = all[p];
 		x->s.queue_fd = -1;
@@ -128,7 +134,11 @@ int main(int argc, char **argv)
 	CHECK(strstr(buf, "gpuctl_gpu_memory_total_bytes{gpu=\"2\",UUID=\"GPU-6d6f6465-6c67-5055-8000-000000000003\"} 85899345920\n"));
 	/* per GPU: 62 processes one GPU each + process 0 on 8 + process 63 unlabelled */
 	CHECK(count(buf, "gpuctl_uvm_gpu_faults_total{") == 62 + 8 + 1);
-	CHECK(strstr(buf, "gpuctl_uvm_gpu_faults_total{pid=\"1005\",comm=\"python5\",gpu=\"5\",UUID=\"GPU-6d6f6465-6c67-5055-8000-000000000006\"} 15\n"));
+	CHECK(strstr(buf, "gpuctl_gpu_process_info{pid=\"1004\",comm=\"\xef\xbf\xbd\xef\xbf\xbd" "bin\""));
+	CHECK(strstr(buf, "comm=\"aaaaaaaaaaaaaa\xef\xbf\xbd\""));
+	CHECK(strstr(buf, "comm=\"tr\xc3\xa4in\""));
+	CHECK(!strstr(buf, "\377") && !strstr(buf, "\xe2\""));
+	CHECK(strstr(buf, "gpuctl_uvm_gpu_faults_total{pid=\"1007\",comm=\"python7\",gpu=\"7\",UUID=\"GPU-6d6f6465-6c67-5055-8000-000000000008\"} 17\n"));
 	CHECK(strstr(buf, "gpuctl_uvm_gpu_faults_total{pid=\"1063\",comm=\"python63\"} 163\n"));
 	CHECK(strstr(buf, "gpuctl_uvm_migrated_bytes_total{pid=\"1001\",comm=\"python1\",gpu=\"1\",UUID=\"GPU-6d6f6465-6c67-5055-8000-000000000002\",direction=\"htod\"} 8192\n"));
 	CHECK(strstr(buf, "comm=\"we\\\"ird\\\\\""));

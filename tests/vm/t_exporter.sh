@@ -233,6 +233,40 @@ sleep 1
 [ "$(metric process_open_fds)" = "$FDS0" ] && ok "exporter fds back to $FDS0 after the churn" ||
 	fail "fd leak" "$(metric process_open_fds) open fds, $FDS0 before"
 
+# --- names that are not UTF-8 (issue 32): Prometheus keeps the target up -----------
+# a GPU process names itself "\377\376bin", another is cut by the kernel at 15
+# bytes inside a character: every comm label must still be valid UTF-8
+echo "# $(date +%T) names"
+FAKE=
+[ -e /dev/nvidia-uvm ] || { mknod /dev/nvidia-uvm c 1 3; FAKE=1; }
+# name_proc BYTES: a process with a UVM file whose comm is BYTES (a python bytes literal)
+name_proc() {
+	python3 -c "import os, time
+fd = os.open('/dev/nvidia-uvm', os.O_RDONLY)
+open('/proc/self/comm', 'wb').write($1)
+time.sleep(60)" &
+}
+name_proc 'b"\xff\xfebin"'; B1=$!
+name_proc 'b"aaaaaaaaaaaaaa\xe2\x82\xac"'; B2=$!
+i=0	# python starts slowly under TCG: until both are listed under their new names
+until get $URL >$W/names.prom 2>/dev/null && grep -q "pid=\"$B1\",comm=\"[^p]" $W/names.prom &&
+	grep -q "pid=\"$B2\",comm=\"a" $W/names.prom; do
+	i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.5
+done
+promtool check metrics <$W/names.prom >$W/names.pt 2>&1 && ok "promtool: names not UTF-8 are clean" ||
+	fail "promtool names" "$(head -c 300 $W/names.pt)"
+grep -q "^gpuctl_gpu_process_info{pid=\"$B1\",comm=\"$(printf '\357\277\275\357\277\275')bin\"" $W/names.prom &&
+	grep -q "^gpuctl_gpu_process_info{pid=\"$B2\",comm=\"aaaaaaaaaaaaaa$(printf '\357\277\275')\"" $W/names.prom &&
+	ok "invalid bytes became U+FFFD" || fail "U+FFFD" "$(grep process_info $W/names.prom)"
+wait_scrapes 3
+[ "$(qv 'up{job="gpuctl"}')" = 1 ] && ok "prometheus: target up beside names not UTF-8" ||
+	fail "prometheus: target down" "$(q up) $(tail -3 $W/prom.log)"
+[ "$(qn "gpuctl_gpu_process_info{pid=\"$B1\",comm=~\".*bin\"}")" = 1 ] &&
+	[ "$(qn "gpuctl_gpu_process_info{pid=\"$B2\",comm=~\"aaaaaaaaaaaaaa.*\"}")" = 1 ] &&
+	ok "prometheus: both processes scraped" || fail "prometheus names" "$(q gpuctl_gpu_process_info)"
+kill $B1 $B2; wait $B1 $B2 2>/dev/null
+[ -n "$FAKE" ] && rm -f /dev/nvidia-uvm
+
 # --- scrapes during policy swaps: each one whole, one policy, promtool-clean ------------
 echo "# $(date +%T) swaps"
 (for p in stride always_max stride; do "$G" prefetch load $p >/dev/null 2>&1; done) &
@@ -271,6 +305,21 @@ took = time.time() - t
 print("5 scrapes in %.2f s beside the slow clients" % took)
 sys.exit(0 if took < 5 else 1)
 EOF
+
+# --- one local user's slow connections, over many addresses: bounded as one (issue 32)
+# (the guest has no tcp_diag module: the owner comes from /proc/net/tcp{,6})
+tests/tools/bpfpoke user $NOBODY python3 tests/tools/holdconns.py 127.0.0.1 $PORT 24 12 \
+	127.0.0.1 127.0.0.7 127.0.3.1 ::ffff:127.0.0.9 >$W/hold 2>$W/hold.err &
+HOLD=$!
+sleep 6
+bad=
+for i in 1 2 3; do get $URL >/dev/null 2>&1 || bad="$bad scrape $i failed"; done
+wait $HOLD
+held=$(sed -n 's/^held \([0-9]*\) of .*/\1/p' $W/hold)
+[ -z "$bad" ] && ok "root's scrapes answered beside nobody's 24 slow connections" ||
+	fail "per-user bound: scrapes" "$bad; $(cat $W/hold $W/hold.err)"
+[ -n "$held" ] && [ "$held" -le 8 ] && ok "nobody held $held connections over 4 addresses (<= 8)" ||
+	fail "per-user bound" "$(cat $W/hold $W/hold.err)"
 
 # --- the driver goes away and comes back --------------------------------------
 echo "# $(date +%T) driver"
