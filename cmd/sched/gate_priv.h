@@ -54,6 +54,8 @@ struct gate_gpu {
 	__s64 credit_ns;	/* how much longer the hint may keep BE off */
 	bool hint_off;		/* BE off for the hint now */
 	bool recovering;	/* the hint was cut short: BE on until the credit is full */
+	bool was_busy;		/* the hint at the last look */
+	__u64 off_ns;		/* when the hint last took BE off */
 	__u64 last_ns;
 };
 #define GATE_GPUS	16
@@ -75,6 +77,7 @@ struct gate {
 	int stop;		/* atomic */
 	__u32 wake;		/* futex word to wait on without a hint page */
 	__u64 share_next_ns;
+	bool busy;		/* what the gate saw at its last look */
 	struct gate_stats st;
 	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
 	unsigned int nlat;
