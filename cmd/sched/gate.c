@@ -249,9 +249,16 @@ static bool proc_due(const struct gate *g, const struct gate_proc *p, __u64 now)
 static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now)
 {
 	__s64 cap = (__s64)g->o.stall_ms * 1000000LL;
-	__u64 dt = now - gs->last_ns, turn, min_off = (__u64)g->o.min_off_ms * 1000000ULL;
+	__u64 dt, turn, min_off = (__u64)g->o.min_off_ms * 1000000ULL;
 	bool lc_off, hold, due = false;
 
+	/*
+	 * Never a time before the GPU's last (an unsigned wrap here made the
+	 * credit hugely negative: the hint never took BE off again).
+	 */
+	if (now < gs->last_ns)
+		now = gs->last_ns;
+	dt = now - gs->last_ns;
 	gs->last_ns = now;
 	if (gs->hint_off)
 		gs->credit_ns -= dt;
@@ -365,11 +372,12 @@ static void *gate_thread(void *arg)
 		__u32 busy;
 		bool was_off = false, now_off = false;
 		struct timespec to;
-		__u64 t0 = now_ns();
+		__u64 t0;
 		long wait_ns;
 		int calls;
 
 		pthread_mutex_lock(&g->mu);
+		t0 = now_ns();	/* under mu: no TSG, process or GPU joined after it */
 		busy = hint_read(g);	/* be-rotate alone: never busy */
 		if (busy && !g->busy)
 			g->st.busy_turns++;
