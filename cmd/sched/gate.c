@@ -151,8 +151,14 @@ static struct gate_gpu *gpu_state(struct gate *g, __u32 gpu)
 	for (int i = 0; i < g->ngpus; i++)
 		if (g->gpus[i].gpu == gpu)
 			return &g->gpus[i];
-	if (g->ngpus == GATE_GPUS)
-		return &g->gpus[GATE_GPUS - 1];	/* more GPUs than that: the last ones share */
+	if (g->ngpus == GATE_GPUS) {
+		/* more GPUs than that: the last ones share one decision, said once */
+		if (!g->gpus_cut)
+			p_info("GPU %u: past gpuctl's %d GPUs: lc-be decides for it together with "
+			       "GPU %u", gpu, GATE_GPUS, g->gpus[GATE_GPUS - 1].gpu);
+		g->gpus_cut = true;
+		return &g->gpus[GATE_GPUS - 1];
+	}
 	memset(&g->gpus[g->ngpus], 0, sizeof(g->gpus[0]));
 	g->gpus[g->ngpus].gpu = gpu;
 	g->gpus[g->ngpus].credit_ns = (__s64)g->o.stall_ms * 1000000LL;

@@ -58,7 +58,7 @@ struct gate_gpu {
 	__u64 off_ns;		/* when the hint last took BE off */
 	__u64 last_ns;
 };
-#define GATE_GPUS	16
+#define GATE_GPUS	GPUCTL_MAX_GPUS
 
 struct gate {
 	struct gate_opts o;
@@ -74,6 +74,7 @@ struct gate {
 	int nprocs, procs_cap;
 	struct gate_gpu gpus[GATE_GPUS];
 	int ngpus;
+	bool gpus_cut;		/* a GPU past GATE_GPUS was met (and said) */
 	int stop;		/* atomic */
 	__u32 wake;		/* futex word to wait on without a hint page */
 	__u64 share_next_ns;

@@ -295,6 +295,45 @@ static void flapping(const char *hint)
 	printf("# hint-min-off 0: %.0f switches off a second under the same writer\n", rate);
 }
 
+/*
+ * n GPUs (0..n-1), each with a BE process (TSGs RM ignores here); BE 1 on
+ * GPU n-2, BE 2 and the LC on GPU n-1: the LC's request takes BE 2 off and
+ * leaves BE 1 on (each GPU decides alone, however many there are).
+ */
+static void many_gpus(const char *hint, __u32 n)
+{
+	struct tsg lc = mk(8, 300, POLICY_CLASS_LC), b1 = mk(1, 101, POLICY_CLASS_BE);
+	struct tsg b2 = mk(2, 102, POLICY_CLASS_BE);
+	struct gate_opts o = opts(hint, 0, 10000, 0);
+	struct gate_stats st;
+	struct sample sm;
+	struct gate *g;
+	int fd;
+
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (hint, %u GPUs)", n);
+	fd = open(hint, O_RDWR);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	for (__u32 i = 0; i < n; i++) {
+		struct tsg t = mk(100 + i, 500 + i, POLICY_CLASS_BE);
+
+		gate_add(g, &t, i);
+	}
+	gate_add(g, &b1, n - 2);
+	gate_add(g, &b2, n - 1);
+	gate_add(g, &lc, n - 1);
+	sleep_ms(50);
+	set_busy(1);
+	sleep_ms(100);
+	sample(1, 2, 300, &sm, NULL);
+	CHECK(sm.on_pct[2] < 5 && sm.on_pct[1] == 100,
+	      "%u GPUs: GPU %u's BE off while its LC is busy (on %.0f%%), GPU %u's never (on %.0f%%)",
+	      n, n - 1, sm.on_pct[2], n - 2, sm.on_pct[1]);
+	set_busy(0);
+	gate_stop(g, &st);
+	munmap(page, 4096);
+	close(fd);
+}
+
 static struct gate_opts opts(const char *hint, __u32 rotate, __u32 stall, __u32 hold)
 {
 	struct gate_opts o = { 0 };
@@ -478,6 +517,9 @@ int main(void)
 	}
 	gate_stop(g, &st);
 	flapping(hint);
+	many_gpus(hint, 17);
+	many_gpus(hint, 33);
+	many_gpus(hint, GPUCTL_MAX_GPUS);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
