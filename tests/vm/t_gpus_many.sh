@@ -64,7 +64,7 @@ for n in 17 32; do
 
 	# --- trace report: the last GPU's row ----------------------------------
 	uvmsim reset va_blocks 64 >/dev/null
-	expect_exit 0 $G trace record --backend uvm-tools -o $W/rec$n -- uvmsim run seq blocks 4 gpu $last
+	expect_exit 0 $G trace record --backend uvm-tools -o $W/rec$n -- uvmsim run seq blocks 8 wait_ms 300 gpu $last
 	expect_exit 0 $G trace report -i $W/rec$n
 	expect_out "$n GPUs: trace report has GPU $last's row" "^  $last +[1-9][0-9]* "
 done
