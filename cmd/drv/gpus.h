@@ -8,9 +8,10 @@
 #ifndef GPUCTL_GPUS_H
 #define GPUCTL_GPUS_H
 
+#include "gpuctl.h"
 #include "rm_gpu.h"
 
-#define GPUS_MAX	32
+#define GPUS_MAX	GPUCTL_MAX_GPUS	/* RM lists RM_MAX_GPUS (32) at most */
 
 /*
  * RM's GPUs (cached; refresh: read again, for the free memory).  Returns the

@@ -38,7 +38,7 @@
 #define EXP_DEFAULT_PORT	9471	/* not dcgm-exporter's 9400 nor node_exporter's 9100 */
 #define EXP_DEFAULT_MAX_PROCS	256
 #define EXP_MAX_TSGS		1024
-#define EXP_MAX_GPUS		16	/* per-GPU series for the first 16 GPUs */
+#define EXP_MAX_GPUS		GPUCTL_MAX_GPUS	/* per-GPU series for so many GPUs */
 #define EXP_GPU_REFRESH_S	10.0	/* RM's free memory read again at most this often */
 
 /* Why a GPU process has no counters: the reason label, by enum. */

@@ -26,8 +26,12 @@ void exp_gpus_refresh(struct exporter *e, bool force)
 	if (!force && e->gpus_at && now - e->gpus_at < EXP_GPU_REFRESH_S)
 		return;
 	e->ngpus = gpus_list(&e->gpus, true, &e->gpus_why);
-	if (e->ngpus > EXP_MAX_GPUS)
+	if (e->ngpus > EXP_MAX_GPUS) {
+		if (!e->gpus_at)	/* said once */
+			p_info("exporter: %d GPUs: per-GPU series for the first %d only (gpuctl's "
+			       "limit)", e->ngpus, EXP_MAX_GPUS);
 		e->ngpus = EXP_MAX_GPUS;
+	}
 	e->gpus_at = now;
 }
 

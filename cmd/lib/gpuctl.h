@@ -24,6 +24,17 @@
 #define EXIT_FAIL 1	/* the request could not be carried out */
 #define EXIT_USAGE 2	/* bad command line: nothing was attempted */
 
+/*
+ * The most GPUs a per-GPU table of gpuctl holds, one limit for the whole
+ * tool: the trace summary, stat's and the exporter's counters, lc-be's
+ * gate, the prefetch engine, the GPU list --gpu resolves against.  NVIDIA's
+ * own lists stop at 32 (RM's attached GPUs, UVM's UUID table: ABI sizes,
+ * kept where they are); UVM's GPU indexes go past it (MIG).  A table that
+ * meets a GPU past this limit says so (how many, what it left out); no
+ * GPU is dropped without a word.
+ */
+#define GPUCTL_MAX_GPUS 64
+
 #define BPFFS_ROOT "/sys/fs/bpf"
 #define GPUCTL_PIN_DIR BPFFS_ROOT "/gpuctl"
 

@@ -97,7 +97,7 @@ static int check_to(const char *to)
  */
 static int open_target(struct os_target *t, const char *what)
 {
-	struct uvm_uuid gpus[32], want;
+	struct uvm_uuid gpus[GPUCTL_MAX_GPUS], want;
 	struct uvm_maps m;
 	char err[256], a[48];
 	int n, ok;
@@ -126,7 +126,7 @@ static int open_target(struct os_target *t, const char *what)
 		t->dst = uvm_cpu_uuid;
 		return 0;
 	}
-	n = uvm_gpus(t->s.uvm_fd, gpus, 32);
+	n = uvm_gpus(t->s.uvm_fd, gpus, GPUCTL_MAX_GPUS);
 	if (n <= 0) {
 		p_err("process %d has no GPU registered with UVM", (int)t->pid);
 		return EXIT_FAIL;

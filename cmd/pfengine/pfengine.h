@@ -30,7 +30,7 @@
 
 #define PFE_MAX_PARAMS 16
 #define PFE_MAX_CTRS 32
-#define PFE_MAX_GPUS 32
+#define PFE_MAX_GPUS GPUCTL_MAX_GPUS
 
 /* An engine object, checked but not loaded: a built-in one or a user's file. */
 struct pfe_policy {

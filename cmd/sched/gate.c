@@ -151,8 +151,14 @@ static struct gate_gpu *gpu_state(struct gate *g, __u32 gpu)
 	for (int i = 0; i < g->ngpus; i++)
 		if (g->gpus[i].gpu == gpu)
 			return &g->gpus[i];
-	if (g->ngpus == GATE_GPUS)
-		return &g->gpus[GATE_GPUS - 1];	/* more GPUs than that: the last ones share */
+	if (g->ngpus == GATE_GPUS) {
+		/* more GPUs than that: the last ones share one decision, said once */
+		if (!g->gpus_cut)
+			p_info("GPU %u: past gpuctl's %d GPUs: lc-be decides for it together with "
+			       "GPU %u", gpu, GATE_GPUS, g->gpus[GATE_GPUS - 1].gpu);
+		g->gpus_cut = true;
+		return &g->gpus[GATE_GPUS - 1];
+	}
 	memset(&g->gpus[g->ngpus], 0, sizeof(g->gpus[0]));
 	g->gpus[g->ngpus].gpu = gpu;
 	g->gpus[g->ngpus].credit_ns = (__s64)g->o.stall_ms * 1000000LL;
@@ -249,9 +255,16 @@ static bool proc_due(const struct gate *g, const struct gate_proc *p, __u64 now)
 static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now)
 {
 	__s64 cap = (__s64)g->o.stall_ms * 1000000LL;
-	__u64 dt = now - gs->last_ns, turn;
-	bool lc_off, due = false;
+	__u64 dt, turn, min_off = (__u64)g->o.min_off_ms * 1000000ULL;
+	bool lc_off, hold, due = false;
 
+	/*
+	 * Never a time before the GPU's last (an unsigned wrap here made the
+	 * credit hugely negative: the hint never took BE off again).
+	 */
+	if (now < gs->last_ns)
+		now = gs->last_ns;
+	dt = now - gs->last_ns;
 	gs->last_ns = now;
 	if (gs->hint_off)
 		gs->credit_ns -= dt;
@@ -264,14 +277,28 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 	for (int k = 0; k < g->nprocs; k++)
 		if (!g->procs[k].gone && g->procs[k].gpu == gs->gpu && proc_due(g, &g->procs[k], now))
 			due = true;	/* its stall ends now: the hint yields, the turn is its */
-	lc_off = busy && gs->nlc > 0 && !gs->recovering && !due &&
-		 gs->credit_ns > (__s64)GATE_GUARD_NS;
+	/*
+	 * Off at once when the LC turns busy; back on no sooner than
+	 * hint-min-off, so a flapping writer switches BE at most once per
+	 * min_off.  A stretch off begins only with the credit for all of it
+	 * (else the credit's end would switch BE as often as the writer).
+	 */
+	hold = gs->hint_off && now - gs->off_ns < min_off;
+	lc_off = (busy || hold) && gs->nlc > 0 && !gs->recovering && !due &&
+		 gs->credit_ns > (__s64)(GATE_GUARD_NS + (gs->hint_off ? 0 : min_off));
 	if (gs->hint_off && !lc_off && busy) {
 		g->st.forced++;		/* the bound cut the hint short */
 		gs->recovering = true;
 	}
-	if (lc_off && !gs->hint_off)
+	if (lc_off && !busy && gs->was_busy)
+		g->st.suppressed++;	/* the LC is done, BE stays off: a switch saved */
+	gs->was_busy = busy;
+	if (lc_off && !gs->hint_off) {
 		g->st.offs++;
+		gs->off_ns = now;
+	}
+	if (lc_off != gs->hint_off)
+		g->st.switches++;
 	gs->hint_off = lc_off;
 	if (g->o.rotate_ms && !lc_off) {
 		struct gate_proc *cur = proc_of(g, gs->gpu, gs->rot_pid), *next = NULL;
@@ -314,6 +341,7 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 /* When the gate must look again at the latest: a stall's end, a turn, the credit. */
 static long gate_next_ns(struct gate *g, __u64 now)
 {
+	__u64 min_off = (__u64)g->o.min_off_ms * 1000000ULL;
 	__s64 w = GATE_IDLE_WAIT_NS;
 
 	for (int k = 0; k < g->ngpus; k++) {
@@ -321,6 +349,10 @@ static long gate_next_ns(struct gate *g, __u64 now)
 
 		if (gs->hint_off && gs->credit_ns - (__s64)GATE_GUARD_NS < w)
 			w = gs->credit_ns - (__s64)GATE_GUARD_NS;
+		/* hint-min-off ends: BE back on if the LC is done by then */
+		if (gs->hint_off && (__s64)(gs->off_ns + min_off - now) > 0 &&
+		    (__s64)(gs->off_ns + min_off - now) < w)
+			w = gs->off_ns + min_off - now;
 		if (g->o.rotate_ms && !gs->hint_off && (__s64)(gs->rot_next_ns - now) < w)
 			w = gs->rot_next_ns - now;
 	}
@@ -346,12 +378,16 @@ static void *gate_thread(void *arg)
 		__u32 busy;
 		bool was_off = false, now_off = false;
 		struct timespec to;
-		__u64 t0 = now_ns();
+		__u64 t0;
 		long wait_ns;
 		int calls;
 
 		pthread_mutex_lock(&g->mu);
+		t0 = now_ns();	/* under mu: no TSG, process or GPU joined after it */
 		busy = hint_read(g);	/* be-rotate alone: never busy */
+		if (busy && !g->busy)
+			g->st.busy_turns++;
+		g->busy = busy > 0;
 		gate_account(g, t0);
 		for (int k = 0; k < g->ngpus; k++) {
 			was_off |= g->gpus[k].hint_off;
@@ -574,20 +610,14 @@ void gate_stop(struct gate *g, struct gate_stats *st)
 	hint_read(g);		/* a page cut short is made whole before the last writes */
 	gate_all(g, false);	/* every BE TSG back on */
 	gate_account(g, now_ns());
+	*st = g->st;
+	st->reported = g->page ? g->page->begins : 0;
 	for (int k = 0; k < g->nprocs; k++)
 		if (!g->procs[k].gone && g->procs[k].longest_off_ns / 1000000 > st->longest_off_ms)
 			st->longest_off_ms = g->procs[k].longest_off_ns / 1000000;
 	for (int i = 0; i < g->n; i++)
 		if (g->v[i].fd >= 0)
 			close(g->v[i].fd);
-	st->requests = g->page ? g->page->begins : 0;
-	st->offs = g->st.offs;
-	st->calls = g->st.calls;
-	st->forced = g->st.forced;
-	st->errors = g->st.errors;
-	st->rotations = g->st.rotations;
-	st->hint_repairs = g->st.hint_repairs;
-	st->hint_garbage = g->st.hint_garbage;
 	if (g->nlat) {
 		unsigned int n = g->nlat < GATE_LAT_SAMPLES ? g->nlat : GATE_LAT_SAMPLES;
 

@@ -54,9 +54,11 @@ struct gate_gpu {
 	__s64 credit_ns;	/* how much longer the hint may keep BE off */
 	bool hint_off;		/* BE off for the hint now */
 	bool recovering;	/* the hint was cut short: BE on until the credit is full */
+	bool was_busy;		/* the hint at the last look */
+	__u64 off_ns;		/* when the hint last took BE off */
 	__u64 last_ns;
 };
-#define GATE_GPUS	16
+#define GATE_GPUS	GPUCTL_MAX_GPUS
 
 struct gate {
 	struct gate_opts o;
@@ -72,9 +74,11 @@ struct gate {
 	int nprocs, procs_cap;
 	struct gate_gpu gpus[GATE_GPUS];
 	int ngpus;
+	bool gpus_cut;		/* a GPU past GATE_GPUS was met (and said) */
 	int stop;		/* atomic */
 	__u32 wake;		/* futex word to wait on without a hint page */
 	__u64 share_next_ns;
+	bool busy;		/* what the gate saw at its last look */
 	struct gate_stats st;
 	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
 	unsigned int nlat;

@@ -67,10 +67,13 @@ static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 no
 void gate_share(struct gate *g, __u64 now)
 {
 	struct gate_share_row rows[64];
+	struct gate_stats st = g->st;
 	int n = 0;
+
+	st.reported = g->page ? g->page->begins : 0;
 
 	for (int k = 0; k < g->nprocs && n < 64; k++)
 		if (!g->procs[k].gone)
 			proc_share(g, &g->procs[k], now, &rows[n++]);
-	share_write(&g->o, rows, n);
+	share_write(&g->o, &st, rows, n);
 }

@@ -28,7 +28,7 @@ static const char *const match_names[POLICY_MATCH_NR] = {
 	[POLICY_MATCH_CGROUP] = "cgroup",
 };
 
-enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_ROTATE, W_BE_OFF,
+enum word_kind { W_MATCH, W_TIMESLICE, W_INTERLEAVE, W_HINT, W_HINT_HOLD, W_HINT_MODE, W_HINT_MIN_OFF, W_ROTATE, W_BE_OFF,
 		 W_FLOOR, W_STALL };
 
 /* One word of a policy's ARGS: what it sets, for which class. */
@@ -67,6 +67,7 @@ static const struct policy_word lcbe_words[] = {
 	{ "hint", W_HINT, POLICY_CLASS_BE },
 	{ "hint-hold", W_HINT_HOLD, POLICY_CLASS_BE },
 	{ "hint-mode", W_HINT_MODE, POLICY_CLASS_BE },
+	{ "hint-min-off", W_HINT_MIN_OFF, POLICY_CLASS_BE },
 	{ "be-rotate", W_ROTATE, POLICY_CLASS_BE },
 	{ "be-off", W_BE_OFF, POLICY_CLASS_BE },
 	{ "be-floor", W_FLOOR, POLICY_CLASS_BE },
@@ -230,6 +231,11 @@ static int parse_gate_word(const struct policy_word *w, const char *arg, struct 
 			return EXIT_USAGE;
 		g->hold_ms = v;
 		return 0;
+	case W_HINT_MIN_OFF:
+		if (parse_u64("hint-min-off (ms)", arg, 0, GATE_MIN_OFF_MS_MAX, &v))
+			return EXIT_USAGE;
+		g->min_off_ms = v;
+		return 0;
 	case W_ROTATE:
 		if (parse_u64("be-rotate (ms)", arg, 1, 3600000, &v))
 			return EXIT_USAGE;
@@ -304,6 +310,7 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 
 	memset(gate, 0, sizeof(*gate));
 	gate->hold_ms = GATE_HOLD_MS_DEFAULT;
+	gate->min_off_ms = GATE_MIN_OFF_MS_DEFAULT;
 	gate->mode = GATE_MODE_DEFAULT;
 	gate->be_off = GATE_OFF_CHANNELS;	/* GPFIFO_SCHEDULE takes nothing off on 580 (GSP) */
 	gate->floor_pct = GATE_FLOOR_DEFAULT;
@@ -343,13 +350,15 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		case W_HINT:
 		case W_HINT_HOLD:
 		case W_HINT_MODE:
+		case W_HINT_MIN_OFF:
 		case W_ROTATE:
 		case W_BE_OFF:
 		case W_FLOOR:
 		case W_STALL:
 			if (parse_gate_word(w, argv[1], gate))
 				return EXIT_USAGE;
-			gate_word |= w->kind == W_HINT_HOLD || w->kind == W_HINT_MODE;
+			gate_word |= w->kind == W_HINT_HOLD || w->kind == W_HINT_MODE ||
+				     w->kind == W_HINT_MIN_OFF;
 			off_word |= w->kind == W_BE_OFF;
 			break;
 		}
@@ -357,7 +366,7 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 	if (p->need_value && !given)
 		return usage_err("%s", p->need_msg);
 	if (gate_word && !gate->hint)
-		return usage_err("'hint-hold' and 'hint-mode' need 'hint FILE'");
+		return usage_err("'hint-hold', 'hint-mode' and 'hint-min-off' need 'hint FILE'");
 	if (off_word && !gate->hint && !gate->rotate_ms)
 		return usage_err("'be-off' needs 'hint FILE' or 'be-rotate MS'");
 	if (p->catch_all == POLICY_CLASS_BE)

@@ -592,13 +592,17 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 			       "(ignored)\n", (unsigned long long)gs.hint_repairs,
 			       (unsigned long long)gs.hint_garbage);
 		if (r->o->gate.hint)
-			printf("hint gate: %llu LC requests, BE off %llu times (%llu calls, "
-			       "%llu refused), taking BE off: p50 %.0f us, p99 %.0f us, max %.0f us; "
-			       "%llu requests over hint-hold\n",
-			       (unsigned long long)gs.requests, (unsigned long long)gs.offs,
+			printf("hint gate: BE off %llu times, %llu switches (%llu calls, "
+			       "%llu refused), %llu saved by hint-min-off %u ms; taking BE off: "
+			       "p50 %.0f us, p99 %.0f us, max %.0f us; %llu requests over hint-hold; "
+			       "the LC turned busy %llu times as the gate saw it (the hint file's "
+			       "writers report %llu requests: not checked)\n",
+			       (unsigned long long)gs.offs, (unsigned long long)gs.switches,
 			       (unsigned long long)gs.calls, (unsigned long long)gs.errors,
+			       (unsigned long long)gs.suppressed, r->o->gate.min_off_ms,
 			       gs.off_p50_us, gs.off_p99_us, gs.off_max_us,
-			       (unsigned long long)gs.forced);
+			       (unsigned long long)gs.forced, (unsigned long long)gs.busy_turns,
+			       (unsigned long long)gs.reported);
 	}
 	pf = run_pid();
 	if (pf == r->me)

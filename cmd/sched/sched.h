@@ -117,6 +117,7 @@ struct gate_opts {
 	__u32 be_off;		/* GATE_OFF_*: how a BE TSG is taken off */
 	__u32 floor_pct;	/* be-floor: the share of a GPU its BE processes keep together */
 	__u32 stall_ms;		/* be-stall: the longest a BE process is held off */
+	__u32 min_off_ms;	/* hint-min-off: BE back on no sooner than this after it went off */
 	__u64 lc_ts, be_ts;	/* the timeslices the floor is reckoned with (us) */
 	bool lc_derived;	/* lc_ts from be-floor (for one LC process): divided per GPU */
 };
@@ -127,6 +128,14 @@ enum {
 };
 extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_HOLD_MS_DEFAULT	100
+/*
+ * hint-min-off: once the hint took BE off, it stays off this long at least,
+ * so a writer flipping the hint cannot switch BE more than 1000 / MS times
+ * a second (each switch is an RM call per BE TSG, ~0.15-0.2 ms of RM/GSP
+ * time); the LC is never delayed: BE goes off at once when it turns busy.
+ */
+#define GATE_MIN_OFF_MS_DEFAULT	5
+#define GATE_MIN_OFF_MS_MAX	1000
 /* Only the policy's user writes the hint unless hint-mode says more. */
 #define GATE_MODE_DEFAULT	0600
 #define GATE_FLOOR_DEFAULT	10	/* % of a GPU for its BE processes together */
@@ -163,8 +172,16 @@ void policy_decide(const struct policy *pol, struct tsg_info *i);
 
 struct gate;
 struct gate_stats {
-	__u64 requests;		/* LC requests begun (all LC processes) */
+	/*
+	 * LC requests begun as the hint file's writers report them (the page's
+	 * begins counter): whoever may write the file may write any number
+	 * there; it is not a measurement.
+	 */
+	__u64 reported;
+	__u64 busy_turns;	/* the hint turned busy, as the gate saw it (at most once a look) */
 	__u64 offs;		/* times BE went off */
+	__u64 switches;		/* times the hint switched BE off or back on (per GPU) */
+	__u64 suppressed;	/* the hint turned idle while hint-min-off kept BE off */
 	__u64 calls;		/* GPFIFO_SCHEDULE calls */
 	__u64 forced;		/* requests longer than hold_ms: BE put back on */
 	__u64 errors;		/* calls RM refused */
@@ -199,7 +216,8 @@ void gate_forget(struct gate *g);
 /* -------------------------------------------------------------- share.c */
 
 /* The ledger file (struct gate_share, RUN_SHARE): tsgw.h, where the exporter reads it too. */
-void share_write(const struct gate_opts *o, const struct gate_share_row *rows, int n);
+void share_write(const struct gate_opts *o, const struct gate_stats *st,
+		 const struct gate_share_row *rows, int n);
 /* The running policy's ledger: 0, or -ENOENT when none is written. */
 int share_read(struct gate_share *s);
 void share_remove(void);

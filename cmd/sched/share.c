@@ -8,6 +8,7 @@
  * The file is text, one record a line:
  *	gpuctl-sched-share 1
  *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT ROTATE_MS
+ *	gate MIN_OFF_MS SWITCHES SUPPRESSED CALLS BUSY_TURNS REPORTED	(with a hint)
  *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
  * written whole under a temporary name in RUN_DIR (root's) and renamed.
  */
@@ -65,7 +66,8 @@ static void comm_word(char *dst, size_t len, const char *comm)
 			*c = '?';
 }
 
-void share_write(const struct gate_opts *o, const struct gate_share_row *rows, int n)
+void share_write(const struct gate_opts *o, const struct gate_stats *st,
+		 const struct gate_share_row *rows, int n)
 {
 	char tmp[] = RUN_SHARE ".tmp", comm[TSG_COMM_LEN];
 	FILE *f;
@@ -84,6 +86,11 @@ void share_write(const struct gate_opts *o, const struct gate_share_row *rows, i
 	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d %u\n", (int)getpid(), o->floor_pct,
 		o->stall_ms, (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, !!o->hint,
 		o->rotate_ms);
+	if (o->hint)
+		fprintf(f, "gate %u %llu %llu %llu %llu %llu\n", o->min_off_ms,
+			(unsigned long long)st->switches, (unsigned long long)st->suppressed,
+			(unsigned long long)st->calls, (unsigned long long)st->busy_turns,
+			(unsigned long long)st->reported);
 	for (int i = 0; i < n; i++) {
 		const struct gate_share_row *r = &rows[i];
 
@@ -157,6 +164,18 @@ void share_print(pid_t runner)
 		jsonw_uint_field(json_wtr, "stall_ms", sh.stall_ms);
 		jsonw_u64_field(json_wtr, "lc_timeslice_us", sh.lc_ts);
 		jsonw_u64_field(json_wtr, "be_timeslice_us", sh.be_ts);
+		if (sh.hint) {
+			jsonw_name(json_wtr, "hint_gate");
+			jsonw_start_object(json_wtr);
+			jsonw_uint_field(json_wtr, "min_off_ms", sh.min_off_ms);
+			jsonw_u64_field(json_wtr, "switches", sh.switches);
+			jsonw_u64_field(json_wtr, "suppressed", sh.suppressed);
+			jsonw_u64_field(json_wtr, "rm_calls", sh.calls);
+			jsonw_u64_field(json_wtr, "lc_busy_turns_seen", sh.busy_turns);
+			jsonw_u64_field(json_wtr, "lc_requests_reported_by_hint_writers",
+					sh.reported);
+			jsonw_end_object(json_wtr);
+		}
 		jsonw_name(json_wtr, "be");
 		jsonw_start_array(json_wtr);
 		for (int i = 0; i < sh.n; i++) {
@@ -188,6 +207,13 @@ void share_print(pid_t runner)
 	printf("BE floor: %u%% of each GPU for its BE processes, held off %u ms at most "
 	       "(LC timeslice %llu us, BE %llu us)\n", sh.floor_pct, sh.stall_ms,
 	       (unsigned long long)sh.lc_ts, (unsigned long long)sh.be_ts);
+	if (sh.hint)
+		printf("hint gate: BE switched %llu times (%llu RM calls), %llu switches saved by "
+		       "hint-min-off %u ms; the LC turned busy %llu times as the gate saw it "
+		       "(the hint file's writers report %llu requests: not checked)\n",
+		       (unsigned long long)sh.switches, (unsigned long long)sh.calls,
+		       (unsigned long long)sh.suppressed, sh.min_off_ms,
+		       (unsigned long long)sh.busy_turns, (unsigned long long)sh.reported);
 	if (sh.n)
 		printf("  %-4s %-8s %-15s %6s %7s %7s %12s %10s %s\n", "GPU", "PID", "COMM", "ON%",
 		       "SHARE%", "FLOOR%", "LONGEST-OFF", "RM-WAIT", "FLOOR");

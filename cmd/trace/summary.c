@@ -154,6 +154,22 @@ static void tsg_add(struct trace_summary *s, const struct gt_event *e)
 		p->settings++;
 }
 
+/*
+ * The per-GPU table takes GPU gpu's event: false for none (GT_GPU_NONE);
+ * a GPU past the table is counted with the others past it (said in print).
+ */
+static bool gpu_row(struct trace_summary *s, uint32_t gpu)
+{
+	if (gpu == GT_GPU_NONE)
+		return false;
+	s->gpus_seen = true;
+	if (gpu < GPUCTL_MAX_GPUS)
+		s->gpu_seen[gpu] = true;
+	else if (gpu + 1 > s->beyond_gpus_max)
+		s->beyond_gpus_max = gpu + 1;
+	return true;
+}
+
 void ts_add(struct trace_summary *s, const struct gt_event *e)
 {
 	struct ts_range *r;
@@ -189,16 +205,15 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 		r = range_get(s, e->addr);
 		if (r)
 			r->faults++;
-		if (e->gpu < TS_GPUS) {
-			s->gpu_faults[e->gpu]++;
-			s->gpus_seen |= 1u << e->gpu;
-		}
+		if (gpu_row(s, e->gpu))
+			add(s, e->gpu < GPUCTL_MAX_GPUS ? &s->gpu_faults[e->gpu] : &s->beyond_faults, 1);
 		break;
 	case GT_EV_MIGRATION:
-		if (e->gpu < TS_GPUS && (e->flags & (GT_F_TO_GPU | GT_F_TO_CPU))) {
-			add(s, e->flags & GT_F_TO_GPU ? &s->gpu_bytes_in[e->gpu] :
-			       &s->gpu_bytes_out[e->gpu], e->bytes);
-			s->gpus_seen |= 1u << e->gpu;
+		if ((e->flags & (GT_F_TO_GPU | GT_F_TO_CPU)) && gpu_row(s, e->gpu)) {
+			bool in = e->flags & GT_F_TO_GPU, row = e->gpu < GPUCTL_MAX_GPUS;
+
+			add(s, in ? (row ? &s->gpu_bytes_in[e->gpu] : &s->beyond_bytes_in) :
+				    (row ? &s->gpu_bytes_out[e->gpu] : &s->beyond_bytes_out), e->bytes);
 		}
 		add(s, &s->mig_bytes[e->cause < GT_CAUSE_MAX ? e->cause : 0], e->bytes);
 		if (e->flags & GT_F_TO_GPU)
@@ -439,8 +454,8 @@ static void summary_json(const struct trace_summary *s, const struct ts_range *h
 		jsonw_bool_field(w, "saturated", true);
 	jsonw_name(w, "by_gpu");
 	jsonw_start_array(w);
-	for (int g = 0; g < TS_GPUS; g++) {
-		if (!(s->gpus_seen & (1u << g)))
+	for (int g = 0; g < GPUCTL_MAX_GPUS; g++) {
+		if (!s->gpu_seen[g])
 			continue;
 		jsonw_start_object(w);
 		jsonw_uint_field(w, "gpu", g);
@@ -450,6 +465,17 @@ static void summary_json(const struct trace_summary *s, const struct ts_range *h
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+	if (s->beyond_gpus_max) {
+		/* GPUs past the table: together, said (never left out silently) */
+		jsonw_name(w, "by_gpu_beyond");
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "gpus_from", GPUCTL_MAX_GPUS);
+		jsonw_uint_field(w, "gpus_to", s->beyond_gpus_max - 1);
+		jsonw_uint_field(w, "gpu_faults", s->beyond_faults);
+		jsonw_uint_field(w, "bytes_to_gpu", s->beyond_bytes_in);
+		jsonw_uint_field(w, "bytes_to_cpu", s->beyond_bytes_out);
+		jsonw_end_object(w);
+	}
 	jsonw_end_object(w);
 	jsonw_end_object(w);
 }
@@ -497,12 +523,18 @@ static void summary_text(const struct trace_summary *s, const struct ts_range *h
 	if (s->gpus_seen) {
 		fprintf(out, "\nper GPU\n  %-4s %14s %16s %16s\n", "GPU", "gpu_faults", "bytes_to_gpu",
 			"bytes_to_cpu");
-		for (int g = 0; g < TS_GPUS; g++)
-			if (s->gpus_seen & (1u << g))
+		for (int g = 0; g < GPUCTL_MAX_GPUS; g++)
+			if (s->gpu_seen[g])
 				fprintf(out, "  %-4d %14llu %16llu %16llu\n", g,
 					(unsigned long long)s->gpu_faults[g],
 					(unsigned long long)s->gpu_bytes_in[g],
 					(unsigned long long)s->gpu_bytes_out[g]);
+		if (s->beyond_gpus_max)
+			fprintf(out, "  %d-%u %11llu %16llu %16llu  (GPUs past gpuctl's %d, together)\n",
+				GPUCTL_MAX_GPUS, s->beyond_gpus_max - 1,
+				(unsigned long long)s->beyond_faults,
+				(unsigned long long)s->beyond_bytes_in,
+				(unsigned long long)s->beyond_bytes_out, GPUCTL_MAX_GPUS);
 	}
 	if (!n)
 		return;

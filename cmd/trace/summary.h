@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gpuctl.h"
 #include "trace_uvm.h"
 
 #define TS_HIST_SLOTS 64	/* log2 of any 64-bit value */
@@ -29,8 +30,6 @@ struct ts_proc {		/* TSG events of one process */
 	char comm[16];		/* "" when not known (a record has none) */
 	uint64_t created, freed, settings;
 };
-
-#define TS_GPUS 16
 
 struct trace_summary {
 	uint64_t count[GT_EV_MAX];
@@ -56,8 +55,12 @@ struct trace_summary {
 	size_t proc_idx_cap;
 	bool saturated;		/* some sum reached UINT64_MAX and stopped there */
 	/* per GPU (the event's GPU index, as trace faults prints it) */
-	uint64_t gpu_faults[TS_GPUS], gpu_bytes_in[TS_GPUS], gpu_bytes_out[TS_GPUS];
-	uint32_t gpus_seen;	/* bit i: GPU i had an event */
+	uint64_t gpu_faults[GPUCTL_MAX_GPUS], gpu_bytes_in[GPUCTL_MAX_GPUS];
+	uint64_t gpu_bytes_out[GPUCTL_MAX_GPUS];
+	bool gpu_seen[GPUCTL_MAX_GPUS], gpus_seen;
+	/* GPUs past the table: counted together, and said */
+	uint64_t beyond_faults, beyond_bytes_in, beyond_bytes_out;
+	uint32_t beyond_gpus_max;	/* the highest such GPU index + 1 (0: none) */
 };
 
 void ts_init(struct trace_summary *s);

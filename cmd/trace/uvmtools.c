@@ -17,7 +17,7 @@
 #include "gpus.h"
 #include "ut.h"
 
-#define UT_MAX_GPUS 16
+#define UT_MAX_GPUS GPUCTL_MAX_GPUS
 
 struct ut_backend {
 	struct ut_session s;
@@ -98,6 +98,9 @@ static void gpu_trackers_open(struct ut_backend *u)
 	char err[160];
 	int n = gpus_list(&g, false, NULL);
 
+	if (n > UT_MAX_GPUS)
+		p_info("%d GPUs: counters per GPU for the first %d only (gpuctl's limit); the "
+		       "process's totals count them all", n, UT_MAX_GPUS);
 	for (int i = 0; i < n && i < UT_MAX_GPUS; i++) {
 		u->gfd[i] = -1;
 		u->gmem[i] = NULL;

@@ -37,6 +37,11 @@ int share_file_read(struct gate_share *s)
 			s->pid = pid;
 			continue;
 		}
+		if (sscanf(line, "gate %u %llu %llu %llu %llu %llu", &s->min_off_ms,
+			   (unsigned long long *)&s->switches, (unsigned long long *)&s->suppressed,
+			   (unsigned long long *)&s->calls, (unsigned long long *)&s->busy_turns,
+			   (unsigned long long *)&s->reported) == 6)
+			continue;
 		if (s->n < (int)(sizeof(s->rows) / sizeof(s->rows[0])) &&
 		    sscanf(line, "be %u %u %15s %lf %lf %lf %lf %lf %lf %d %d", &r->gpu, &r->pid,
 			   r->comm, &r->on_pct, &r->share_pct, &r->floor_pct, &r->longest_off_ms,

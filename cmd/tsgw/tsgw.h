@@ -137,6 +137,9 @@ struct gate_share {
 	__u32 floor_pct, stall_ms, rotate_ms;
 	int hint;		/* the policy has a hint gate */
 	__u64 lc_ts, be_ts;
+	/* the hint gate's switches (sched.h's struct gate_stats says each) */
+	__u32 min_off_ms;
+	__u64 switches, suppressed, calls, busy_turns, reported;
 	int n;
 	struct gate_share_row rows[64];
 	int nwarn;

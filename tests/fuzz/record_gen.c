@@ -11,7 +11,8 @@
  *   record_gen tsg FILE            TSG events of two processes
  *   record_gen craft KIND FILE     KIND: overflow (latencies whose sum wraps),
  *                                  ctrl (ESC, BEL, CSI in the header strings),
- *                                  gaps (fault times far apart, back and forth)
+ *                                  gaps (fault times far apart, back and forth),
+ *                                  gpusN (GPU g of N: g + 1 faults, 4 KiB in)
  *   record_gen corpus DIR N [SEED] N mutated records, DIR/r000 ...
  *
  * Built with -Icmd -Ibpf: the layouts are gpuctl's own (record.h, trace_uvm.h).
@@ -196,6 +197,31 @@ static int craft(struct buf *b, const char *kind)
 						 start - GT_MAX_TS_SKEW_NS);
 
 			e.addr = (uint64_t)i << 30;
+			put(b, &e, sizeof(e));
+		}
+		return 0;
+	}
+	if (!strncmp(kind, "gpus", 4) && atoi(kind + 4) > 0) {
+		/* GPU g: g + 1 faults and a 4 KiB migration in, for N GPUs */
+		int n = atoi(kind + 4);
+		uint64_t t = 1000000000;
+
+		header(b, "uvm-tools", "all", t);
+		for (int g = 0; g < n; g++) {
+			struct gt_event e;
+
+			for (int k = 0; k <= g; k++) {
+				e = ev(GT_EV_GPU_FAULT, t++);
+				e.gpu = (uint16_t)g;
+				e.addr = 0x7f0000000000ull + ((uint64_t)g << 21) + ((uint64_t)k << 12);
+				put(b, &e, sizeof(e));
+			}
+			e = ev(GT_EV_MIGRATION, t++);
+			e.gpu = (uint16_t)g;
+			e.bytes = 4096;
+			e.cause = GT_CAUSE_FAULT;
+			e.flags = GT_F_TO_GPU;
+			e.dst = (uint16_t)g;
 			put(b, &e, sizeof(e));
 		}
 		return 0;

@@ -31,10 +31,11 @@
 /*
  * The model's GPUs (module parameter gpus=N, 1..UVM_MODEL_MAX_GPUS): GPU i
  * has UVM_MODEL_GPU_UUID with its last byte i + 1 (GPU 0 keeps the UUID
- * above), PCI bus id 0000:0<i+1>:00.0 (nvidia-smi's index = i), name
+ * above), PCI bus id 0000:<i+1>:00.0 (nvidia-smi's index = i), name
  * "NVIDIA Model GPU".  The RM side (uvm_model_rm_gpu.c) owns the parameter.
  */
-#define UVM_MODEL_MAX_GPUS	4
+/* NVIDIA's limit (NV_MAX_DEVICES: RM's attached list, UVM's UUID table V1) */
+#define UVM_MODEL_MAX_GPUS	32
 #define UVM_MODEL_GPU_UUID_I(i) { 0x6d, 0x6f, 0x64, 0x65, 0x6c, 0x67, 0x50, 0x55, \
 				  0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 + (i) }
 extern unsigned int uvm_model_gpus;

@@ -8,7 +8,7 @@
  *   on a subdevice: GET_NAME_STRING, GET_ID, FB_GET_INFO_V2 (GPU 0's memory is
  *     the model's gpu_chunks, free what its chunks leave; the others report
  *     the same total, all free; 16 GiB when gpu_chunks is 0: unlimited).
- * GPU i: RM GPU ID (i + 1) << 8, PCI 0000:0<i+1>:00.0, deviceInstance i.
+ * GPU i: RM GPU ID (i + 1) << 8, PCI 0000:<i+1>:00.0, deviceInstance i.
  */
 #include <linux/module.h>
 #include <linux/uaccess.h>
@@ -19,7 +19,7 @@
 
 unsigned int uvm_model_gpus = 2;
 module_param_named(gpus, uvm_model_gpus, uint, 0444);
-MODULE_PARM_DESC(gpus, "GPUs the model shows (1..4)");
+MODULE_PARM_DESC(gpus, "GPUs the model shows (1..32, NVIDIA's limit)");
 
 #define MODEL_UNLIMITED_BYTES	(16ULL << 30)
 

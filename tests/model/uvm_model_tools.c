@@ -64,7 +64,11 @@ struct tracker {
 	struct uvm_uuid processor;
 };
 
-static const struct uvm_uuid model_gpu_uuid = { UVM_MODEL_GPU_UUID };
+/* The processor id of the GPU being served (sub-processor 0 of uvm_model_fault_gpu). */
+static u16 fault_proc(void)
+{
+	return MODEL_GPU_PROC + uvm_model_fault_gpu * UT_SUB_PROCESSORS;
+}
 
 static void unmap_user(struct user_map *m)
 {
@@ -159,9 +163,12 @@ static void record(uvm_va_space_t *vs, const u8 *entry)
 	spin_unlock(&vs->tools_lock);
 }
 
+/* A GPU's tracker counts what the GPU being served does (the access's GPU). */
 static bool counts_gpu(const struct tracker *t)
 {
-	return t->all_processors || !memcmp(&t->processor, &model_gpu_uuid, sizeof(t->processor));
+	const struct uvm_uuid g = { UVM_MODEL_GPU_UUID_I(uvm_model_fault_gpu) };
+
+	return t->all_processors || !memcmp(&t->processor, &g, sizeof(t->processor));
 }
 
 static void count(uvm_va_space_t *vs, unsigned int ctr, u64 amount)
@@ -198,7 +205,7 @@ void uvm_model_tools_fault(uvm_va_space_t *vs, NvU64 va, bool write, bool duplic
 	put8(e, 0, UT_EV_GPU_FAULT);
 	put8(e, UT_GPU_FAULT_TYPE, UT_FAULT_TYPE_INVALID_PTE);
 	/* the processor id of the GPU that faulted: sub-processor 0 of GPU i */
-	put16(e, UT_GPU_FAULT_GPU_565, MODEL_GPU_PROC + uvm_model_fault_gpu * UT_SUB_PROCESSORS);
+	put16(e, UT_GPU_FAULT_GPU_565, fault_proc());
 	put64(e, UT_GPU_FAULT_ADDR, va);
 	put64(e, UT_GPU_FAULT_TS, last_ts);
 	put64(e, UT_GPU_FAULT_TS_GPU, last_ts);
@@ -232,8 +239,8 @@ void uvm_model_tools_migration(uvm_va_space_t *vs, NvU64 va, NvU64 bytes, bool t
 
 	put8(e, 0, UT_EV_MIGRATION);
 	put8(e, UT_MIGRATION_CAUSE, tools_cause(cause));
-	put16(e, UT_MIGRATION_SRC, to_gpu ? 0 : MODEL_GPU_PROC);
-	put16(e, UT_MIGRATION_DST, to_gpu ? MODEL_GPU_PROC : 0);
+	put16(e, UT_MIGRATION_SRC, to_gpu ? 0 : fault_proc());
+	put16(e, UT_MIGRATION_DST, to_gpu ? fault_proc() : 0);
 	put32(e, UT_MIGRATION_SRC_NID, to_gpu ? 0 : (u32)-1);
 	put32(e, UT_MIGRATION_DST_NID, to_gpu ? (u32)-1 : 0);
 	put64(e, UT_MIGRATION_ADDR, va);

@@ -37,10 +37,13 @@
 #include "uvm_model_events.h"
 #include "uvm_ioctl.h"
 
-static const struct uvm_uuid gpu_uuids[UVM_MODEL_MAX_GPUS] = {
-	{ UVM_MODEL_GPU_UUID_I(0) }, { UVM_MODEL_GPU_UUID_I(1) }, { UVM_MODEL_GPU_UUID_I(2) },
-	{ UVM_MODEL_GPU_UUID_I(3) },
-};
+/* GPU i's UUID: UVM_MODEL_GPU_UUID_I(i) */
+static struct uvm_uuid gpu_uuid(unsigned int i)
+{
+	const struct uvm_uuid u = { UVM_MODEL_GPU_UUID_I(i) };
+
+	return u;
+}
 static const struct uvm_uuid cpu_uuid = { UVM_CPU_UUID_BYTES };
 
 /* The RM side owns the parameter (gpus=N); without it, two GPUs. */
@@ -70,7 +73,9 @@ static enum proc proc_gpu_of(const struct uvm_uuid *u, unsigned int *gpu)
 	unsigned int i;
 
 	for (i = 0; i < uvm_model_ngpus(); i++) {
-		if (!memcmp(u, &gpu_uuids[i], sizeof(*u))) {
+		struct uvm_uuid g = gpu_uuid(i);
+
+		if (!memcmp(u, &g, sizeof(*u))) {
 			if (gpu)
 				*gpu = i;
 			return PROC_GPU;
@@ -266,7 +271,7 @@ static u32 api_uuid_table(struct uvm_uuid_table_params *p, unsigned int entries)
 	t[0] = cpu_uuid;
 	/* V1: a slot per parent GPU; V2: UVM_SUB_PROCESSORS per GPU (sub-processor 0 is the GPU) */
 	for (i = 0; i < uvm_model_ngpus(); i++)
-		t[1 + i * (entries == UVM_MAX_PROCESSORS_V1 ? 1 : UVM_SUB_PROCESSORS)] = gpu_uuids[i];
+		t[1 + i * (entries == UVM_MAX_PROCESSORS_V1 ? 1 : UVM_SUB_PROCESSORS)] = gpu_uuid(i);
 	if (copy_to_user(u64_to_user_ptr(p->table), t, bytes))
 		st = UVM_NV_ERR_INVALID_ADDRESS;
 	kfree(t);

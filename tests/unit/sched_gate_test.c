@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +33,8 @@ static int npass, nfail;
 /* ---- stubs: RM, the process table, the share file ---- */
 #define NT 8
 static volatile int tsg_off[NT + 1];	/* by hTsg */
-static volatile int calls;
+static volatile int calls, offs_seen;	/* RM calls; TSG 1 taken off */
+static struct gate_stats shared;	/* what the gate last wrote to the share file */
 
 const char *rm_status_name(__u32 status) { (void)status; return "?"; }
 int rm_control(int fd, __u32 hClient, __u32 hObject, __u32 cmd, void *params, __u32 size,
@@ -57,17 +61,20 @@ int rm_channels_set(int fd, __u32 hClient, __u32 subdev, const __u32 *ch, int n,
 {
 	(void)fd; (void)hClient; (void)subdev;
 	for (int i = 0; i < n; i++)
-		if (ch[i] <= NT)
+		if (ch[i] <= NT) {
+			offs_seen += ch[i] == 1 && off && !tsg_off[1];
 			tsg_off[ch[i]] = off;
+		}
 	calls++;
 	*status = 0;
 	return 0;
 }
 int borrow_fd(pid_t pid, int fd) { (void)pid; (void)fd; return open("/dev/null", O_RDONLY); }
 bool tsg_proc_gone(__u32 pid) { (void)pid; return false; }
-void share_write(const struct gate_opts *o, const struct gate_share_row *r, int n)
+void share_write(const struct gate_opts *o, const struct gate_stats *st, const struct gate_share_row *r, int n)
 {
 	(void)o; (void)r; (void)n;
+	shared = *st;
 }
 void share_remove(void) {}
 
@@ -144,6 +151,187 @@ static void toggle(double t)	/* a writer: busy 95 ms, idle 2 ms */
 	double ph = fmod(t - tog_t0, 97.0);
 
 	__atomic_store_n(&page->busy, ph < 95.0, __ATOMIC_SEQ_CST);
+}
+
+static struct gate_opts opts(const char *hint, __u32 rotate, __u32 stall, __u32 hold);
+
+/* As libgpuctl-hint does: the count, and a wake on 0 <-> 1. */
+static void set_busy(__u32 v)
+{
+	__atomic_store_n(&page->busy, v, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &page->busy, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+static volatile int flap_stop;
+static void *flapper(void *arg)	/* a writer flipping busy every 1 ms */
+{
+	(void)arg;
+	for (__u32 b = 1; !flap_stop; b ^= 1) {
+		__atomic_add_fetch(&page->begins, 1000000, __ATOMIC_RELAXED);	/* forged */
+		set_busy(b);
+		sleep_ms(1);
+	}
+	set_busy(0);
+	return NULL;
+}
+
+/* ms until TSGs 1 and 2 are off (-1: not within 1 s). */
+static double until_off(void)
+{
+	double t0 = now_ms();
+
+	while (now_ms() - t0 < 1000)
+		if (tsg_off[1] && tsg_off[2])
+			return now_ms() - t0;
+	return -1;
+}
+
+/* Flapping for ms: TSG 1's off switches per second (RM's view). */
+static double flap_rate(double ms)
+{
+	pthread_t t;
+	int o0 = offs_seen;
+	double t0 = now_ms();
+
+	flap_stop = 0;
+	pthread_create(&t, NULL, flapper, NULL);
+	sleep_ms(ms);
+	flap_stop = 1;
+	pthread_join(t, NULL);
+	return (offs_seen - o0) * 1000.0 / (now_ms() - t0);
+}
+
+static struct gate *hint_gate(const char *hint, __u32 stall, __u32 min_off, int *fd)
+{
+	struct gate_opts o = opts(hint, 0, stall, 0);
+	struct gate *g;
+	struct tsg lc = mk(8, 300, POLICY_CLASS_LC);
+
+	o.min_off_ms = min_off;
+	if (gate_start(&g, &o) || gate_run(g))
+		return NULL;
+	*fd = open(hint, O_RDWR);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	for (int i = 1; i <= 2; i++) {
+		struct tsg t = mk(i, 100 + i, POLICY_CLASS_BE);
+
+		gate_add(g, &t, 0);
+	}
+	gate_add(g, &lc, 0);
+	sleep_ms(50);
+	return g;
+}
+
+static void hint_gate_stop(struct gate *g, int fd, struct gate_stats *st)
+{
+	gate_stop(g, st);
+	munmap(page, 4096);
+	close(fd);
+}
+
+/*
+ * hint-min-off: a writer flapping the hint every 1 ms switches BE at most
+ * 1000 / MIN_OFF times a second; the LC's busy still takes BE off at once
+ * (never held back for the minimum); the switches, the ones saved and the
+ * busy turns the gate saw are counted, the writers' request count is not
+ * believed.
+ */
+static void flapping(const char *hint)
+{
+	struct gate_stats st;
+	struct gate *g;
+	double ms, rate;
+	int fd;
+
+	g = hint_gate(hint, 10000, 300, &fd);
+	CHECK(g != NULL, "gate starts (hint, hint-min-off 300)");
+	if (!g)
+		return;
+	set_busy(1);
+	ms = until_off();
+	CHECK(ms >= 0 && ms < 50, "LC busy: BE off at once (%.1f ms)", ms);
+	set_busy(0);
+	sleep_ms(100);
+	CHECK(tsg_off[1] && tsg_off[2], "LC done after 100 ms: BE still off (hint-min-off 300)");
+	sleep_ms(300);
+	CHECK(!tsg_off[1] && !tsg_off[2], "past hint-min-off: BE back on");
+	set_busy(1);
+	ms = until_off();
+	CHECK(ms >= 0 && ms < 50, "LC busy again at once: BE off at once (%.1f ms), not after a minimum",
+	      ms);
+	set_busy(0);
+	hint_gate_stop(g, fd, &st);
+	CHECK(st.switches == 3 && st.offs == 2 && st.suppressed >= 1,
+	      "counted: %llu switches, %llu offs, %llu saved", (unsigned long long)st.switches,
+	      (unsigned long long)st.offs, (unsigned long long)st.suppressed);
+
+	/* the credit plentiful (be-stall 10 s): only hint-min-off bounds the rate */
+	g = hint_gate(hint, 10000, 10, &fd);
+	rate = flap_rate(2000);
+	sleep_ms(1100);		/* the share file is written every second */
+	hint_gate_stop(g, fd, &st);
+	CHECK(rate <= 100 * 1.1, "writer flapping every 1 ms, hint-min-off 10: %.0f switches off a second "
+	      "(at most 100)", rate);
+	CHECK(st.suppressed > 50 && shared.suppressed > 50 && shared.switches > 0,
+	      "saved switches counted: %llu (share file: %llu, %llu switches)",
+	      (unsigned long long)st.suppressed, (unsigned long long)shared.suppressed,
+	      (unsigned long long)shared.switches);
+	CHECK(st.busy_turns <= 2100 && st.reported >= 1000000000ULL,
+	      "the LC's busy turns as the gate saw them: %llu; the writer's forged count kept apart: %llu",
+	      (unsigned long long)st.busy_turns, (unsigned long long)st.reported);
+
+	/* the credit scarce (be-stall 20): its end does not switch BE at the writer's rate */
+	g = hint_gate(hint, 20, 10, &fd);
+	rate = flap_rate(2000);
+	hint_gate_stop(g, fd, &st);
+	CHECK(rate <= 100 * 1.1, "credit scarce (be-stall 20), hint-min-off 10: %.0f switches off a second "
+	      "(at most 100)", rate);
+
+	/* (the last switch on is gate_stop's, not a decision) */
+	/* hint-min-off 0: the writer's rate (what the minimum bounds), for the record */
+	g = hint_gate(hint, 10000, 0, &fd);
+	rate = flap_rate(1000);
+	hint_gate_stop(g, fd, &st);
+	printf("# hint-min-off 0: %.0f switches off a second under the same writer\n", rate);
+}
+
+/*
+ * n GPUs (0..n-1), each with a BE process (TSGs RM ignores here); BE 1 on
+ * GPU n-2, BE 2 and the LC on GPU n-1: the LC's request takes BE 2 off and
+ * leaves BE 1 on (each GPU decides alone, however many there are).
+ */
+static void many_gpus(const char *hint, __u32 n)
+{
+	struct tsg lc = mk(8, 300, POLICY_CLASS_LC), b1 = mk(1, 101, POLICY_CLASS_BE);
+	struct tsg b2 = mk(2, 102, POLICY_CLASS_BE);
+	struct gate_opts o = opts(hint, 0, 10000, 0);
+	struct gate_stats st;
+	struct sample sm;
+	struct gate *g;
+	int fd;
+
+	CHECK(!gate_start(&g, &o) && !gate_run(g), "gate starts (hint, %u GPUs)", n);
+	fd = open(hint, O_RDWR);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	for (__u32 i = 0; i < n; i++) {
+		struct tsg t = mk(100 + i, 500 + i, POLICY_CLASS_BE);
+
+		gate_add(g, &t, i);
+	}
+	gate_add(g, &b1, n - 2);
+	gate_add(g, &b2, n - 1);
+	gate_add(g, &lc, n - 1);
+	sleep_ms(50);
+	set_busy(1);
+	sleep_ms(100);
+	sample(1, 2, 300, &sm, NULL);
+	CHECK(sm.on_pct[2] < 5 && sm.on_pct[1] == 100,
+	      "%u GPUs: GPU %u's BE off while its LC is busy (on %.0f%%), GPU %u's never (on %.0f%%)",
+	      n, n - 1, sm.on_pct[2], n - 2, sm.on_pct[1]);
+	set_busy(0);
+	gate_stop(g, &st);
+	munmap(page, 4096);
+	close(fd);
 }
 
 static struct gate_opts opts(const char *hint, __u32 rotate, __u32 stall, __u32 hold)
@@ -328,6 +516,10 @@ int main(void)
 		CHECK(gate_lc_ts(&o, 4) == 1800, "a given lc-timeslice stays as given");
 	}
 	gate_stop(g, &st);
+	flapping(hint);
+	many_gpus(hint, 17);
+	many_gpus(hint, 33);
+	many_gpus(hint, GPUCTL_MAX_GPUS);
 	rmdir(dir);
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail != 0;

@@ -102,6 +102,28 @@ head -c 100 "$T/s.rec" >"$T/short"
 expect_exit 1 $G trace report -i "$T/short"
 expect_stderr_line "truncated header"
 
+# --- per-GPU tables past 16 and 32 GPUs (issue 32 item 12) ----------------------
+# record_gen craft gpusN: GPU g has g + 1 faults and 4 KiB moved in.
+for n in 17 33 70; do "$T/gen" craft gpus$n "$T/g$n.rec" || fail "record_gen gpus$n" "not written"; done
+expect_exit 0 $G trace report -i "$T/g17.rec"
+expect_out "17 GPUs: GPU 16's row (17 faults)" "^  16 +17 +4096 +0$"
+expect_exit 0 $G -j trace report -i "$T/g33.rec"
+expect_json_eq "33 GPUs: -j has a row for each (GPU 32 the 33rd)" '.summary.by_gpu[32].gpu' 32
+expect_json_eq "33 GPUs: GPU 32's row (33 faults)" '.summary.by_gpu[32].gpu_faults' 33
+case $OUT in *by_gpu_beyond*) fail "33 GPUs: nothing past the table" "$OUT" ;;
+	*) ok "33 GPUs: nothing past the table" ;; esac
+expect_exit 0 $G trace report -i "$T/g33.rec"
+expect_out "33 GPUs: GPU 32's text row" "^  32 +33 +4096 +0$"
+# past gpuctl's limit (64): never left out silently
+expect_exit 0 $G -j trace report -i "$T/g70.rec"
+expect_json_eq "70 GPUs: 64 rows (GPU 63 the last)" '.summary.by_gpu[63].gpu' 63
+expect_json_eq "70 GPUs: no 65th row" '.summary.by_gpu[64].gpu' ""
+expect_json_eq "70 GPUs: GPUs 64-69 together, their faults counted (65+...+70)" \
+	'.summary.by_gpu_beyond.gpu_faults' 405
+expect_json_eq "70 GPUs: up to GPU 69" '.summary.by_gpu_beyond.gpus_to' 69
+expect_exit 0 $G trace report -i "$T/g70.rec"
+expect_out "70 GPUs: the text says the ones past the table" "^  64-69 +405 +24576 +0  \(GPUs past gpuctl's 64, together\)$"
+
 # --- no uvm-tools device: said at once, not an empty trace ---------------------
 if [ ! -e /dev/nvidia-uvm-tools ]; then
 	expect_exit 1 $G trace faults --backend uvm-tools -- true

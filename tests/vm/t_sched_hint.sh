@@ -2,8 +2,10 @@
 # gpuctl sched run lc-be ... hint FILE on the model's RM device: the BE TSGs
 # go off their runlist (GPFIFO_SCHEDULE, through each owner's borrowed file)
 # while the hint page says an LC request is in flight, and back on after;
-# hint-hold bounds it; SIGINT, SIGKILL of the run (watchdog), SIGKILL of run
-# and watchdog (next stop), and a BE killed while off all leave nothing off.
+# hint-hold bounds it; hint-min-off bounds how often a flapping writer
+# switches BE (RM calls counted in parameters/rm_schedule_calls); SIGINT,
+# SIGKILL of the run (watchdog), SIGKILL of run and watchdog (next stop),
+# and a BE killed while off all leave nothing off.
 # The model counts the TSGs off their runlist in parameters/rm_tsgs_off.
 . "$(dirname "$0")/../lib.sh"
 
@@ -83,8 +85,53 @@ busy 1; wait_off 3
 kill -INT $RUN; wait $RUN; rc=$?
 [ $rc = 0 ] && ok "SIGINT: run exits 0" || fail "SIGINT rc" "$rc"
 [ "$(off)" = 0 ] && ok "SIGINT while off: all back on" || fail "SIGINT restore" "$(off) off"
-grep -q "^hint gate: [0-9]* LC requests" "$W/run.out" && ok "stop line reports the gate" || fail "gate line" "$(cat $W/run.out)"
+grep -q "^hint gate: BE off [0-9]* times, [0-9]* switches" "$W/run.out" && ok "stop line reports the gate" || fail "gate line" "$(cat $W/run.out)"
+grep -q "the LC turned busy [0-9]* times as the gate saw it (the hint file's writers report [0-9]* requests: not checked)" "$W/run.out" &&
+	ok "stop line: the writers' request count said to be theirs" || fail "requests line" "$(cat $W/run.out)"
 [ -e "$H" ] && fail "hint file" "left behind" || ok "hint file removed"
+
+# --- a writer flipping the hint every 1 ms: hint-min-off bounds the RM calls ------
+# 3 BE TSGs (be2: 2, be3: 1); each switch of BE is one GPFIFO_SCHEDULE per TSG.
+HP=tests/tools/hintpoke
+calls() { cat $P/rm_schedule_calls; }
+flap() {	# flap SECONDS: a writer flipping busy every 1 ms (futex wakes); CALLS: RM calls meanwhile
+	c0=$(calls)
+	$HP toggle "$H" 1 1 "$1"
+	CALLS=$(( $(calls) - c0 ))
+}
+start_run hint-hold 0 be-stall 600000 be-off schedule hint-min-off 20
+flap 2
+echo "# hint-min-off 20: $CALLS GPFIFO_SCHEDULE calls in 2 s"
+[ "$CALLS" -gt 0 ] && [ "$CALLS" -le 660 ] &&
+	ok "flapping writer, hint-min-off 20: $CALLS RM calls in 2 s (at most 3 TSGs x 2 x 50/s x 2 s = 600)" ||
+	fail "min-off 20" "$CALLS calls: $(cat $W/run.err)"
+wait_off 0 || fail "after flapping" "$(off) off"
+busy 1
+wait_off 3 && ok "after the flapping, the LC's request takes BE off" || fail "busy after flap" "$(off) off"
+busy 0
+sleep 1.3	# the share file is written every second
+expect_exit 0 "$GPUCTL" -j sched status
+case $OUT in *'"hint_gate":{"min_off_ms":20,"switches":'[1-9]*'"suppressed":'[1-9]*) ok "status -j: the gate's switches and the ones saved" ;;
+	*) fail "status hint_gate" "$OUT" ;; esac
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: the writers' count is theirs" "hint file's writers report [0-9]* requests: not checked"
+kill -INT $RUN; wait $RUN
+start_run hint-hold 0 be-stall 600000 be-off schedule
+flap 2
+echo "# hint-min-off default (5): $CALLS GPFIFO_SCHEDULE calls in 2 s"
+[ "$CALLS" -gt 0 ] && [ "$CALLS" -le 2640 ] &&
+	ok "flapping writer, default hint-min-off 5: $CALLS RM calls in 2 s (at most 2400)" ||
+	fail "min-off default" "$CALLS calls"
+kill -INT $RUN; wait $RUN
+start_run hint-hold 0 be-stall 600000 be-off schedule hint-min-off 0
+flap 2
+echo "# hint-min-off 0 (no bound): $CALLS GPFIFO_SCHEDULE calls in 2 s"
+kill -INT $RUN; wait $RUN
+wait_off 0 || fail "flap runs" "$(off) off"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" hint-min-off 5000
+expect_stderr_line "hint-min-off over its maximum"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 hint-min-off 5
+expect_stderr_line "hint-min-off without hint"
 
 # --- hint-hold: a request held too long puts BE back on --------------------------
 start_run hint-hold 1500 be-stall 600000 be-off schedule
