@@ -69,7 +69,7 @@ def main():
     for k in ("wall", "timeout"):
         ap.add_argument("--" + k, type=float, default=None)
     ap.add_argument("kv", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
 
     if a.kind == "meta":
         meta = dict(kv.split("=", 1) for kv in a.kv if "=" in kv)
