@@ -98,6 +98,8 @@ def main():
                 "engine": engine_report(read(a.engine_json)) if a.engine_json else None}
         if status != "ok":
             tail = [x for x in log.splitlines() if x.strip()][-4:]
+            if isinstance(line["engine"], dict) and "error" in line["engine"]:
+                tail.append("engine: %s" % line["engine"]["error"])
             line["error"] = " | ".join(tail)[-600:]
         print("%-12s r%-2s %-9s %-10s %s %s" % (a.workload, a.round, a.config, status,
               line["metric"] or "-", "-" if value is None else value), flush=True)

@@ -17,7 +17,7 @@ fit_rounds() {	# fit_rounds SHARE EST
 }
 
 dry_run() {
-	local rc=0 w c r cfgs k est share rounds total=30 nwl b f
+	local rc=0 w c r cfgs k est share rounds total=30 nwl b f t
 	W='$W' MAXB=${MAXB:-FREE-4G}
 	nwl=$(wcount $WORKLOADS)
 	echo "# bench/ab/run.sh --dry-run: the plan (no GPU touched)"
@@ -62,9 +62,16 @@ dry_run() {
 			echo "parses: ${f#"$R"/}"
 		else echo "DOES NOT PARSE: $f"; rc=1; fi
 	done
+	b=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+	t=$(mktemp -d)
 	for f in sweep.cu alloc.cu; do
-		[ -s "$D/workloads/$f" ] && echo "present: bench/ab/workloads/$f" || { echo "MISSING: $f"; rc=1; }
+		if [ ! -s "$D/workloads/$f" ]; then echo "MISSING: bench/ab/workloads/$f"; rc=1
+		elif [ -z "$b" ]; then echo "present: bench/ab/workloads/$f (no nvcc here: not compiled)"
+		elif "$b" -O2 -arch=sm_90 -shared -Xcompiler -fPIC -o "$t/x" "$D/workloads/$f" >"$t/log" 2>&1; then
+			echo "compiles (nvcc, sm_90): bench/ab/workloads/$f"
+		else echo "DOES NOT COMPILE: bench/ab/workloads/$f"; tail -n 5 "$t/log"; rc=1; fi
 	done
+	rm -rf "$t"
 	[ $rc = 0 ] && echo "dry run: ok" || echo "dry run: FAILED"
 	return $rc
 }
