@@ -27,7 +27,8 @@
 # run, and a first {"meta":...} line), summary.md (summarize.py), log.txt.
 # --dry-run: no GPU; prints the plan and checks that the scripts parse.
 # Sizes: SWEEP_MIB (8192), CUPY_GIB (4), TORCH_STEPS (5), GNN_NODES
-# (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3) in the environment.
+# (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3) in the environment;
+# PYTHON: the workloads' python3.
 # Exit: 0 done (failed runs are in the results), 1 nothing could run, 2 usage.
 set -u
 D=$(dirname "$(readlink -f "$0")")
@@ -37,13 +38,14 @@ ALL_CFG="alone device ref tree none ref-none trace stat"
 DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB=''
 WORKLOADS=$ALL_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
 BIN=${AB_BIN:-$D/bin}
+PY=${PYTHON:-python3}	# the workloads' python (torch, cupy, torch_geometric)
 
 die() { echo "Error: $*" >&2; exit 2; }
 isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) DRY=1; shift; continue ;;
-	-h|--help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	--budget|--workloads|--configs|--policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
 		[ $# -ge 2 ] || die "$1 needs a value" ;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -91,11 +93,11 @@ wl_cmd() {	# wl_cmd WORKLOAD DEVICE(0/1)
 	[ "$2" = 1 ] && dev=(--device)
 	case $1 in
 	sweep) WCMD=("$W/sweep" --mib "${SWEEP_MIB:-8192}" "${dev[@]}") ;;
-	cupy) WCMD=(python3 "$D/workloads/cupy_pool.py" --gib "${CUPY_GIB:-4}" "${dev[@]}") ;;
-	torch) WCMD=(python3 "$D/workloads/torch_train.py" --so "$W/alloc.so" --steps "${TORCH_STEPS:-5}" "${dev[@]}") ;;
-	torch-cache) WCMD=(python3 "$D/workloads/torch_train.py" --so "$W/alloc.so" --cache
+	cupy) WCMD=("$PY" "$D/workloads/cupy_pool.py" --gib "${CUPY_GIB:-4}" "${dev[@]}") ;;
+	torch) WCMD=("$PY" "$D/workloads/torch_train.py" --so "$W/alloc.so" --steps "${TORCH_STEPS:-5}" "${dev[@]}") ;;
+	torch-cache) WCMD=("$PY" "$D/workloads/torch_train.py" --so "$W/alloc.so" --cache
 			   --steps "${TORCH_STEPS:-5}" "${dev[@]}") ;;
-	gnn) WCMD=(python3 "$D/workloads/gnn_sage.py" --so "$W/alloc.so" --nodes "${GNN_NODES:-2000000}"
+	gnn) WCMD=("$PY" "$D/workloads/gnn_sage.py" --so "$W/alloc.so" --nodes "${GNN_NODES:-2000000}"
 		   --edges "${GNN_EDGES:-20000000}" --epochs "${GNN_EPOCHS:-3}" "${dev[@]}") ;;
 	esac
 }

@@ -189,6 +189,11 @@ def main(paths):
         if ok_runs:
             config_table(ok, configs, metric)
             pair_table(ok_runs)
+        scaled = sorted({"%s=%s" % (k, v) for r in ok_runs for k, v in (r.get("extra") or {}).items()
+                         if k.startswith("scaled_from")})
+        if scaled:
+            print("\nScaled down to the free GPU memory in some runs (%s): compare only runs of one size."
+                  % ", ".join(scaled))
         bad = [r for r in wl_runs if not r.get("ok")]
         if bad:
             print("\nNot used (%d run(s)):\n" % len(bad))
