@@ -146,6 +146,14 @@ bench/prefetch_engine/decide: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
 bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libelf.a
 	$(CC) $(CFLAGS) -static -o $@ $(DECIDE_SRCS) $(LDFLAGS) -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd
 
+# A same-run A/B of the prefetch engine against git ref REF (bench/ab/README.md):
+# builds REF's and the tree's static gpuctl into bench/ab/bin/ and prints the
+# command for the GPU machine.  DRY=1: builds nothing, prints the plan and
+# checks the scripts (bench/ab/build.sh --dry-run, bench/ab/run.sh --dry-run).
+bench-ab:
+	@$(if $(REF),:,echo "Error: give REF=<git ref>, e.g. make bench-ab REF=main" >&2; exit 2)
+	$(if $(filter 1,$(DRY)),bench/ab/build.sh --dry-run '$(REF)' && bench/ab/run.sh --dry-run $(AB_ARGS),bench/ab/build.sh '$(REF)')
+
 clean:
 	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \
 		bench/prefetch_engine/decide bench/prefetch_engine/decide-static
@@ -154,6 +162,6 @@ clean:
 
 static: gpuctl-static
 
-.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench clean asan
+.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench bench-ab clean asan
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0
+# summarize.py RESULTS.jsonl... - bench/ab's results as markdown: per
+# workload, each configuration's median, min and max of the workload's metric
+# (all times: lower is better) and the engine's counters (medians), then the
+# paired comparisons: per round (runs of one call, one round) the difference
+# or ratio of two configurations, its median, mean and the 95 % confidence
+# interval of the mean (Student's t over the rounds), and where that interval
+# lies (below / above / spans 0 or 1: only then is the difference resolved).
+# Rounds pair only within one call (run_id): the GPU machine can change
+# between calls.  Failed, timed-out and skipped runs are listed, never used.
+import json
+import math
+import statistics
+import sys
+
+# (label, numerator config, denominator config, kind); "device:ceiling_ms"
+# is the device twin's extra field (sweep: one cudaMemPrefetchAsync of the
+# buffer plus the kernel on device memory).
+COMPARISONS = [
+    ("tree − ref (ms)", "tree", "ref", "diff"),
+    ("tree / ref", "tree", "ref", "ratio"),
+    ("alone / tree (tree's speed-up)", "alone", "tree", "ratio"),
+    ("alone / ref (ref's speed-up)", "alone", "ref", "ratio"),
+    ("tree / device", "tree", "device", "ratio"),
+    ("ref / device", "ref", "device", "ratio"),
+    ("tree / ceiling", "tree", "device:ceiling_ms", "ratio"),
+    ("ref / ceiling", "ref", "device:ceiling_ms", "ratio"),
+    ("none / alone", "none", "alone", "ratio"),
+    ("ref-none / alone", "ref-none", "alone", "ratio"),
+    ("trace / alone", "trace", "alone", "ratio"),
+    ("stat / alone", "stat", "alone", "ratio"),
+    ("none / trace", "none", "trace", "ratio"),
+    ("tree / trace", "tree", "trace", "ratio"),
+]
+
+ENGINE_KEYS = [("seen", 1, "seen"), ("driver_gpu_faults", 1, "GPU faults"),
+               ("migrated_bytes", 2**30, "migrated GiB"), ("ioctls", 1, "ioctls"),
+               ("lost_events", 1, "lost"), ("maps_reads", 1, "maps reads"),
+               ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped")]
+
+# Student's t, two-sided 95 %, by degrees of freedom
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+       2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t95(df):
+    if df < 1:
+        return float("nan")
+    if df <= len(T95):
+        return T95[df - 1]
+    return 2.000 if df <= 60 else (1.980 if df <= 120 else 1.960)
+
+
+def ci95(xs):
+    """(mean, lo, hi) of the mean of xs; lo, hi None with fewer than 2."""
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, None, None
+    h = t95(len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - h, m + h
+
+
+def load(paths):
+    meta, runs = [], []
+    for p in paths:
+        with open(p) as f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    d = json.loads(line)
+                except ValueError:
+                    print("summarize.py: %s:%d: not JSON, skipped" % (p, n), file=sys.stderr)
+                    continue
+                (meta if "meta" in d else runs).append(d)
+    return meta, runs
+
+
+def flat_engine(e):
+    out = {}
+    for k, v in (e or {}).items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[k] = v
+        elif isinstance(v, dict):
+            for k2, v2 in v.items():
+                if isinstance(v2, (int, float)) and not isinstance(v2, bool):
+                    out[k + "." + k2] = v2
+    return out
+
+
+def value_of(run, which):
+    if ":" in which:
+        v = (run.get("extra") or {}).get(which.split(":", 1)[1])
+        return v if isinstance(v, (int, float)) else None
+    return run.get("value")
+
+
+def fmt(v, nd=2):
+    return "–" if v is None else "%.*f" % (nd, v)
+
+
+def where(lo, hi, ref):
+    if lo is None:
+        return "one pair: no interval"
+    if hi < ref:
+        return "below %g" % ref
+    if lo > ref:
+        return "above %g" % ref
+    return "spans %g: not resolved" % ref
+
+
+def config_table(ok, configs, metric):
+    eng = {}
+    for c in configs:
+        for r in ok[c]:
+            eng.update(dict.fromkeys(flat_engine(r.get("engine"))))
+    keys = [k for k in ENGINE_KEYS if k[0] in eng]
+    keys += [(k, 1, k) for k in sorted(eng) if ("age" in k or "missed" in k or "gap" in k)
+             and k not in [x[0] for x in keys]]
+    print("| config | runs | median %s | min | max |%s" % (metric, "".join(" %s |" % k[2] for k in keys)))
+    print("|---|---:|---:|---:|---:|%s" % ("---:|" * len(keys)))
+    for c in configs:
+        vs = [r["value"] for r in ok[c]]
+        cells = []
+        for k, scale, _ in keys:
+            xs = [flat_engine(r.get("engine")).get(k) for r in ok[c]]
+            xs = [x for x in xs if x is not None]
+            cells.append(fmt(statistics.median(xs) / scale, 2 if scale > 1 else 0) if xs else "–")
+        print("| %s | %d | %s | %s | %s |%s" % (
+            c, len(vs), fmt(statistics.median(vs) if vs else None), fmt(min(vs) if vs else None),
+            fmt(max(vs) if vs else None), "".join(" %s |" % x for x in cells)))
+    ceil = [r["extra"]["ceiling_ms"] for r in ok.get("device", [])
+            if isinstance((r.get("extra") or {}).get("ceiling_ms"), (int, float))]
+    if ceil:
+        mig = [r["extra"].get("migrate_ms") for r in ok["device"] if r["extra"].get("migrate_ms") is not None]
+        print("| ceiling (device: prefetch + kernel) | %d | %s | %s | %s |%s" % (
+            len(ceil), fmt(statistics.median(ceil)), fmt(min(ceil)), fmt(max(ceil)), " |" * len(keys)))
+        if mig:
+            print("\nThe ceiling's cudaMemPrefetchAsync of the buffer: median %s ms." % fmt(statistics.median(mig)))
+
+
+def pair_table(wl_runs):
+    rounds = {}
+    for r in wl_runs:
+        rounds.setdefault((r.get("run_id"), r.get("round")), {})[r["config"]] = r
+    rows = []
+    for label, a, b, kind in COMPARISONS:
+        xs = []
+        for cfgs in rounds.values():
+            ra, rb = cfgs.get(a.split(":")[0]), cfgs.get(b.split(":")[0])
+            if not ra or not rb:
+                continue
+            va, vb = value_of(ra, a), value_of(rb, b)
+            if va is None or vb is None or (kind == "ratio" and vb == 0):
+                continue
+            xs.append(va - vb if kind == "diff" else va / vb)
+        if not xs:
+            continue
+        m, lo, hi = ci95(xs)
+        nd = 2 if kind == "diff" else 3
+        rows.append("| %s | %d | %s | %s | %s | %s |" % (
+            label, len(xs), fmt(statistics.median(xs), nd), fmt(m, nd),
+            "–" if lo is None else "[%s, %s]" % (fmt(lo, nd), fmt(hi, nd)),
+            where(lo, hi, 0 if kind == "diff" else 1)))
+    if rows:
+        print("\n| paired, per round | pairs | median | mean | 95 % CI of the mean | the interval |")
+        print("|---|---:|---:|---:|---|---|")
+        print("\n".join(rows))
+
+
+def main(paths):
+    meta, runs = load(paths)
+    print("# bench/ab: same-run A/B\n")
+    for m in meta:
+        d = m["meta"]
+        print("- call %s: ref %s (%s), tree %s, policy `%s`; GPU %s; host %s, kernel %s" % (
+            m.get("run_id"), d.get("ref_name", "?"), d.get("ref_sha", "?"), d.get("tree_sha", "?"),
+            d.get("policy", "?"), d.get("gpu", "?"), d.get("host", "?"), d.get("kernel", "?")))
+    for wl in dict.fromkeys(r.get("workload") for r in runs):
+        wl_runs = [r for r in runs if r.get("workload") == wl]
+        ok_runs = [r for r in wl_runs if r.get("ok") and isinstance(r.get("value"), (int, float))]
+        configs = list(dict.fromkeys(r["config"] for r in wl_runs if r.get("config") != "build"))
+        ok = {c: [r for r in ok_runs if r["config"] == c] for c in configs}
+        metric = next((r["metric"] for r in ok_runs if r.get("metric")), "metric")
+        rounds = len({(r.get("run_id"), r.get("round")) for r in ok_runs})
+        print("\n## %s (%s, lower is better; %d round(s))\n" % (wl, metric, rounds))
+        if ok_runs:
+            config_table(ok, configs, metric)
+            pair_table(ok_runs)
+        scaled = sorted({"%s=%s" % (k, v) for r in ok_runs for k, v in (r.get("extra") or {}).items()
+                         if k.startswith("scaled_from")})
+        if scaled:
+            print("\nScaled down to the free GPU memory in some runs (%s): compare only runs of one size."
+                  % ", ".join(scaled))
+        bad = [r for r in wl_runs if not r.get("ok")]
+        if bad:
+            print("\nNot used (%d run(s)):\n" % len(bad))
+            for r in bad:
+                print("- round %s %s: %s%s" % (r.get("round"), r.get("config"), r.get("status"),
+                      (": " + r["error"][-200:]) if r.get("error") else ""))
+    if not runs:
+        print("\nNo runs.")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print("usage: summarize.py RESULTS.jsonl...", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1:]))
