@@ -97,6 +97,8 @@ int ut_open_gpu_counters(struct ut_session *s, const uint8_t uuid[16], uint64_t 
 			 int *fd, void **mem, char *err, size_t len);
 #define UT_CTR_STAT_MASK ((1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) | \
 			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_GPU_FAULTS))
+/* Turns the queue's events (mask of 1 << UT_EV_*) on or off: 0 or -errno. */
+int ut_set_events(struct ut_session *s, uint64_t events, bool on);
 /* Waits up to timeout_ms for the notification threshold; 1 ready, 0 timeout. */
 int ut_wait(struct ut_session *s, int timeout_ms);
 /* Asks the driver to push the events it buffers per CPU (FLUSH_EVENTS). */

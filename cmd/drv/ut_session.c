@@ -301,6 +301,16 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	return 0;
 }
 
+int ut_set_events(struct ut_session *s, uint64_t events, bool on)
+{
+	struct ut_flags_params en = { .flags = events };
+
+	if (s->queue_fd < 0)
+		return -EBADF;
+	return tools_ioctl(s->queue_fd, on ? UT_IOC_ENABLE_EVENTS : UT_IOC_DISABLE_EVENTS, &en,
+			   &en.rm_status);
+}
+
 int ut_wait(struct ut_session *s, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = s->queue_fd, .events = POLLIN };

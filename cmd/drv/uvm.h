@@ -79,6 +79,13 @@ struct uvm_maps {
 void uvm_maps_init(struct uvm_maps *m, pid_t pid);
 /* Reads the lines of a maps file (what load does with /proc/PID/maps). */
 int uvm_maps_parse(struct uvm_maps *m, FILE *f);
+/*
+ * Each /dev/nvidia-uvm mapping of pid, as the kernel lists it (accessible:
+ * managed memory; not: CUDA's reservation): fn's first nonzero answer, 0,
+ * or -errno when the maps cannot be read.
+ */
+int uvm_maps_each(pid_t pid, int (*fn)(uint64_t s, uint64_t e, bool accessible, void *arg),
+		  void *arg);
 /* Reads /proc/PID/maps again: 0, or -errno. */
 int uvm_maps_load(struct uvm_maps *m);
 /* The extent holding addr: 0, -1 none.  Reads the maps again on a miss (not more than every min_s). */

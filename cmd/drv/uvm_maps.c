@@ -103,6 +103,24 @@ static int maps_push(struct uvm_maps *m, uint64_t s, uint64_t e)
 	return 0;
 }
 
+/* A /dev/nvidia-uvm line of a maps file: 1 with its range and whether it is accessible. */
+static int uvm_line(const char *line, uint64_t *s, uint64_t *e, bool *acc)
+{
+	unsigned long long a, b;
+	char perms[8];
+	int name = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perms, &name) < 3 || !name)
+		return 0;
+	if (strncmp(line + name, "/dev/nvidia-uvm", 15) ||
+	    (line[name + 15] != '\n' && line[name + 15] != '\0' && line[name + 15] != ' '))
+		return 0;
+	*s = a;
+	*e = b;
+	*acc = strncmp(perms, "---", 3) != 0;
+	return 1;
+}
+
 int uvm_maps_parse(struct uvm_maps *m, FILE *f)
 {
 	char *line = NULL;
@@ -111,16 +129,10 @@ int uvm_maps_parse(struct uvm_maps *m, FILE *f)
 
 	m->n = 0;
 	while (getline(&line, &cap, f) > 0) {
-		unsigned long long s, e;
-		char perms[8];
-		int name = 0;
+		uint64_t s, e;
+		bool acc;
 
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, perms, &name) < 3 || !name)
-			continue;
-		if (strncmp(line + name, "/dev/nvidia-uvm", 15) ||
-		    (line[name + 15] != '\n' && line[name + 15] != '\0' && line[name + 15] != ' '))
-			continue;
-		if (!strncmp(perms, "---", 3))
+		if (!uvm_line(line, &s, &e, &acc) || !acc)
 			continue;
 		ret = maps_push(m, s, e);
 		if (ret)
@@ -131,6 +143,28 @@ int uvm_maps_parse(struct uvm_maps *m, FILE *f)
 	m->reads++;
 	if (!ret)
 		note_fresh(m);
+	return ret;
+}
+
+int uvm_maps_each(pid_t pid, int (*fn)(uint64_t s, uint64_t e, bool accessible, void *arg),
+		  void *arg)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	uint64_t s, e;
+	bool acc;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!ret && getline(&line, &cap, f) > 0)
+		if (uvm_line(line, &s, &e, &acc))
+			ret = fn(s, e, acc, arg);
+	free(line);
+	fclose(f);
 	return ret;
 }
 

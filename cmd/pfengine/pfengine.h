@@ -40,6 +40,7 @@ struct pfe_policy {
 	size_t elf_size;
 	char path[256];		/* a user's file, "" for built-ins */
 	bool never_migrates;	/* asks for no migration: needs no cap (--max-bytes) */
+	uint32_t wants;		/* PFE_WANTS (PFE_W_ALL when it says nothing) */
 	struct param params[PFE_MAX_PARAMS];	/* name, doc: in the storage below */
 	int nparams;
 	char pname[PFE_MAX_PARAMS][48];
@@ -78,6 +79,18 @@ enum pfe_ctr {
 	PFE_C_RUN_NS,		/* their time, BPF_PROG_TEST_RUN syscall included */
 	PFE_C_BAD_REQS,		/* requests dropped: a GPU the process lacks or --gpu excludes */
 	PFE_C_MAPS_READS,	/* /proc/PID/maps read (each takes the process's mmap lock) */
+	PFE_C_WATCHER,		/* 1: allocations from the watcher as made; 0: maps read on demand */
+	PFE_C_ALLOCS,		/* managed allocations made (ALLOC) */
+	PFE_C_FREES,		/* managed memory freed (FREE) */
+	PFE_C_GAPS,		/* GAP events: the queue or the watcher lost events */
+	PFE_C_WATCH_LOST,	/* watcher events lost (its ring was full) */
+	PFE_C_FAULTS_ON,	/* the driver's fault recording turned on (interest switch) */
+	PFE_C_FAULTS_OFF,	/* ... and off */
+	PFE_C_SAMPLES,		/* fault samples started by the driver's counter */
+	PFE_C_SERVED,		/* allocations a UVM_MIGRATE served */
+	PFE_C_MISSED,		/* allocations faulted on and freed (or left) unserved */
+	PFE_C_AGE_P50,		/* served allocations' age at service, µs: median */
+	PFE_C_AGE_P99,		/* ... 99th percentile */
 	PFE_C_MAX,
 };
 extern const char *const pfe_ctr_names[PFE_C_MAX];

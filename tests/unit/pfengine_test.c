@@ -296,15 +296,15 @@ static void test_populate(void)
 	CHECK("populate: no extents known: nothing", feed(&r, NULL, s2 + 8192, 4, &o) == 0);
 	pfe_run_free(&r);
 
-	/* eager: allocations made since the last read move before they fault */
-	r = start("populate", 0, NULL);
-	nfresh = 2;
+	/* eager: allocations move when made, before they fault */
+	char *eager[] = { "eager", "1" };
+
+	r = start("populate", 2, eager);
+	nfresh = 1;
 	fresh[0][0] = s2;
 	fresh[0][1] = s2 + 1024 * MB;
-	fresh[1][0] = a;
-	fresh[1][1] = a + 64 * MB;
 	feed(&r, ENV_FRESH, a + 4096, 1, &o);
-	CHECK("populate eager: the faulting allocation, then the fresh one it has not seen",
+	CHECK("populate eager: the faulting allocation, then the one just made",
 	      o.n == 5 && req_is(&o, 0, a, 64 * MB) && req_is(&o, 1, s2, 256 * MB) &&
 	      req_is(&o, 4, s2 + 768 * MB, 256 * MB));
 	CHECK("populate eager: counted once, the faulting one not twice", ctr(&r, "eager_moved") == 1 &&
