@@ -66,6 +66,8 @@ struct ut_session {
 	volatile uint64_t *counters;	/* UT_CTR_TOTAL */
 };
 
+/* /dev/nvidia-uvm's device number as the kernel holds it (major << 20 | minor): 0 or -errno. */
+int ut_uvm_rdev(uint32_t *rdev);
 /* An empty session (no fds): what ut_close leaves, safe to close again. */
 void ut_session_init(struct ut_session *s);
 /*

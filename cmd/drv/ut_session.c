@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "gpuctl.h"	/* pidfd_of, borrow_fd_from, borrow_strerror */
@@ -55,6 +56,18 @@ static int borrow(struct ut_session *s, int pidfd, int target_fd, char *err, siz
 		return fd;
 	}
 	s->uvm_fd = fd;
+	return 0;
+}
+
+int ut_uvm_rdev(uint32_t *rdev)
+{
+	struct stat st;
+
+	if (stat(UVM_DEV, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	*rdev = (uint32_t)(major(st.st_rdev) << 20 | minor(st.st_rdev));	/* the kernel's dev_t */
 	return 0;
 }
 

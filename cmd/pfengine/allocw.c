@@ -13,8 +13,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -129,13 +127,12 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int allocw_start(struct allocw *w, pid_t tgid, int uvm_fd,
+int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
 		 void (*fn)(const struct aw_event *e, void *arg), void *arg, char *err, size_t len)
 {
-	struct aw_target t = { 0 };
+	struct aw_target t = { .uvm_rdev = rdev };
 	char dir[PATH_MAX];
 	uint32_t key = (uint32_t)tgid;
-	struct stat st;
 	int lock = -1, ret;
 
 	memset(w, 0, sizeof(*w));
@@ -143,11 +140,6 @@ int allocw_start(struct allocw *w, pid_t tgid, int uvm_fd,
 	w->tgid = tgid;
 	w->fn = fn;
 	w->arg = arg;
-	if (fstat(uvm_fd, &st)) {
-		snprintf(err, len, "cannot stat the UVM file: %s", strerror(errno));
-		return -errno;
-	}
-	t.uvm_rdev = (uint32_t)(major(st.st_rdev) << 20 | minor(st.st_rdev));
 	if (bpffs_mounted() && (lock = pin_dir_lock(OBJ, true, dir, sizeof(dir))) >= 0)
 		ret = shared(dir, &w->targets_fd, &w->rings_fd, err, len);
 	else

@@ -27,10 +27,10 @@ struct allocw {
 /*
  * Starts reporting tgid's mappings to fn (from allocw_poll): the shared
  * watcher is loaded and pinned by the first engine, joined by the next.
- * uvm_fd: a file of the device whose mappings are flagged AW_F_UVM.
+ * rdev: the device whose mappings are flagged AW_F_UVM (major << 20 | minor).
  * 0, or -errno with a line in err (the engine then reads the maps on demand).
  */
-int allocw_start(struct allocw *w, pid_t tgid, int uvm_fd,
+int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
 		 void (*fn)(const struct aw_event *e, void *arg), void *arg, char *err, size_t len);
 /* Hands what is waiting to fn: the number of events, or -errno. */
 int allocw_poll(struct allocw *w);

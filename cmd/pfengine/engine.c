@@ -107,6 +107,8 @@ static int engine_setup(struct engine *g)
 		p_err("cannot write pid file %s: %s", g->pid_path, strerror(errno));
 		return -1;
 	}
+	/* before the command runs on: no allocation it makes is missed */
+	feed_watch(g);
 	if (g->o->cmd) {
 		if (workload_release(&g->w) || attach_when_ready(g))
 			return -1;
@@ -139,6 +141,7 @@ static void engine_loop(struct engine *g)
 		if (g->o->duration > 0 && mono_s() - g->started >= g->o->duration)
 			break;
 		if (workload_gone(&g->w)) {
+			feed_turn(g);	/* what it did last */
 			p_info("engine: process %d exited", (int)g->w.pid);
 			break;
 		}

@@ -60,7 +60,9 @@ struct engine {
 uint64_t pfe_raw_ns(void);
 
 /* --- feed.c ---------------------------------------------------------------- */
-/* The watcher (or the maps) and the interest switch, once attached: 0, or -1 after p_err. */
+/* The watcher on the process, before it runs on (-- CMD) or before its maps are read: 0. */
+int feed_watch(struct engine *g);
+/* The maps and the interest switch, once attached: 0, or -1 after p_err. */
 int feed_start(struct engine *g);
 /* One turn of the loop: waits up to WAIT_MS, hands all that came to the policy. */
 void feed_turn(struct engine *g);

@@ -206,30 +206,42 @@ static void interest(struct engine *g)
 	} else if (!(g->wants & PFE_W_FIRST_FAULT)) {
 		on = false;
 	} else {
+		/* faults counted since recording went off (or the last sample) */
 		if (!g->faults_on && f - g->drv_faults_at >= SAMPLE_FAULTS) {
 			g->sample_until = mono_s() + SAMPLE_S;
 			g->run.ctr[PFE_C_SAMPLES]++;
 		}
 		on = !allocw_on(&g->aw) || mono_s() < g->sample_until || awaiting(&g->al) > 0;
 	}
-	g->drv_faults_at = f;
+	if (on || g->faults_on)
+		g->drv_faults_at = f;
 	set_faults(g, on);
+}
+
+int feed_watch(struct engine *g)
+{
+	char err[256];
+	uint32_t rdev;
+	int ret;
+
+	g->wants = g->run.pol->wants;
+	allocs_init(&g->al, g->w.pid, emit, g);
+	g->skew = raw_minus_mono();
+	ret = ut_uvm_rdev(&rdev);
+	if (ret)
+		snprintf(err, sizeof(err), "no /dev/nvidia-uvm (%s)", strerror(-ret));
+	else
+		ret = allocw_start(&g->aw, g->w.pid, rdev, on_mapping, g, err, sizeof(err));
+	if (ret)
+		p_info("engine: %s; reading the process's maps on demand instead", err);
+	g->run.ctr[PFE_C_WATCHER] = !ret;
+	return 0;
 }
 
 int feed_start(struct engine *g)
 {
-	char err[256];
-	int ret;
-
-	g->wants = g->run.pol->wants;
 	g->faults_on = true;	/* as the queue was opened */
-	allocs_init(&g->al, g->w.pid, emit, g);
-	g->skew = raw_minus_mono();
-	/* the watcher first, then the maps: nothing made between the two is missed */
-	ret = allocw_start(&g->aw, g->w.pid, g->s.uvm_fd, on_mapping, g, err, sizeof(err));
-	if (ret)
-		p_info("engine: %s; reading the process's maps on demand instead", err);
-	g->run.ctr[PFE_C_WATCHER] = !ret;
+	/* the watcher runs already: what the maps miss now, it reports */
 	allocs_resync(&g->al, pfe_raw_ns());
 	interest(g);
 	return 0;
@@ -251,6 +263,7 @@ void feed_turn(struct engine *g)
 		allocs_resync(&g->al, pfe_raw_ns());
 		gap(g, lost);
 	}
+	interest(g);	/* a new allocation: recording on before anything else */
 	while (ut_queue_consume(&g->s.q, 4096, on_entry, g))
 		;
 	lost = ut_queue_new_drops(&g->s.q);
