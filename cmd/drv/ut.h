@@ -5,7 +5,7 @@
  * on one process's /dev/nvidia-uvm file, borrowed with pidfd_getfd()
  * (ut_session.c).  Per process, stock driver, root (or CAP_SYS_PTRACE over
  * the target).  The uvm-tools trace back-end (cmd/trace/uvmtools.c) is built on it,
- * and so are the per-process prefetch engine (cmd/pfengine/engine.c), the
+ * and so are the per-process prefetch engine (cmd/pfengine/loop.c), the
  * queue unit test and bench/uvm_tools_cost.
  */
 #ifndef GPUCTL_DRV_UT_H

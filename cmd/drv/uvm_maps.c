@@ -24,64 +24,7 @@ void uvm_maps_init(struct uvm_maps *m, pid_t pid)
 void uvm_maps_free(struct uvm_maps *m)
 {
 	free(m->x);
-	free(m->old);
 	uvm_maps_init(m, m->pid);
-}
-
-static bool had(const struct uvm_maps *m, const struct uvm_extent *e)
-{
-	int lo = 0, hi = m->nold - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (e->start < m->old[mid].start)
-			hi = mid - 1;
-		else if (e->start > m->old[mid].start)
-			lo = mid + 1;
-		else
-			return m->old[mid].end == e->end;
-	}
-	return false;
-}
-
-/* After a read: what is new since the read before goes to fresh[]. */
-static void note_fresh(struct uvm_maps *m)
-{
-	if (m->reads > 1) {
-		for (int i = 0; i < m->n; i++) {
-			if (had(m, &m->x[i]))
-				continue;
-			if (m->nfresh == UVM_MAPS_FRESH)	/* the oldest make room */
-				memmove(m->fresh, m->fresh + 1, --m->nfresh * sizeof(m->fresh[0]));
-			m->fresh[m->nfresh++] = m->x[i];
-		}
-	}
-	if (m->capold < m->n) {
-		struct uvm_extent *o = realloc(m->old, m->n * sizeof(*o));
-
-		if (!o) {
-			m->nold = 0;
-			return;
-		}
-		m->old = o;
-		m->capold = m->n;
-	}
-	memcpy(m->old, m->x, m->n * sizeof(*m->x));
-	m->nold = m->n;
-}
-
-int uvm_maps_take_fresh(struct uvm_maps *m, uint64_t *start, uint64_t *end, int max)
-{
-	int n = m->nfresh < max ? m->nfresh : max;
-
-	for (int i = 0; i < n; i++) {
-		start[i] = m->fresh[i].start;
-		end[i] = m->fresh[i].end;
-	}
-	memmove(m->fresh, m->fresh + n, (m->nfresh - n) * sizeof(m->fresh[0]));
-	m->nfresh -= n;
-	return n;
 }
 
 static int maps_push(struct uvm_maps *m, uint64_t s, uint64_t e)
@@ -141,8 +84,6 @@ int uvm_maps_parse(struct uvm_maps *m, FILE *f)
 	free(line);
 	m->loaded_s = mono_s();
 	m->reads++;
-	if (!ret)
-		note_fresh(m);
 	return ret;
 }
 
@@ -198,20 +139,6 @@ static int find(const struct uvm_maps *m, uint64_t addr)
 			return mid;
 	}
 	return -1;
-}
-
-int uvm_maps_find(struct uvm_maps *m, uint64_t addr, double min_s, uint64_t *start,
-		  uint64_t *end)
-{
-	int i = find(m, addr);
-
-	if (i < 0 && mono_s() - m->loaded_s >= min_s && !uvm_maps_load(m))
-		i = find(m, addr);
-	if (i < 0)
-		return -1;
-	*start = m->x[i].start;
-	*end = m->x[i].end;
-	return 0;
 }
 
 bool uvm_maps_covers(struct uvm_maps *m, uint64_t base, uint64_t len)

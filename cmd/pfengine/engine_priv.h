@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * engine_priv.h - one engine's state, shared by its parts: engine.c (set-up,
+ * engine_priv.h - one engine's state, shared by its parts: loop.c (set-up,
  * the loop, foreground and detached), feed.c (what the policy is given and
  * what the driver is asked to record), act.c (carrying out requests) and
  * stats.c (counters, the stats file, the report).

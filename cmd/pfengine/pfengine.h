@@ -11,8 +11,10 @@
  * batch it wrote into the program's mmap'ed global data, so the unit test
  * drives the programs on the host.
  *
- * The engine (engine.c) runs one policy on one process: events from a
- * uvm-tools queue on the process's borrowed /dev/nvidia-uvm file, requests
+ * The engine (loop.c, feed.c, act.c, stats.c) runs one policy on one
+ * process: faults from a uvm-tools queue on the process's borrowed
+ * /dev/nvidia-uvm file, its allocations from the host's allocation
+ * watcher (allocw.c, allocs.c), requests
  * carried out with UVM_MIGRATE on that same file (cmd/drv/uvm.c), each capped
  * by the GPU memory that is free (cmd/drv/nvml.c).  The command line lives in
  * cli.c, prefetch's engine back-end (cmd/prefetch/backend.h).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * engine.c - one policy on one process, on the stock driver: the process's
+ * loop.c - one policy on one process, on the stock driver: the process's
  * GPU faults from a uvm-tools event queue on its borrowed /dev/nvidia-uvm
  * file (cmd/drv/ut.h, the trace back-end's session), the policy's
  * requests carried out with UVM_MIGRATE on that same file, each cut to the
