@@ -91,6 +91,10 @@ model:
 TEST_POLICIES := $(patsubst %.bpf.c,%.elf,$(wildcard tests/policies/*.bpf.c))
 tests/policies/%.elf: tests/policies/%.bpf.c $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
 	$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+# The example as a user built it against ABI 1 before ALLOC/FREE/GAP and PFE_WANTS.
+tests/policies/engine_example_v1.elf: tests/policies/engine_example.bpf.c tests/policies/abi_v1/pfengine_abi.h
+	$(CLANG) $(BPF_CFLAGS) -Itests/policies/abi_v1 -c $< -o $@
+TEST_POLICIES += tests/policies/engine_example_v1.elf
 # Users' objects of every odd shape for tests/vm/t_policy_elf.sh (tests/policies/fuzz.py).
 tests/policies/fuzz/MANIFEST: tests/policies/fuzz.py $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
 	rm -rf tests/policies/fuzz

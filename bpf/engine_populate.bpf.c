@@ -2,8 +2,12 @@
 /*
  * populate: the first GPU fault in a managed allocation moves the whole
  * allocation (from the fault on): first touches of fresh allocations, and
- * buffers the CPU wrote, in one go.  With eager, allocations the process
- * made since the engine last read its maps move before they fault.
+ * buffers the CPU wrote, in one go.  It needs an allocation's first fault
+ * only (the engine turns the driver's fault recording off while every
+ * allocation has had one), and the allocations as they are made and freed:
+ * an address freed and mapped again is a new allocation.  With eager, an
+ * allocation moves as soon as it is made, before any fault (right for a
+ * program whose GPU writes it first, wrong for one whose CPU fills it).
  */
 #include "engine_common.bpf.h"
 #include "pfengine_abi.h"
@@ -14,12 +18,14 @@ PFE_PARAM(max_mb, 16384, 2, 1048576, "most MiB of one allocation moved on its fi
 PFE_PARAM(chunk_mb, 256, 2, 65536, "MiB per migrate call (the fault's side first)");
 PFE_PARAM(min_kb, 64, 4, 1048576, "allocations smaller than this are left to faults");
 PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allocation");
-PFE_PARAM(eager, 1, 0, 1, "1: also move allocations made since the maps were last read, before they fault");
+PFE_PARAM(eager, 0, 0, 1, "1: move each allocation when it is made, before it faults (GPU-written data)");
+PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS);
 
 PFE_COUNTER(allocations);
 PFE_COUNTER(unmanaged_faults);
 PFE_COUNTER(repopulated);
 PFE_COUNTER(eager_moved);
+PFE_COUNTER(freed);
 
 #define NEXTENTS 4096	/* a power of 2 */
 
@@ -110,6 +116,14 @@ static long one(__u32 i, void *ctx)
 				x->done_ts = e->ts_ns;
 		}
 		return 0;
+	}
+	if (e->kind == PFE_EV_FREE || e->kind == PFE_EV_ALLOC) {
+		/* whatever was known at this address is gone: a new allocation comes */
+		x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
+		if (x->start == e->ext_start) {
+			x->start = x->end = 0;
+			freed += e->kind == PFE_EV_FREE;
+		}
 	}
 	if (e->kind == PFE_EV_ALLOC) {
 		if (!eager || !wanted(e->ext_start, e->ext_end, e->ts_ns, &k))

@@ -13,8 +13,10 @@
  *
  * Events: GPU faults (the address, the GPU of the process that faulted, the
  * access, the driver's time, the managed allocation around the address),
- * completions of earlier requests (DONE: with the request's cookie) and
- * managed allocations the process made (ALLOC).  Requests: a range and a
+ * completions of earlier requests (DONE: with the request's cookie),
+ * managed allocations as the process makes them (ALLOC) and frees them
+ * (FREE), and events the engine lost (GAP).  Kinds are only ever added: a
+ * program skips kinds it does not know.  Requests: a range and a
  * destination, a GPU of the process by index or the CPU.  The engine caps
  * each request (GPU free memory, --max-bytes) and carries it out with
  * UVM_MIGRATE on the process's own UVM file.
@@ -23,6 +25,11 @@
  * command line sets by name (`KEY VALUE`, `prefetch set -p PID KEY VALUE`).
  * Counters: PFE_COUNTER(name): a __u64 global that `prefetch show` prints by
  * its BTF name.  Nothing else needs naming in C.
+ *
+ * Interest: PFE_WANTS(mask of PFE_W_*) says which events the policy needs;
+ * the engine turns the driver's fault recording off while none of them can
+ * come (it is the cost of watching: the driver records every fault it is
+ * asked for).  An object without PFE_WANTS gets every event (PFE_W_ALL).
  *
  * A minimal policy (the one-line build is in gpuctl-prefetch(8)):
  *
@@ -54,7 +61,17 @@
 enum pfe_kind {
 	PFE_EV_FAULT = 1,	/* a GPU fault */
 	PFE_EV_DONE = 2,	/* an earlier request was carried out (or not: no PFE_F_OK) */
-	PFE_EV_ALLOC = 3,	/* a managed allocation appeared: [ext_start, ext_end) */
+	PFE_EV_ALLOC = 3,	/* a managed allocation was made: [ext_start, ext_end) */
+	PFE_EV_FREE = 4,	/* a managed allocation (or part of one) was freed: [ext_start, ext_end) */
+	PFE_EV_GAP = 5,		/* events lost: len of them, between ext_start and ext_end (ns) */
+};
+
+/* PFE_WANTS: what a policy needs (the engine's interest switch). */
+enum pfe_want {
+	PFE_W_FAULTS = 0x1,	/* every GPU fault */
+	PFE_W_FIRST_FAULT = 0x2,/* the first GPU fault of each allocation (and faults outside them) */
+	PFE_W_ALLOCS = 0x4,	/* ALLOC and FREE */
+	PFE_W_ALL = 0x7,
 };
 
 enum pfe_access {		/* FAULT: what the GPU did (gpuctl trace's words) */
@@ -75,8 +92,8 @@ enum pfe_flag {
 #define PFE_DST_CPU 0xfffe	/* request: to the CPU (system memory) */
 
 struct pfe_event {
-	__u64 addr;		/* FAULT: the address; DONE: the request's; ALLOC: ext_start */
-	__u64 len;		/* DONE: bytes asked of the driver (after capping), else 0 */
+	__u64 addr;		/* FAULT: the address; DONE: the request's; ALLOC/FREE: ext_start */
+	__u64 len;		/* DONE: bytes asked of the driver (after capping); GAP: events lost */
 	__u64 ts_ns;		/* CLOCK_MONOTONIC_RAW, ns (the driver's fault clock) */
 	__u64 ext_start;	/* the managed allocation around addr (PFE_F_MANAGED) */
 	__u64 ext_end;
@@ -96,6 +113,9 @@ struct pfe_request {
 	__u32 cookie;		/* handed back in the request's DONE event */
 };
 
+_Static_assert(sizeof(struct pfe_event) == 56, "pfe_event: ABI 1");
+_Static_assert(sizeof(struct pfe_request) == 24, "pfe_request: ABI 1");
+
 struct pfe_io {
 	__u32 abi;		/* engine: PFE_ABI_VERSION */
 	__u32 nev;		/* engine: events in ev[] */
@@ -105,6 +125,8 @@ struct pfe_io {
 	struct pfe_event ev[PFE_BATCH];
 	struct pfe_request req[PFE_MAX_REQS];
 };
+
+_Static_assert(sizeof(struct pfe_io) == 24 + 256 * 56 + 256 * 24, "pfe_io: ABI 1");
 
 /* What PFE_PARAM leaves in .rodata for the engine: limits and a line of doc. */
 struct pfe_param_info {
@@ -129,6 +151,8 @@ struct pfe_param_info {
 	const char pfe_doc[] SEC(".rodata") = doc_line;				\
 	struct pfe_io pfe_io SEC(".data.pfe_io");				\
 	char _license[] SEC("license") = "GPL"
+
+#define PFE_WANTS(mask) const volatile __u32 pfe_wants SEC(".rodata") = (mask)
 
 #define PFE_PARAM(name, def, lo, hi, doc_line)					\
 	__u64 name SEC(PFE_SEC_PARAMS) = (def);					\

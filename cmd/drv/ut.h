@@ -5,7 +5,7 @@
  * on one process's /dev/nvidia-uvm file, borrowed with pidfd_getfd()
  * (ut_session.c).  Per process, stock driver, root (or CAP_SYS_PTRACE over
  * the target).  The uvm-tools trace back-end (cmd/trace/uvmtools.c) is built on it,
- * and so are the per-process prefetch engine (cmd/pfengine/engine.c), the
+ * and so are the per-process prefetch engine (cmd/pfengine/loop.c), the
  * queue unit test and bench/uvm_tools_cost.
  */
 #ifndef GPUCTL_DRV_UT_H
@@ -66,6 +66,8 @@ struct ut_session {
 	volatile uint64_t *counters;	/* UT_CTR_TOTAL */
 };
 
+/* /dev/nvidia-uvm's device number as the kernel holds it (major << 20 | minor): 0 or -errno. */
+int ut_uvm_rdev(uint32_t *rdev);
 /* An empty session (no fds): what ut_close leaves, safe to close again. */
 void ut_session_init(struct ut_session *s);
 /*
@@ -97,6 +99,8 @@ int ut_open_gpu_counters(struct ut_session *s, const uint8_t uuid[16], uint64_t 
 			 int *fd, void **mem, char *err, size_t len);
 #define UT_CTR_STAT_MASK ((1u << UT_CTR_BYTES_HTOD) | (1u << UT_CTR_BYTES_DTOH) | \
 			  (1u << UT_CTR_CPU_FAULTS) | (1u << UT_CTR_GPU_FAULTS))
+/* Turns the queue's events (mask of 1 << UT_EV_*) on or off: 0 or -errno. */
+int ut_set_events(struct ut_session *s, uint64_t events, bool on);
 /* Waits up to timeout_ms for the notification threshold; 1 ready, 0 timeout. */
 int ut_wait(struct ut_session *s, int timeout_ms);
 /* Asks the driver to push the events it buffers per CPU (FLUSH_EVENTS). */

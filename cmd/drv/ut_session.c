@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "gpuctl.h"	/* pidfd_of, borrow_fd_from, borrow_strerror */
@@ -55,6 +56,18 @@ static int borrow(struct ut_session *s, int pidfd, int target_fd, char *err, siz
 		return fd;
 	}
 	s->uvm_fd = fd;
+	return 0;
+}
+
+int ut_uvm_rdev(uint32_t *rdev)
+{
+	struct stat st;
+
+	if (stat(UVM_DEV, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	*rdev = (uint32_t)(major(st.st_rdev) << 20 | minor(st.st_rdev));	/* the kernel's dev_t */
 	return 0;
 }
 
@@ -299,6 +312,16 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	s->queue_fd = fd;
 	ut_queue_init(&s->q, s->ctrl_mem, s->queue_mem, entries, abi);
 	return 0;
+}
+
+int ut_set_events(struct ut_session *s, uint64_t events, bool on)
+{
+	struct ut_flags_params en = { .flags = events };
+
+	if (s->queue_fd < 0)
+		return -EBADF;
+	return tools_ioctl(s->queue_fd, on ? UT_IOC_ENABLE_EVENTS : UT_IOC_DISABLE_EVENTS, &en,
+			   &en.rm_status);
 }
 
 int ut_wait(struct ut_session *s, int timeout_ms)

@@ -63,28 +63,26 @@ struct uvm_extent {
 	uint64_t start, end;
 };
 
-#define UVM_MAPS_FRESH 256
-
 struct uvm_maps {
 	pid_t pid;
-	struct uvm_extent *x, *old;
-	int n, cap, nold, capold;
+	struct uvm_extent *x;
+	int n, cap;
 	double loaded_s;	/* mono_s() of the last read */
 	uint64_t reads;
-	/* extents a read found that the one before did not have (not the first read's) */
-	struct uvm_extent fresh[UVM_MAPS_FRESH];
-	int nfresh;
 };
 
 void uvm_maps_init(struct uvm_maps *m, pid_t pid);
 /* Reads the lines of a maps file (what load does with /proc/PID/maps). */
 int uvm_maps_parse(struct uvm_maps *m, FILE *f);
+/*
+ * Each /dev/nvidia-uvm mapping of pid, as the kernel lists it (accessible:
+ * managed memory; not: CUDA's reservation): fn's first nonzero answer, 0,
+ * or -errno when the maps cannot be read.
+ */
+int uvm_maps_each(pid_t pid, int (*fn)(uint64_t s, uint64_t e, bool accessible, void *arg),
+		  void *arg);
 /* Reads /proc/PID/maps again: 0, or -errno. */
 int uvm_maps_load(struct uvm_maps *m);
-/* The extent holding addr: 0, -1 none.  Reads the maps again on a miss (not more than every min_s). */
-int uvm_maps_find(struct uvm_maps *m, uint64_t addr, double min_s, uint64_t *start, uint64_t *end);
-/* Takes up to max of the fresh extents (oldest first): how many. */
-int uvm_maps_take_fresh(struct uvm_maps *m, uint64_t *start, uint64_t *end, int max);
 /* Whether [base, base + len) lies inside managed memory (one or more touching extents). */
 bool uvm_maps_covers(struct uvm_maps *m, uint64_t base, uint64_t len);
 void uvm_maps_free(struct uvm_maps *m);

@@ -49,6 +49,18 @@ const char *const pfe_ctr_names[PFE_C_MAX] = {
 	[PFE_C_RUN_NS] = "prog_ns",
 	[PFE_C_BAD_REQS] = "dropped_requests",
 	[PFE_C_MAPS_READS] = "maps_reads",
+	[PFE_C_WATCHER] = "alloc_watcher",
+	[PFE_C_ALLOCS] = "allocs",
+	[PFE_C_FREES] = "frees",
+	[PFE_C_GAPS] = "gaps",
+	[PFE_C_WATCH_LOST] = "alloc_events_lost",
+	[PFE_C_FAULTS_ON] = "faults_on",
+	[PFE_C_FAULTS_OFF] = "faults_off",
+	[PFE_C_SAMPLES] = "fault_samples",
+	[PFE_C_SERVED] = "allocs_served",
+	[PFE_C_MISSED] = "allocs_missed",
+	[PFE_C_AGE_P50] = "age_p50_us",
+	[PFE_C_AGE_P99] = "age_p99_us",
 };
 
 /* --- the objects' data by BTF name ---------------------------------------- */
@@ -230,6 +242,8 @@ static int check_obj(struct bpf_object *obj, struct pfe_policy *pol, enum pfe_fi
 		snprintf(why, len, "its pfe_io is missing or not ABI %u's size", PFE_ABI_VERSION);
 		return -1;
 	}
+	abi = initial(obj, "pfe_wants", &sz);
+	pol->wants = abi && sz == 4 ? *abi & PFE_W_ALL : PFE_W_ALL;
 	doc = initial(obj, "pfe_doc", &sz);
 	if (doc && sz)
 		snprintf(pol->doc, sizeof(pol->doc), "%.*s", (int)sz, doc);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * engine.h - running the engine on a process (engine.c), its registry of
+ * engine.h - running the engine on a process (loop.c), its registry of
  * running engines (registry.c), and the one-shot migrate/advise (oneshot.c):
  * what cmd/prefetch.c calls.
  */

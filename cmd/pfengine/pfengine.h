@@ -11,8 +11,10 @@
  * batch it wrote into the program's mmap'ed global data, so the unit test
  * drives the programs on the host.
  *
- * The engine (engine.c) runs one policy on one process: events from a
- * uvm-tools queue on the process's borrowed /dev/nvidia-uvm file, requests
+ * The engine (loop.c, feed.c, act.c, stats.c) runs one policy on one
+ * process: faults from a uvm-tools queue on the process's borrowed
+ * /dev/nvidia-uvm file, its allocations from the host's allocation
+ * watcher (allocw.c, allocs.c), requests
  * carried out with UVM_MIGRATE on that same file (cmd/drv/uvm.c), each capped
  * by the GPU memory that is free (cmd/drv/nvml.c).  The command line lives in
  * cli.c, prefetch's engine back-end (cmd/prefetch/backend.h).
@@ -40,6 +42,7 @@ struct pfe_policy {
 	size_t elf_size;
 	char path[256];		/* a user's file, "" for built-ins */
 	bool never_migrates;	/* asks for no migration: needs no cap (--max-bytes) */
+	uint32_t wants;		/* PFE_WANTS (PFE_W_ALL when it says nothing) */
 	struct param params[PFE_MAX_PARAMS];	/* name, doc: in the storage below */
 	int nparams;
 	char pname[PFE_MAX_PARAMS][48];
@@ -78,6 +81,18 @@ enum pfe_ctr {
 	PFE_C_RUN_NS,		/* their time, BPF_PROG_TEST_RUN syscall included */
 	PFE_C_BAD_REQS,		/* requests dropped: a GPU the process lacks or --gpu excludes */
 	PFE_C_MAPS_READS,	/* /proc/PID/maps read (each takes the process's mmap lock) */
+	PFE_C_WATCHER,		/* 1: allocations from the watcher as made; 0: maps read on demand */
+	PFE_C_ALLOCS,		/* managed allocations made (ALLOC) */
+	PFE_C_FREES,		/* managed memory freed (FREE) */
+	PFE_C_GAPS,		/* GAP events: the queue or the watcher lost events */
+	PFE_C_WATCH_LOST,	/* watcher events lost (its ring was full) */
+	PFE_C_FAULTS_ON,	/* the driver's fault recording turned on (interest switch) */
+	PFE_C_FAULTS_OFF,	/* ... and off */
+	PFE_C_SAMPLES,		/* fault samples started by the driver's counter */
+	PFE_C_SERVED,		/* allocations a UVM_MIGRATE served */
+	PFE_C_MISSED,		/* allocations faulted on and freed (or left) unserved */
+	PFE_C_AGE_P50,		/* served allocations' age at service, µs: median */
+	PFE_C_AGE_P99,		/* ... 99th percentile */
 	PFE_C_MAX,
 };
 extern const char *const pfe_ctr_names[PFE_C_MAX];

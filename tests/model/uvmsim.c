@@ -28,7 +28,13 @@
  * accesses go in slices of N, gap_ms apart: a kernel that runs a while),
  * hold_ms (before exiting).  alloc: first touches of fresh allocations,
  * alloc blocks each (default 4), each mapped on its own just before its
- * sequential first touch, gap_ms apart.  gpu N: the accesses are GPU N's
+ * sequential first touch, gap_ms apart; with life_ms N each is unmapped N
+ * ms after its touch, with reuse 1 each is mapped where the first one was
+ * (an address freed and mapped again), with touch_ms N first touched N ms
+ * after it is mapped (a kernel launched after the allocation), with fixed 1 mapped with MAP_FIXED
+ * over the one before instead of after its munmap.  churn N: N anonymous
+ * mmap/munmap pairs before wait_ms (a burst of mapping calls for the
+ * engine's watcher).  gpu N: the accesses are GPU N's
  * (its faults carry GPU N; the model has gpus=N GPUs, default 2).
  */
 #include <errno.h>
@@ -87,15 +93,36 @@ static void uvm_initialize(void)
 }
 
 /* Blocks [first, first + n) of the range as managed memory, as CUDA maps it. */
-static void map_blocks(uint64_t first, uint64_t n)
+static void map_blocks_how(uint64_t first, uint64_t n, int how)
 {
 	uint64_t va = UVM_MODEL_VA_BASE + first * BLOCK_BYTES;
 	void *p = mmap((void *)va, n * BLOCK_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_FIXED_NOREPLACE, dev_fd, (off_t)va);
+		       MAP_SHARED | how, dev_fd, (off_t)va);
 
 	if (p == MAP_FAILED) {
 		fprintf(stderr, "uvmsim: mapping the managed range: %s\n", strerror(errno));
 		exit(1);
+	}
+}
+
+static void map_blocks(uint64_t first, uint64_t n)
+{
+	map_blocks_how(first, n, MAP_FIXED_NOREPLACE);
+}
+
+static void unmap_blocks(uint64_t first, uint64_t n)
+{
+	munmap((void *)(uintptr_t)(UVM_MODEL_VA_BASE + first * BLOCK_BYTES), n * BLOCK_BYTES);
+}
+
+/* n anonymous mappings made and dropped: mapping calls and nothing else. */
+static void churn(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
 	}
 }
 
@@ -144,6 +171,7 @@ static uint64_t rnd(void)
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
 	uint64_t wait_ms, slice, gap_ms, hold_ms, alloc;
+	uint64_t life_ms, reuse, fixed, churn, touch_ms;
 	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
@@ -309,6 +337,11 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "gap_ms")) o.gap_ms = v;
 		else if (!strcmp(argv[i], "hold_ms")) o.hold_ms = v;
 		else if (!strcmp(argv[i], "alloc")) o.alloc = v;
+		else if (!strcmp(argv[i], "life_ms")) o.life_ms = v;
+		else if (!strcmp(argv[i], "reuse")) o.reuse = v;
+		else if (!strcmp(argv[i], "fixed")) o.fixed = v;
+		else if (!strcmp(argv[i], "churn")) o.churn = v;
+		else if (!strcmp(argv[i], "touch_ms")) o.touch_ms = v;
 		else if (!strcmp(argv[i], "gpu")) access_gpu = (uint32_t)v;
 		else die("unknown run key '%s'", argv[i]);
 	}
@@ -328,17 +361,34 @@ static int cmd_run(int argc, char **argv)
 		xioctl(UVM_MODEL_IOC_STATS, &s, "stats");
 		map_blocks(0, s.va_blocks);
 	}
+	churn(o.churn);
 	sleep_ms(o.wait_ms);
 	req.warps = (uint32_t)o.warps;
 	for (done = 0; done < nacc; done += n) {
+		uint64_t at = o.first + done / PAGES_PER_BLOCK;
+
 		n = o.slice && o.slice < nacc - done ? o.slice : nacc - done;
 		if (done && o.gap_ms)
 			sleep_ms(o.gap_ms);
+		if (alloc && o.reuse) {
+			/* the same address each time: the accesses move there too */
+			for (size_t k = done; k < done + n; k++)
+				acc[k].addr -= (at - o.first) * BLOCK_BYTES;
+			at = o.first;
+		}
 		if (alloc)
-			map_blocks(o.first + done / PAGES_PER_BLOCK, o.alloc);
+			map_blocks_how(at, o.alloc, done && o.reuse && o.fixed ? MAP_FIXED :
+						    MAP_FIXED_NOREPLACE);
+		if (alloc)
+			sleep_ms(o.touch_ms);	/* a kernel launched after the allocation */
 		req.ptr = (uintptr_t)(acc + done);
 		req.count = (uint32_t)n;
 		xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");
+		if (alloc && o.life_ms) {
+			sleep_ms(o.life_ms);
+			if (!(o.reuse && o.fixed) || done + n >= nacc)
+				unmap_blocks(at, o.alloc);
+		}
 	}
 	sleep_ms(o.hold_ms);
 	return 0;

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * act.c - carrying out a policy's requests: the destination (a GPU of the
+ * process, --gpu, or the CPU), the budget (the GPU's free memory less a
+ * reserve, --max-bytes), UVM_MIGRATE on the process's own UVM file, the
+ * DONE event back to the policy, and the allocations it served (their age).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_priv.h"
+#include "nvml.h"
+
+#define FREE_REFRESH_S 0.02		/* how often free memory is read again */
+
+static const struct uvm_uuid zero_uuid;
+
+/*
+ * The process's GPUs (UVM's table, by index), --gpu checked against them:
+ * 0; -1 after p_err (quiet when the process has no GPU yet).
+ */
+int act_read_gpus(struct engine *g, bool quiet_if_none)
+{
+	struct uvm_uuid want;
+	char a[48];
+	int n = uvm_gpus_by_index(g->s.uvm_fd, g->gpu, PFE_MAX_GPUS), used = 0;
+
+	g->only = -1;
+	if (n <= 0 && g->o->gpu) {
+		/* no table (yet): the driver itself checks the UUID on each call */
+		uuid_parse(g->o->gpu, &g->gpu[0]);
+		g->ngpus = 1;
+		g->only = 0;
+		return 0;
+	}
+	if (n < 0) {
+		p_err("cannot read the GPUs of process %d (%s): give --gpu UUID", g->w.pid,
+		      strerror(-n));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		used += !!memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid));
+	if (!used) {
+		if (!quiet_if_none)
+			p_err("process %d has registered no GPU with UVM yet", g->w.pid);
+		return -1;
+	}
+	g->ngpus = n;
+	if (!g->o->gpu)
+		return 0;
+	uuid_parse(g->o->gpu, &want);	/* checked by the command line */
+	for (int i = 0; i < n; i++) {
+		if (!memcmp(&g->gpu[i], &want, sizeof(want))) {
+			g->only = i;
+			return 0;
+		}
+	}
+	p_err("process %d does not use GPU %s", g->w.pid, uuid_format(&want, a, sizeof(a)));
+	return -1;
+}
+
+int act_first_gpu(const struct engine *g)
+{
+	for (int i = 0; i < g->ngpus; i++)
+		if (memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+			return i;
+	return 0;
+}
+
+uint64_t pfe_budget(uint64_t max_bytes, bool have_free, uint64_t free_bytes, uint64_t used)
+{
+	uint64_t b = max_bytes ? max_bytes : UINT64_MAX, avail;
+
+	if (!have_free)
+		return b;
+	avail = free_bytes > PFE_RESERVE_BYTES + used ? free_bytes - PFE_RESERVE_BYTES - used : 0;
+	return avail < b ? avail : b;
+}
+
+/* How much one call to GPU i (-1: the CPU) may move now: --max-bytes and its free memory. */
+static uint64_t budget(struct engine *g, int i)
+{
+	char err[160];
+
+	if (!g->use_nvml || i < 0)
+		return pfe_budget(g->o->max_bytes, false, 0, 0);
+	if (mono_s() - g->free_at[i] >= FREE_REFRESH_S) {
+		if (gpu_free_bytes(&g->gpu[i], &g->free_bytes[i], err, sizeof(err)))
+			g->free_bytes[i] = 0;	/* unreadable now: move nothing */
+		g->free_at[i] = mono_s();
+		g->since_free[i] = 0;
+	}
+	return pfe_budget(g->o->max_bytes, true, g->free_bytes[i], g->since_free[i]);
+}
+
+/* The destination of request q: GPU index (-1: the CPU), or -2 when it names none to use. */
+static int dest_of(struct engine *g, const struct pfe_request *q)
+{
+	int i = q->dst;
+
+	if (q->dst == PFE_DST_CPU)
+		return -1;
+	if (i >= g->ngpus || !memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+		act_read_gpus(g, true);	/* a GPU the process registered since */
+	if (i >= g->ngpus || !memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+		return -2;
+	if (g->only >= 0 && i != g->only)
+		return -2;
+	return i;
+}
+
+void act(struct engine *g, const struct pfe_request *q)
+{
+	uint64_t *c = g->run.ctr, len = q->len, cap;
+	struct pfe_event *done;
+	uint32_t st = 0;
+	int ret, i = dest_of(g, q);
+	bool ok = false;
+
+	if (i == -2) {
+		c[PFE_C_BAD_REQS]++;
+		if (!g->bad_said) {
+			p_info("engine: a request for GPU index %u dropped (%s)", q->dst,
+			       g->only >= 0 ? "--gpu names another" : "the process has no such GPU");
+			g->bad_said = true;
+		}
+		len = 0;
+		goto out;
+	}
+	cap = budget(g, i);
+	if (len > cap) {
+		len = cap >= PFE_BLOCK ? cap & ~(PFE_BLOCK - 1) : cap & ~4095ull;
+		c[PFE_C_CAPPED]++;
+		if (!g->capped_said) {
+			p_info("engine: a request of %llu MiB cut to %llu MiB: %s",
+			       (unsigned long long)(q->len >> 20), (unsigned long long)(len >> 20),
+			       g->use_nvml ? "the GPU's free memory less 256 MiB" : "--max-bytes");
+			g->capped_said = true;
+		}
+	}
+	if (!len)
+		goto out;
+	ret = uvm_migrate(g->s.uvm_fd, q->addr, len, i >= 0 ? &g->gpu[i] : &uvm_cpu_uuid,
+			  g->o->async, &st);
+	c[PFE_C_IOCTLS]++;
+	if (ret || st) {
+		c[PFE_C_ERRORS]++;
+		if (!g->refused_said) {
+			p_info("engine: UVM_MIGRATE of 0x%llx+%llu refused: %s",
+			       (unsigned long long)q->addr, (unsigned long long)len,
+			       ret ? strerror(-ret) : uvm_status_text(st));
+			g->refused_said = true;
+		}
+	} else {
+		ok = true;
+		c[PFE_C_BYTES] += len;
+		if (i >= 0) {
+			g->since_free[i] += len;
+			g->gpu_bytes[i] += len;
+			allocs_served(&g->al, q->addr, len, pfe_raw_ns());
+		}
+	}
+out:
+	done = pfe_run_slot(&g->run);
+	if (done) {
+		done->kind = PFE_EV_DONE;
+		done->addr = q->addr;
+		done->len = len;
+		done->cookie = q->cookie;
+		done->gpu = q->dst;
+		done->ts_ns = pfe_raw_ns();
+		done->flags = ok ? PFE_F_OK : 0;
+	}
+}
+

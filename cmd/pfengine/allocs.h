@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * allocs.h - the engine's table of a process's managed allocations
+ * (allocs.c): built from its mappings as it makes them (allocw.h) or, with
+ * no watcher, from /proc/PID/maps read on demand; what becomes the
+ * policy's ALLOC and FREE events; and the age of each decision: from an
+ * allocation's creation (or its first GPU fault, when the engine saw that
+ * first) to the end of the UVM_MIGRATE that served it.
+ */
+#ifndef GPUCTL_PFENGINE_ALLOCS_H
+#define GPUCTL_PFENGINE_ALLOCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "alloc_watch_abi.h"
+
+struct alloc {
+	uint64_t s, e;		/* [s, e) */
+	uint64_t first_ns;	/* creation or first GPU fault, whichever came first (0: neither) */
+	bool acc;		/* accessible: managed memory (else CUDA's reservation) */
+	bool faulted;		/* a GPU fault in it was seen */
+	bool served;		/* a UVM_MIGRATE into it ended well */
+	uint32_t gen;		/* the fault sample it last had a fault handed on in */
+};
+
+#define AGE_BUCKETS (64 + 40 * 32)
+
+struct allocs {
+	pid_t pid;
+	struct alloc *v;
+	int n, cap;
+	int awaiting;		/* accessible, never faulted, never served */
+	uint64_t made, freed, reads, served, missed;
+	uint32_t age[AGE_BUCKETS];	/* ages in µs, log-linear */
+	uint64_t neg[16];	/* on-demand mode: 2 MiB blocks just found outside */
+	double neg_at;
+	/* kind PFE_EV_ALLOC or PFE_EV_FREE for [s, e), at ts (CLOCK_MONOTONIC_RAW) */
+	void (*emit)(int kind, uint64_t s, uint64_t e, uint64_t ts, void *arg);
+	void *arg;
+};
+
+void allocs_init(struct allocs *a, pid_t pid,
+		 void (*emit)(int kind, uint64_t s, uint64_t e, uint64_t ts, void *arg), void *arg);
+void allocs_free(struct allocs *a);
+/* A watcher event, its time on CLOCK_MONOTONIC_RAW. */
+void allocs_event(struct allocs *a, const struct aw_event *ev, uint64_t ts);
+/* Reads /proc/PID/maps and makes the table agree (events for each change): 0 or -errno. */
+int allocs_resync(struct allocs *a, uint64_t ts);
+/* The accessible allocation holding addr, or NULL. */
+struct alloc *allocs_find(struct allocs *a, uint64_t addr);
+/*
+ * No watcher: the allocation holding addr, reading the maps when it is
+ * outside every one known (not again for a block found outside lately).
+ */
+struct alloc *allocs_find_read(struct allocs *a, uint64_t addr, uint64_t ts);
+/* A GPU fault in x at ts: true when it is x's first. */
+bool allocs_fault(struct allocs *a, struct alloc *x, uint64_t ts);
+/* [addr, addr + len) moved to a GPU, ending at ts: the allocations in it are served. */
+void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
+/* The engine ends: allocations faulted but never served count as missed. */
+void allocs_finish(struct allocs *a);
+/* The age (µs) below which pct % of the served allocations were served; 0: none. */
+uint64_t allocs_age_us(const struct allocs *a, double pct);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * engine_priv.h - one engine's state, shared by its parts: loop.c (set-up,
+ * the loop, foreground and detached), feed.c (what the policy is given and
+ * what the driver is asked to record), act.c (carrying out requests) and
+ * stats.c (counters, the stats file, the report).
+ */
+#ifndef GPUCTL_PFENGINE_ENGINE_PRIV_H
+#define GPUCTL_PFENGINE_ENGINE_PRIV_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpuctl.h"
+#include "engine.h"
+#include "allocs.h"
+#include "allocw.h"
+#include "ut.h"
+#include "uvm.h"
+
+#define QUEUE_ENTRIES (1u << 16)
+/*
+ * The engine looks at its queue every WAIT_MS, and the driver wakes it
+ * early only when half the queue waits: each wake is paid by the faulting
+ * process (on an H100, a PyTorch step with ~1 M faults: +17 % with a wake
+ * per 256 events, +7 % at half the queue, as much as a full trace record;
+ * bench/prefetch_engine/watch_cost.sh).  A lone fault waits WAIT_MS at most.
+ * The watcher's events (a mapping made) wake it at once.
+ */
+#define QUEUE_WAKE (QUEUE_ENTRIES / 2)
+#define WAIT_MS 2
+
+struct engine {
+	const struct pfe_opts *o;
+	struct pfe_run run;
+	struct ut_session s;
+	struct workload w;
+	struct allocw aw;		/* the process's mappings as made (or not on: maps on demand) */
+	struct allocs al;
+	/* the process's GPUs by UVM's index (a zero UUID: none there) */
+	struct uvm_uuid gpu[PFE_MAX_GPUS];
+	int ngpus, only;		/* only: --gpu's index, or -1 */
+	bool use_nvml, capped_said, refused_said, bad_said;
+	uint64_t free_bytes[PFE_MAX_GPUS], since_free[PFE_MAX_GPUS], gpu_bytes[PFE_MAX_GPUS];
+	double free_at[PFE_MAX_GPUS], started, stats_at;
+	uint64_t last_ts, last_page;	/* duplicate faults of a batch */
+	uint32_t last_batch;
+	/* the interest switch (feed.c) */
+	uint32_t wants;			/* the policy's PFE_W_* */
+	bool faults_on;			/* the driver records GPU faults for us now */
+	double sample_until;		/* a sample of faults runs until then */
+	uint64_t drv_faults_at;		/* the driver's fault counter when last looked */
+	uint64_t last_ev_ts;		/* the last event handed on (a gap starts there) */
+	int64_t skew;			/* CLOCK_MONOTONIC_RAW less the watcher's CLOCK_MONOTONIC */
+	char dir[PATH_MAX], pid_path[PATH_MAX], stats_path[PATH_MAX], pins[PATH_MAX];
+	int pid_fd;
+};
+
+uint64_t pfe_raw_ns(void);
+
+/* --- feed.c ---------------------------------------------------------------- */
+/* The watcher on the process, before it runs on (-- CMD) or before its maps are read: 0. */
+int feed_watch(struct engine *g);
+/* The maps and the interest switch, once attached: 0, or -1 after p_err. */
+int feed_start(struct engine *g);
+/* One turn of the loop: waits up to WAIT_MS, hands all that came to the policy. */
+void feed_turn(struct engine *g);
+void feed_stop(struct engine *g);
+
+/* --- act.c ----------------------------------------------------------------- */
+/* The process's GPUs, --gpu checked against them: 0; -1 after p_err (quiet when none yet). */
+int act_read_gpus(struct engine *g, bool quiet_if_none);
+int act_first_gpu(const struct engine *g);
+/* Carries out q; its DONE event goes into the next batch. */
+void act(struct engine *g, const struct pfe_request *q);
+
+/* --- stats.c --------------------------------------------------------------- */
+void stats_write(struct engine *g);
+void stats_report(struct engine *g);
+
+#endif

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stats.c - an engine's counters: its own (pfe_ctr_names), the program's
+ * (by BTF name) and bytes by GPU, in the stats file `prefetch show` reads
+ * (written safely, once a second), in -j and in the closing report.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine_priv.h"
+#include "json_writer.h"
+#include "safefile.h"
+
+static const struct uvm_uuid zero_uuid;
+
+static uint64_t cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000ull +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+static void update_ctrs(struct engine *g)
+{
+	g->run.ctr[PFE_C_CPU_US] = cpu_us();
+	g->run.ctr[PFE_C_MAPS_READS] = g->al.reads;
+	g->run.ctr[PFE_C_SERVED] = g->al.served;
+	g->run.ctr[PFE_C_MISSED] = g->al.missed;
+	g->run.ctr[PFE_C_AGE_P50] = allocs_age_us(&g->al, 50);
+	g->run.ctr[PFE_C_AGE_P99] = allocs_age_us(&g->al, 99);
+	if (g->s.counters) {
+		g->run.ctr[PFE_C_DRV_FAULTS] = g->s.counters[UT_CTR_GPU_FAULTS];
+		g->run.ctr[PFE_C_DRV_HTOD] = g->s.counters[UT_CTR_BYTES_HTOD];
+	}
+}
+
+/* Each counter: the engine's, the program's (by BTF name), bytes by GPU. */
+static void each_ctr(struct engine *g, void (*fn)(const char *name, uint64_t v, void *arg), void *arg)
+{
+	char name[64];
+
+	for (int i = 0; i < PFE_C_MAX; i++)
+		fn(pfe_ctr_names[i], g->run.ctr[i], arg);
+	fn("prog_us", g->run.ctr[PFE_C_RUN_NS] / 1000, arg);
+	for (int i = 0; i < g->run.nctrs; i++)
+		fn(g->run.ctr_name[i], *g->run.cv[i], arg);
+	for (int i = 0; i < g->ngpus; i++) {
+		if (!memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
+			continue;
+		snprintf(name, sizeof(name), "migrated_bytes.gpu%d", i);
+		fn(name, g->gpu_bytes[i], arg);
+	}
+}
+
+static void ctr_file(const char *name, uint64_t v, void *arg)
+{
+	fprintf(arg, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void ctr_json(const char *name, uint64_t v, void *arg)
+{
+	(void)arg;
+	jsonw_uint_field(json_wtr, name, v);
+}
+
+static void ctr_text(const char *name, uint64_t v, void *arg)
+{
+	(void)arg;
+	printf("  %-22s %llu\n", name, (unsigned long long)v);
+}
+
+void stats_write(struct engine *g)
+{
+	char name[48];
+	const struct pfe_policy *pol = g->run.pol;
+	struct safefile sf;
+	FILE *f;
+
+	update_ctrs(g);
+	if (safefile_open(&sf, g->stats_path, 0644))
+		return;
+	f = sf.f;
+	fprintf(f, "engine_pid %d\ntarget %d\npolicy %s\ngpu %s\nasync %d\nuptime_s %.1f\n",
+		(int)getpid(), (int)g->w.pid, pol->name,
+		g->only >= 0 ? uuid_format(&g->gpu[g->only], name, sizeof(name)) : "fault",
+		g->o->async, mono_s() - g->started);
+	if (g->pins[0])
+		fprintf(f, "pinned %s\n", g->pins);
+	for (int i = 0; i < pol->nparams; i++)
+		fprintf(f, "param.%s %llu\n", pol->params[i].name,
+			(unsigned long long)(g->run.pv[i] ? *g->run.pv[i] : g->run.params[i]));
+	each_ctr(g, ctr_file, f);
+	safefile_commit(&sf);
+	g->stats_at = mono_s();
+}
+
+void stats_report(struct engine *g)
+{
+	const struct pfe_policy *pol = g->run.pol;
+
+	update_ctrs(g);
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_int_field(json_wtr, "pid", g->w.pid);
+		jsonw_string_field(json_wtr, "policy", pol->name);
+		jsonw_float_field(json_wtr, "seconds", mono_s() - g->started);
+		each_ctr(g, ctr_json, NULL);
+		jsonw_end_object(json_wtr);
+		return;
+	}
+	printf("prefetch engine: policy %s on pid %d for %.1f s\n", pol->name, (int)g->w.pid,
+	       mono_s() - g->started);
+	each_ctr(g, ctr_text, NULL);
+}
+
