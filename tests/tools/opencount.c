@@ -2,7 +2,9 @@
 /*
  * opencount COUNTFILE FILE CMD [ARGS...]: runs CMD and writes into COUNTFILE
  * how many times FILE was opened meanwhile (inotify IN_OPEN); exits with
- * CMD's status.  tests/vm/t_pfengine_trust.sh: a user's object is opened once.
+ * CMD's status.  Closes are watched too: inotify merges an event into an
+ * identical one still unread, so opens alone would count as one.
+ * (tests/unit/test_reliability_objects.sh: a user's object is opened once.)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -24,7 +26,7 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fd < 0 || inotify_add_watch(fd, argv[2], IN_OPEN) < 0) {
+	if (fd < 0 || inotify_add_watch(fd, argv[2], IN_OPEN | IN_CLOSE) < 0) {
 		perror("opencount: inotify");
 		return 125;
 	}
