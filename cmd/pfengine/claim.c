@@ -3,7 +3,7 @@
  * claim.c - one engine per process, whatever run directory ($GPUCTL_RUN_DIR)
  * or bpffs mount each gpuctl uses: the engine holds an flock on
  * PFE_CLAIM_DIR/<pid>-<start time>.lock, a fixed root-owned directory, for
- * as long as it runs.  The process's start time (liveproc.h) keeps a new
+ * as long as it runs (the file holds the engine's pid, for the refusal).  The process's start time (liveproc.h) keeps a new
  * process that reuses the pid apart; the kernel drops the lock of an engine
  * killed with -9, so a lock is never stale, and the sweep of pinned maps
  * asks it, not a run directory's pid file, whether an engine still runs.
@@ -60,7 +60,8 @@ static int lock_path(char *buf, size_t len, pid_t target)
 int pfe_claim(pid_t target)
 {
 	struct stat a, b;
-	int fd, err;
+	char pid[16];
+	int fd, err, n;
 
 	if (claim_dir(true, true))
 		return -1;
@@ -76,11 +77,18 @@ int pfe_claim(pid_t target)
 			return -1;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			char who[16] = "";
+			ssize_t n;
+
 			err = errno;
+			n = err == EWOULDBLOCK ? pread(fd, who, sizeof(who) - 1, 0) : -1;
 			close(fd);
+			if (n > 0)
+				who[strcspn(who, "\n")] = '\0';
 			if (err == EWOULDBLOCK)
-				p_err("a prefetch engine already runs on process %d (one engine per "
-				      "process, whatever its run directory)", (int)target);
+				p_err("a prefetch engine on process %d already runs as pid %s (one engine "
+				      "per process, whatever its run directory)", (int)target,
+				      n > 0 && *who ? who : "?");
 			else
 				p_err("cannot lock %s: %s", claim_path, strerror(err));
 			return -1;
@@ -90,6 +98,14 @@ int pfe_claim(pid_t target)
 		    a.st_ino == b.st_ino)
 			break;
 		close(fd);
+	}
+	/* the holder's pid, for the refusal of the next one */
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		p_err("cannot write %s: %s", claim_path, strerror(errno));
+		unlink(claim_path);
+		close(fd);
+		return -1;
 	}
 	claim_fd = fd;
 	return 0;

@@ -60,9 +60,8 @@ expect_exit 0 env GPUCTL_RUN_DIR="$T_DIR/run2" $G prefetch show
 expect_exit 1 as_nobody $G prefetch unload -p $P
 expect_stderr_line "non-root unload"
 expect_err "non-root unload: says why" "needs root"
-EP=$(cat "$GPUCTL_RUN_DIR/prefetch/$P.pid" 2>/dev/null)
-[ -n "$EP" ] && kill -0 "$EP" 2>/dev/null && ok "non-root unload: the engine runs on" ||
-	fail "non-root unload" "the engine is gone"
+[ -e "$PINS/$P/params" ] && $G prefetch show | grep -q "^engine on pid $P:" &&
+	ok "non-root unload: the engine runs on" || fail "non-root unload" "the engine is gone"
 expect_exit 0 $G prefetch unload -p $P
 [ ! -e "$PINS/$P" ] && ok "unload: the pins gone" || fail "unload pins" "$(ls $PINS/$P)"
 ls /run/gpuctl-engines/ 2>/dev/null | grep -q "^$P-" && fail "unload: the claim" "$(ls /run/gpuctl-engines)" ||
