@@ -51,7 +51,7 @@ expect_exit 0 $G prefetch load stream -p $P --detach $MAX
 [ -e "$PINS/$P/params" ] && ok "engine A pinned" || fail "engine A" "$(ls $PINS 2>&1)"
 expect_exit 1 env GPUCTL_RUN_DIR="$T_DIR/run2" $G prefetch load populate -p $P --detach $MAX
 expect_stderr_line "a second engine from another run directory"
-expect_err "a second engine: says why" "already runs on process $P"
+expect_err "a second engine: says why" "engine on process $P already runs as pid [0-9]+ .one engine per process"
 expect_exit 0 env GPUCTL_RUN_DIR="$T_DIR/run2" $G prefetch show
 [ -e "$PINS/$P/params" ] && ok "another run directory's sweep leaves engine A's pins" ||
 	fail "engine A's pins" "removed by run2's sweep"
