@@ -54,7 +54,7 @@ static int do_help(int argc, char **argv)
 	printf("\n       ENGINE := ");
 	print_names(en);
 	fprintf(stdout,
-		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID | --max-bytes BYTES | --async | --duration S }\n"
+		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID | --max-bytes BYTES | --async | --duration S | --allow-helpers }\n"
 		"       HINT := { preferred-location | unset-preferred-location | accessed-by |\n"
 		"                 unset-accessed-by | read-duplication | unset-read-duplication }\n"
 		"\n"
@@ -68,7 +68,8 @@ static int do_help(int argc, char **argv)
 		"back-end works here and why. migrate and advise act once on a range of\n"
 		"another process's managed memory. Requests are cut to the GPU's free memory.\n"
 		"An ENGINE policy is a BPF program (bpf/pfengine_abi.h); 'load file PATH -p PID'\n"
-		"runs a user's own. 'set -p PID' changes a running engine's parameter.\n");
+		"runs a user's own (--allow-helpers: whatever kernel helpers it calls). 'set -p PID'\n"
+		"changes a running engine's parameter.\n");
 	return EXIT_OK;
 }
 

@@ -24,6 +24,7 @@
 
 #include "gpuctl.h"
 #include "pfengine.h"
+#include "trustfile.h"
 
 #include "engine_none.elf.h"
 #include "engine_stream.elf.h"
@@ -225,6 +226,8 @@ static int check_obj(struct bpf_object *obj, struct pfe_policy *pol, enum pfe_fi
 		return -1;
 	}
 	*kind = PFE_FILE_ENGINE;
+	if (pol->path[0] && pfe_obj_limits(obj, pol->elf, pol->elf_size, pol->allow_helpers, why, len))
+		return -1;
 	if (nprogs != 1)
 		return snprintf(why, len, "it has %d programs; an engine policy has one", nprogs), -1;
 	abi = initial(obj, "pfe_abi_version", &sz);
@@ -310,7 +313,28 @@ const struct pfe_policy *pfe_policy_find(const char *name)
 	return NULL;
 }
 
-int pfe_policy_file(const char *path, struct pfe_policy *pol, enum pfe_file_kind *kind)
+/* libbpf's own error numbers (-LIBBPF_ERRNO__*) in words as well as errno's. */
+static const char *bpf_strerror(int err, char *buf, size_t len)
+{
+	if (libbpf_strerror(err, buf, len))
+		snprintf(buf, len, "%s", strerror(err < 0 ? -err : err));
+	return buf;
+}
+
+/* The object's bytes, read once: pol->elf; 0, or -1 (after p_err unless quiet). */
+static int read_file(const char *path, struct pfe_policy *pol, bool quiet)
+{
+	struct trusted_file tf;
+
+	if (trust_file_read(path, &tf, quiet))
+		return -1;
+	pol->elf = tf.data;	/* the policy's for the process's life */
+	pol->elf_size = tf.size;
+	return 0;
+}
+
+int pfe_policy_file(const char *path, bool allow_helpers, struct pfe_policy *pol,
+		    enum pfe_file_kind *kind)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	enum pfe_file_kind k = PFE_FILE_OTHER;
@@ -318,21 +342,22 @@ int pfe_policy_file(const char *path, struct pfe_policy *pol, enum pfe_file_kind
 	char why[256], *dot;
 	int err;
 
+	free((void *)pol->elf);
 	memset(pol, 0, sizeof(*pol));
 	snprintf(pol->path, sizeof(pol->path), "%s", path);
+	pol->allow_helpers = allow_helpers;
 	snprintf(pol->name, sizeof(pol->name), "%s", base);
 	dot = strstr(pol->name, ".bpf.o");
 	if (!dot)
 		dot = strrchr(pol->name, '.');
 	if (dot && dot != pol->name)
 		*dot = '\0';
-	if (access(path, R_OK)) {
-		p_err("cannot read %s: %s", path, strerror(errno));
+	if (read_file(path, pol, false))
 		goto out;
-	}
 	obj = open_obj(pol, &err);
 	if (!obj) {
-		p_err("%s is not a BPF object libbpf can open (%s)", path, strerror(-err));
+		p_err("%s is not a BPF object libbpf can open (%s)", path,
+		      bpf_strerror(err, why, sizeof(why)));
 		goto out;
 	}
 	err = check_obj(obj, pol, &k, why, sizeof(why));
@@ -359,10 +384,10 @@ enum pfe_file_kind pfe_file_kind(const char *path)
 	char why[256];
 	int err;
 
+	free((void *)pol.elf);
 	memset(&pol, 0, sizeof(pol));
-	snprintf(pol.path, sizeof(pol.path), "%s", path);
 	snprintf(pol.name, sizeof(pol.name), "probe");
-	if (access(path, R_OK))
+	if (read_file(path, &pol, true))
 		return k;
 	obj = open_obj(&pol, &err);
 	if (obj)
@@ -458,7 +483,8 @@ int pfe_run_load(struct pfe_run *r)
 
 	r->obj = open_obj(pol, &err);
 	if (!r->obj) {
-		p_err("policy %s: cannot open its object (%s)", pol->name, strerror(-err));
+		p_err("policy %s: cannot open its object (%s)", pol->name,
+		      bpf_strerror(err, why, sizeof(why)));
 		return -1;
 	}
 	{
@@ -480,16 +506,21 @@ int pfe_run_load(struct pfe_run *r)
 	prev = debug_output ? NULL : libbpf_set_print(silent_print);
 	err = bpf_object__load(r->obj);
 	if (err) {
+		/* again from the same bytes (pol->elf: never the path again), checked again */
+		struct pfe_policy tmp = *pol;
+
 		bpf_object__close(r->obj);
 		r->obj = open_obj(pol, &err);
 		prog = NULL;
-		if (r->obj)
+		if (r->obj && !check_obj(r->obj, &tmp, &k, why, sizeof(why)))
 			bpf_object__for_each_program(p, r->obj)
 				prog = p;
 		if (prog) {
 			bpf_program__set_log_buf(prog, log, logsz);
 			bpf_program__set_log_level(prog, 1);
 			err = bpf_object__load(r->obj);
+		} else if (!err) {
+			err = -EINVAL;
 		}
 		/* (it may go through the second time: then it runs) */
 	}
@@ -502,7 +533,8 @@ int pfe_run_load(struct pfe_run *r)
 			p_err("policy %s: the verifier refused it: %s%s", pol->name, log_reason(log),
 			      debug_output ? "" : " (-d shows the verifier's log)");
 		else
-			p_err("policy %s: the kernel refused to load it: %s", pol->name, strerror(-err));
+			p_err("policy %s: the kernel refused to load it: %s", pol->name,
+			      bpf_strerror(err, why, sizeof(why)));
 		free(log);
 		return -1;
 	}

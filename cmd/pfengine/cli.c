@@ -2,7 +2,8 @@
 /*
  * cli.c - the engine's words of `gpuctl prefetch` (its back-end in
  * cmd/prefetch/backend.h): load ENGINE -p PID / -- CMD (a built-in BPF
- * policy, or a user's object: load file PATH), list --backend engine.
+ * policy, or a user's object: load file PATH [--allow-helpers]), list
+ * --backend engine.
  * show, unload -p, set -p, migrate and advise call engine.h directly.
  */
 #include <stdio.h>
@@ -42,16 +43,21 @@ static int en_load(struct pf_args *a)
 	struct pfe_run check;
 	char *args[PF_ARGS_MAX], names[256];
 	int nargs = 0, first = 1;
+	bool allow_helpers = false;
 
 	if (!o.pid && !o.cmd)
 		return usage_err("the engine runs on one process: give -p PID or -- CMD");
 	if (a->n < 1)
 		return usage_err("'prefetch load' needs a POLICY");
+	for (int i = 1; i < a->n; i++)
+		allow_helpers |= !strcmp(a->rest[i], "--allow-helpers");
+	if (allow_helpers && strcmp(a->rest[0], "file"))
+		return usage_err("--allow-helpers is for a user's object (load file PATH)");
 	if (!strcmp(a->rest[0], "file")) {
 		/* a user's object: the program's type tells an engine policy from struct_ops */
 		if (a->n < 2)
 			return usage_err("'load file' needs a PATH");
-		if (pfe_policy_file(a->rest[1], &user, &kind)) {
+		if (pfe_policy_file(a->rest[1], allow_helpers, &user, &kind)) {
 			if (kind == PFE_FILE_STRUCT_OPS)
 				return usage_err("%s is a struct_ops policy: system-wide, no -p PID or -- CMD",
 						 a->rest[1]);
@@ -68,6 +74,8 @@ static int en_load(struct pf_args *a)
 	for (int i = first; i < a->n; i++) {
 		if (!strcmp(a->rest[i], "--detach"))
 			o.detach = true;
+		else if (!strcmp(a->rest[i], "--allow-helpers"))
+			continue;
 		else if (!strcmp(a->rest[i], "--pid-file"))
 			return usage_err("the engine's pid file is its own (see 'prefetch show')");
 		else

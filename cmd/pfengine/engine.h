@@ -56,6 +56,18 @@ int pfe_reg_unload(pid_t target);
 int pfe_reg_pins(char *buf, size_t len, pid_t target, bool create);
 /* Removes the pins of engines that are not running (killed with -9). */
 void pfe_reg_sweep(void);
+/* --- claim.c: one engine per process, whatever its run directory ---------- */
+
+#define PFE_CLAIM_DIR "/run/gpuctl-engines"
+/* Claims target (pid and start time) for this engine: 0, or -1 after p_err (one runs). */
+int pfe_claim(pid_t target);
+/* Gives this engine's claim up (at its end). */
+void pfe_claim_release(void);
+/* Whether an engine runs on target now (true when that cannot be told). */
+bool pfe_claimed(pid_t target);
+/* Removes the lock files no engine holds. */
+void pfe_claim_sweep(void);
+
 /* prefetch set -p PID KEY VALUE: its command line after the word. */
 int pfe_set_main(int argc, char **argv);
 

@@ -50,7 +50,7 @@ static int attach(struct engine *g, bool quiet_if_absent)
 	return 0;
 }
 
-/* -- CMD: attach once the command has its GPU context. */
+/* -- CMD: attach once the command has its GPU context (1: it exited first). */
 static int attach_when_ready(struct engine *g)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -60,7 +60,7 @@ static int attach_when_ready(struct engine *g)
 	while (!stop_requested()) {
 		if (workload_gone(&g->w)) {
 			p_err("'%s' exited before it used the GPU", g->o->cmd[0]);
-			return -1;
+			return 1;
 		}
 		if (g->s.uvm_fd < 0) {
 			ret = attach(g, true);
@@ -75,10 +75,11 @@ static int attach_when_ready(struct engine *g)
 	return -1;
 }
 
-/* The checks and the attach, before anything runs: 0 or -1 after p_err. */
+/* The checks and the attach, before anything runs: 0, -1 after p_err (1: CMD exited first). */
 static int engine_setup(struct engine *g)
 {
 	char err[200];
+	int ret;
 
 	/* the program first: a refusal leaves nothing behind (no command started) */
 	if (pfe_run_load(&g->run))
@@ -95,7 +96,7 @@ static int engine_setup(struct engine *g)
 	} else if (workload_spawn(&g->w, g->o->cmd, json_output)) {
 		return -1;
 	}
-	if (pfe_reg_dir(g->dir, sizeof(g->dir), true))
+	if (pfe_reg_dir(g->dir, sizeof(g->dir), true) || pfe_claim(g->w.pid))
 		return -1;
 	pfe_reg_path(g->pid_path, sizeof(g->pid_path), g->dir, g->w.pid, "pid");
 	pfe_reg_path(g->stats_path, sizeof(g->stats_path), g->dir, g->w.pid, "stats");
@@ -110,8 +111,11 @@ static int engine_setup(struct engine *g)
 	/* before the command runs on: no allocation it makes is missed */
 	feed_watch(g);
 	if (g->o->cmd) {
-		if (workload_release(&g->w) || attach_when_ready(g))
+		if (workload_release(&g->w))
 			return -1;
+		ret = attach_when_ready(g);
+		if (ret)
+			return ret;
 	} else if (attach(g, false)) {
 		return -1;
 	}
@@ -164,6 +168,7 @@ static void engine_end(struct engine *g)
 		g->pid_fd = -1;
 	}
 	pfe_run_free(&g->run);
+	pfe_claim_release();
 }
 
 static int engine_init(struct engine *g, const struct pfe_opts *o)
@@ -181,12 +186,13 @@ static int engine_init(struct engine *g, const struct pfe_opts *o)
 static int engine_fg(const struct pfe_opts *o)
 {
 	struct engine g;
-	int ret = EXIT_FAIL;
+	int ret = EXIT_FAIL, setup;
 
 	if (engine_init(&g, o))
 		return EXIT_USAGE;
 	stop_signals_install();
-	if (!engine_setup(&g)) {
+	setup = engine_setup(&g);
+	if (!setup) {
 		g.started = mono_s();
 		p_info("engine: policy %s on process %d; Ctrl-C or 'gpuctl prefetch unload -p %d' "
 		       "ends it", o->pol->name, (int)g.w.pid, (int)g.w.pid);
@@ -201,7 +207,8 @@ static int engine_fg(const struct pfe_opts *o)
 	 * -- CMD: its failure is the caller's (as stat -- CMD and perf stat):
 	 * gpuctl exits with CMD's status (128+N: signal N) unless it stopped it.
 	 */
-	if (ret == EXIT_OK && o->cmd && !stop_requested() && workload_status(&g.w) > 0) {
+	if ((ret == EXIT_OK || setup == 1) && o->cmd && !stop_requested() &&
+	    workload_status(&g.w) > 0) {
 		ret = workload_status(&g.w);
 		p_info("the command exited with status %d", ret);
 	}

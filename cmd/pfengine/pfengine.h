@@ -41,6 +41,7 @@ struct pfe_policy {
 	const void *elf;	/* built in: the skeleton's bytes */
 	size_t elf_size;
 	char path[256];		/* a user's file, "" for built-ins */
+	bool allow_helpers;	/* a user's file: --allow-helpers given */
 	bool never_migrates;	/* asks for no migration: needs no cap (--max-bytes) */
 	uint32_t wants;		/* PFE_WANTS (PFE_W_ALL when it says nothing) */
 	struct param params[PFE_MAX_PARAMS];	/* name, doc: in the storage below */
@@ -55,13 +56,30 @@ const struct pfe_policy *pfe_policy_find(const char *name);
 
 enum pfe_file_kind { PFE_FILE_ENGINE, PFE_FILE_STRUCT_OPS, PFE_FILE_OTHER };
 /*
- * A user's object: 0 with *pol filled; -1 after one p_err line (not BPF,
- * no SEC("syscall") program, ABI version, no pfe_io).  kind (may be NULL):
- * what the object is, even when it is refused.
+ * A user's object, read once (trustfile.h: a regular file only root or the
+ * user who ran sudo can write) into pol->elf, from which everything after
+ * checks and loads: 0 with *pol filled; -1 after one p_err line (the file,
+ * not BPF, no SEC("syscall") program, ABI version, no pfe_io, a helper it
+ * may not call unless allow_helpers, maps too large).  kind (may be NULL):
+ * what the object is, even when it is refused.  pol: zeroed, or filled by
+ * an earlier call (its bytes are freed).
  */
-int pfe_policy_file(const char *path, struct pfe_policy *pol, enum pfe_file_kind *kind);
+int pfe_policy_file(const char *path, bool allow_helpers, struct pfe_policy *pol,
+		    enum pfe_file_kind *kind);
 /* What the object at path is (quiet; PFE_FILE_OTHER when it cannot be read). */
 enum pfe_file_kind pfe_file_kind(const char *path);
+
+/* --- objcheck.c: what a user's object may do --------------------------- */
+/* What an engine object's maps may hold in all (key + value bytes x entries). */
+#define PFE_OBJ_MAX_BYTES (64ull << 20)
+struct bpf_object;
+/*
+ * The maps of obj within PFE_OBJ_MAX_BYTES, and (unless allow_helpers) no
+ * program in the ELF bytes calls a helper outside the engine's list or a
+ * kfunc: 0, or -1 with why (one line).
+ */
+int pfe_obj_limits(struct bpf_object *obj, const void *elf, size_t size, bool allow_helpers,
+		   char *why, size_t len);
 
 /* The engine's own counters (the program's are named by its BTF). */
 enum pfe_ctr {

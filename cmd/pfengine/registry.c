@@ -8,7 +8,8 @@
  * <target pid>/: pfe_io, params, counters, rodata, bss, ...) so that
  * `bpftool map dump pinned ...` shows a policy's state and `prefetch set`
  * changes its parameters while it runs, with the sweep that removes the pins
- * of an engine killed with -9.
+ * of an engine killed with -9 (claim.c says whether an engine runs on a
+ * process, whatever its run directory).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,12 +101,13 @@ static void remove_dir(const char *dir)
 
 void pfe_reg_sweep(void)
 {
-	char root[PATH_MAX], reg[PATH_MAX], pidp[PATH_MAX], path[PATH_MAX + 300];
+	char root[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *de;
 	DIR *d;
 
+	pfe_claim_sweep();
 	/* housekeeping: a tree it may not use is the command's to report, not the sweep's */
-	if (pin_dir_quiet("engine", root, sizeof(root)) || pfe_reg_dir(reg, sizeof(reg), false))
+	if (pin_dir_quiet("engine", root, sizeof(root)))
 		return;
 	d = opendir(root);
 	while (d && (de = readdir(d))) {
@@ -113,8 +116,8 @@ void pfe_reg_sweep(void)
 
 		if (t <= 0 || *end)
 			continue;
-		pfe_reg_path(pidp, sizeof(pidp), reg, (pid_t)t, "pid");
-		if (pidfile_live(pidp))
+		/* the claim, not this run directory's pid file: an engine of another one counts */
+		if (pfe_claimed((pid_t)t))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", root, de->d_name);
 		remove_dir(path);
@@ -199,6 +202,12 @@ int pfe_reg_unload(pid_t target)
 	pid_t engine;
 	int err;
 
+	/* first: without the right to stop root's engine its pid file reads as none */
+	if (geteuid() != 0 && cap_held(CAP_KILL) <= 0) {
+		p_err("'prefetch unload -p' stops an engine running as root: it needs root "
+		      "(CAP_KILL); gpuctl cannot tell whether one runs on process %d", (int)target);
+		return EXIT_FAIL;
+	}
 	if (pfe_reg_dir(dir, sizeof(dir), false) == -1)
 		return EXIT_FAIL;
 	pfe_reg_sweep();

@@ -8,10 +8,8 @@
  * or gives up with a message about type ids.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <unistd.h>
 
 #include <bpf/btf.h>
 
@@ -242,7 +240,7 @@ static int check_btf(const Elf_Data *d, const char *path, const char *st_type)
 	return err;
 }
 
-int elf_check_policy(const char *path, const char *st_type)
+int elf_check_policy(const char *path, const void *bytes, size_t size, const char *st_type)
 {
 	bool license_ok = false, has_license = false, has_st = false;
 	const char *name, *why = NULL;
@@ -252,15 +250,11 @@ int elf_check_policy(const char *path, const char *st_type)
 	size_t shstrndx;
 	GElf_Shdr sh;
 	GElf_Ehdr eh;
-	int fd, ret = -1;
+	int ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		p_err("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	/* libelf reads the image in place (a native-endian object is not converted) */
+	elf = elf_memory((char *)bytes, size);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		p_err("%s is not an ELF file", path);
 		goto out;
@@ -314,6 +308,5 @@ int elf_check_policy(const char *path, const char *st_type)
 out:
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	return ret;
 }

@@ -18,12 +18,14 @@
 
 #include "gpuctl.h"
 #include "policy.h"
+#include "trustfile.h"
 
 /* One load's working state, passed down its steps. */
 struct load {
 	const struct policy_kind *k;
 	const struct policy_def *def;	/* NULL: a user's object */
 	const char *path;
+	struct trusted_file file;	/* a user's object: its bytes, read once */
 	const char *name;		/* the policy's name, for messages and meta */
 	char dir[PATH_MAX];		/* the object's pin directory */
 	char mapdir[PATH_MAX + 16];
@@ -95,7 +97,16 @@ static int load_object(struct load *l, const __u64 *vals)
 
 	libbpf_quiet_begin();
 	if (l->path) {
-		l->obj = bpf_object__open_file(l->path, &oopts);
+		/* the bytes elf_check_policy checked: never the path again */
+		char name[64], *dot;
+
+		snprintf(name, sizeof(name), "%s", strrchr(l->path, '/') ? strrchr(l->path, '/') + 1 :
+			 l->path);
+		dot = strchr(name, '.');
+		if (dot && dot != name)
+			*dot = '\0';
+		oopts.object_name = name;
+		l->obj = bpf_object__open_mem(l->file.data, l->file.size, &oopts);
 	} else {
 		bytes = l->def->elf_bytes(&sz);
 		oopts.object_name = l->def->name;
@@ -105,7 +116,11 @@ static int load_object(struct load *l, const __u64 *vals)
 	warn = libbpf_quiet_end();
 	if (err) {
 		l->obj = NULL;
-		p_err("cannot open %s: %s%s%s%s", what, strerror(-err), *warn ? " (libbpf: " : "",
+		char msg[128];
+
+		if (libbpf_strerror(err, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "%s", strerror(-err));
+		p_err("cannot open %s: %s%s%s%s", what, msg, *warn ? " (libbpf: " : "",
 		      warn, *warn ? ")" : "");
 		return -1;
 	}
@@ -384,7 +399,8 @@ static int check_load(struct load *l, const struct policy_load_opts *opts, __u64
 		return err;
 	snprintf(what, sizeof(what), "%s load", l->k->object);
 	if (need_caps(what, NEED_BPF) || bpffs_check() || check_driver(l->k) ||
-	    (l->path && elf_check_policy(l->path, l->k->st_type)))
+	    (l->path && (trust_file_read(l->path, &l->file, false) ||
+			 elf_check_policy(l->path, l->file.data, l->file.size, l->k->st_type))))
 		return EXIT_FAIL;
 	return -1;
 }
@@ -398,14 +414,16 @@ int policy_load(const struct policy_kind *k, struct policy_load_opts *opts)
 	bool swap;
 
 	ret = check_load(&l, opts, vals);
-	if (ret >= 0)
+	if (ret >= 0) {
+		trust_file_free(&l.file);
 		return ret;
+	}
 	ret = EXIT_FAIL;
-	if (obj_pin_dir(k, true, l.dir, sizeof(l.dir)))
+	lock_fd = obj_pin_dir(k, true, l.dir, sizeof(l.dir)) ? -1 : pin_lock(l.dir);
+	if (lock_fd < 0) {
+		trust_file_free(&l.file);
 		return EXIT_FAIL;
-	lock_fd = pin_lock(l.dir);
-	if (lock_fd < 0)
-		return EXIT_FAIL;
+	}
 	policy_step("locked");
 	if (read_attached(k, l.dir, &l.cur) || load_object(&l, vals) ||
 	    (opts->setup && opts->setup(opts->ctx, l.def ? l.def->name : NULL, l.obj)))
@@ -428,6 +446,7 @@ int policy_load(const struct policy_kind *k, struct policy_load_opts *opts)
 out:
 	attached_close(&l.cur);
 	bpf_object__close(l.obj);
+	trust_file_free(&l.file);
 	close(lock_fd);
 	return ret;
 }

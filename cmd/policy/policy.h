@@ -231,8 +231,11 @@ int policy_param_index(const struct policy_def *d, const char *name);
 /* stvalue.c: the value a struct_ops map is updated with before a swap. */
 int st_map_prepare(struct bpf_object *obj, const char *map_name, int map_fd);
 
-/* elfcheck.c: a user's object, with libelf and our own BTF walk; p_err and -1. */
-int elf_check_policy(const char *path, const char *st_type);
+/*
+ * elfcheck.c: a user's object, its bytes read once (trustfile.h), with
+ * libelf and our own BTF walk; path names it in messages.  p_err and -1.
+ */
+int elf_check_policy(const char *path, const void *bytes, size_t size, const char *st_type);
 /*
  * Follows typedef/const/volatile/restrict/type_tag links from type id: the
  * type reached (its id into *res), the links followed into *depth; NULL

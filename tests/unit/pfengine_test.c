@@ -480,7 +480,7 @@ static void test_user(void)
 
 	next = 0;
 	CHECK("user object: the example is an engine policy",
-	      pfe_policy_file("tests/policies/engine_example.elf", &pol, &kind) == 0 &&
+	      pfe_policy_file("tests/policies/engine_example.elf", false, &pol, &kind) == 0 &&
 	      kind == PFE_FILE_ENGINE && !strcmp(pol.name, "engine_example") && pol.nparams == 1 &&
 	      !strcmp(pol.params[0].name, "ahead") && pol.params[0].max == 64);
 	CHECK("user object: loads", pfe_run_init(&r, &pol, 2, args) == 0 && pfe_run_load(&r) == 0);
@@ -494,16 +494,16 @@ static void test_user(void)
 	}
 	pfe_run_free(&r);
 	CHECK("user object: another ABI version refused",
-	      pfe_policy_file("tests/policies/engine_bad_abi.elf", &pol, &kind) == -1 && kind == PFE_FILE_ENGINE);
+	      pfe_policy_file("tests/policies/engine_bad_abi.elf", false, &pol, &kind) == -1 && kind == PFE_FILE_ENGINE);
 	CHECK("user object: no SEC(\"syscall\") program refused",
-	      pfe_policy_file("tests/policies/engine_bad_section.elf", &pol, &kind) == -1 && kind == PFE_FILE_OTHER);
+	      pfe_policy_file("tests/policies/engine_bad_section.elf", false, &pol, &kind) == -1 && kind == PFE_FILE_OTHER);
 	CHECK("user object: a struct_ops object is told apart",
 	      pfe_file_kind("tests/policies/wrong_type.elf") == PFE_FILE_STRUCT_OPS);
 	CHECK("user object: the verifier's refusal",
-	      pfe_policy_file("tests/policies/engine_bad_verifier.elf", &pol, &kind) == 0 &&
+	      pfe_policy_file("tests/policies/engine_bad_verifier.elf", false, &pol, &kind) == 0 &&
 	      pfe_run_init(&r, &pol, 0, NULL) == 0 && pfe_run_load(&r) == -1);
 	pfe_run_free(&r);
-	CHECK("user object: a missing file", pfe_policy_file("tests/policies/nosuch.elf", &pol, &kind) == -1);
+	CHECK("user object: a missing file", pfe_policy_file("tests/policies/nosuch.elf", false, &pol, &kind) == -1);
 }
 
 /* Pinned maps: bpftool reads them, `prefetch set` writes a parameter through them. */
