@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* clock.c - the two clocks gpuctl reads: boot time (BPF's) and monotonic seconds. */
+/*
+ * clock.c - the clocks gpuctl reads: boot time (BPF's), monotonic seconds,
+ * and the raw monotonic clock (the UVM tools events' timestamps).
+ */
 #include <stdint.h>
 #include <time.h>
 
@@ -19,4 +22,12 @@ double mono_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+uint64_t monoraw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }

@@ -330,5 +330,6 @@ const char *libbpf_quiet_end(void);
 /* -------------------------------------------------------------- clock.c */
 uint64_t boottime_ns(void);	/* CLOCK_BOOTTIME, BPF's bpf_ktime_get_boot_ns() */
 double mono_s(void);		/* CLOCK_MONOTONIC in seconds */
+uint64_t monoraw_ns(void);	/* CLOCK_MONOTONIC_RAW, the UVM tools events' clock */
 
 #endif

@@ -159,7 +159,7 @@ void act(struct engine *g, const struct pfe_request *q)
 		if (i >= 0) {
 			g->since_free[i] += len;
 			g->gpu_bytes[i] += len;
-			allocs_served(&g->al, q->addr, len, pfe_raw_ns());
+			allocs_served(&g->al, q->addr, len, monoraw_ns());
 		}
 	}
 out:
@@ -170,7 +170,7 @@ out:
 		done->len = len;
 		done->cookie = q->cookie;
 		done->gpu = q->dst;
-		done->ts_ns = pfe_raw_ns();
+		done->ts_ns = monoraw_ns();
 		done->flags = ok ? PFE_F_OK : 0;
 	}
 }

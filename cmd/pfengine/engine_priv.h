@@ -57,8 +57,6 @@ struct engine {
 	int pid_fd;
 };
 
-uint64_t pfe_raw_ns(void);
-
 /* --- feed.c ---------------------------------------------------------------- */
 /* The watcher on the process, before it runs on (-- CMD) or before its maps are read: 0. */
 int feed_watch(struct engine *g);

@@ -31,20 +31,11 @@
 #define SAMPLE_FAULTS 64	/* faults counted while off that start a sample */
 #define FAULT_EVENTS (1ull << UT_EV_GPU_FAULT)
 
-uint64_t pfe_raw_ns(void)
-{
-	struct timespec ts;
-
-	/* the clock of the tools events' timestamps */
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* CLOCK_MONOTONIC_RAW less CLOCK_MONOTONIC (the watcher's clock), now. */
 static int64_t raw_minus_mono(void)
 {
 	struct timespec m;
-	uint64_t r = pfe_raw_ns();
+	uint64_t r = monoraw_ns();
 
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	return (int64_t)(r - ((uint64_t)m.tv_sec * 1000000000ull + m.tv_nsec));
@@ -100,7 +91,7 @@ static void emit(int kind, uint64_t s, uint64_t x, uint64_t ts, void *arg)
 static void gap(struct engine *g, uint64_t lost)
 {
 	struct pfe_event *e = slot(g);
-	uint64_t now = pfe_raw_ns();
+	uint64_t now = monoraw_ns();
 
 	g->run.ctr[PFE_C_GAPS]++;
 	if (!e)
@@ -125,7 +116,7 @@ static void on_mapping(const struct aw_event *ev, void *arg)
 static bool wanted(struct engine *g, const struct gt_event *t, struct alloc **xp)
 {
 	struct alloc *x = allocw_on(&g->aw) ? allocs_find(&g->al, t->addr) :
-			  allocs_find_read(&g->al, t->addr, pfe_raw_ns());
+			  allocs_find_read(&g->al, t->addr, monoraw_ns());
 	bool first = x && allocs_fault(&g->al, x, t->ts_ns);
 
 	*xp = x;
@@ -242,7 +233,7 @@ int feed_start(struct engine *g)
 {
 	g->faults_on = true;	/* as the queue was opened */
 	/* the watcher runs already: what the maps miss now, it reports */
-	allocs_resync(&g->al, pfe_raw_ns());
+	allocs_resync(&g->al, monoraw_ns());
 	interest(g);
 	return 0;
 }
@@ -260,7 +251,7 @@ void feed_turn(struct engine *g)
 	lost = allocw_new_lost(&g->aw);
 	if (lost) {
 		g->run.ctr[PFE_C_WATCH_LOST] += lost;
-		allocs_resync(&g->al, pfe_raw_ns());
+		allocs_resync(&g->al, monoraw_ns());
 		gap(g, lost);
 	}
 	interest(g);	/* a new allocation: recording on before anything else */
