@@ -6,9 +6,10 @@
  * One program pair, raw tracepoints on sys_enter/sys_exit, serves every
  * engine on the host: `targets` maps a watched process (tgid) to the ring
  * buffer of the engine that watches it, and only those processes' mmap,
- * munmap, mremap and mprotect calls are reported, at their return.  Every
- * other syscall of the host pays one compare at entry and one register
- * read at exit.
+ * munmap, mremap and mprotect calls are reported, at their return.  The
+ * programs cost other syscalls one compare at entry and one load at exit;
+ * attaching them at all puts every syscall of the host on the kernel's
+ * tracepoint path (~120 ns a call: bench/results/alloc-watch-cost-*.md).
  */
 #ifndef GPUCTL_ALLOC_WATCH_ABI_H
 #define GPUCTL_ALLOC_WATCH_ABI_H
