@@ -76,7 +76,9 @@ static int load(const char *dir, int *tfd, int *rfd, char *err, size_t len)
 		bpf_link__destroy(l[1]);
 		alloc_watch__destroy(s);
 	} else {
-		own = s;
+		own = s;	/* its links go with it (alloc_watch__destroy) */
+		s->links.aw_sys_enter = l[0];
+		s->links.aw_sys_exit = l[1];
 	}
 	return 0;
 }
