@@ -637,7 +637,7 @@ static int do_run(int argc, char **argv)
 			args[nargs++] = argv[0];
 		}
 	}
-	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.gate);
+	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.self);
 	free(args);
 	if (ret)
 		return ret;
@@ -761,7 +761,7 @@ static int do_status(int argc, char **argv)
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	if (runner)
-		share_print(runner);
+		sched_policy_status(runner);
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	sched_close(&s);

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "sched.h"
+#include "lcbe.h"
 
 #define SHARE_MAGIC	"gpuctl-sched-share 1"
 
