@@ -22,6 +22,8 @@
 #include "tsg_watch.h"
 #include "tsgw/tsgw.h"	/* struct tsg */
 
+struct sched_mech;	/* mech.h */
+
 /* What a word of a policy's ARGS sets: generic ones, or the policy's own. */
 enum sched_word_kind {
 	SW_MATCH,	/* MATCH: a rule giving cls */
@@ -98,6 +100,7 @@ struct sched_policy {
 	bool need_value;	/* a timeslice or a level must be given (need_msg) */
 	const char *need_msg;
 	const struct sched_hooks *hooks;	/* NULL: rules alone */
+	const struct sched_mech *mech;		/* how its wishes reach the GPU; NULL: RM's */
 };
 
 /* The hook h of p, when p has it. */

@@ -36,6 +36,7 @@
 #include "sched.h"
 #include "sched_gpu.h"
 #include "liveproc.h"
+#include "tsg_ctl.h"	/* how the watcher recorded an application's control */
 
 #define PRUNE_NS	1000000000ULL
 
@@ -55,6 +56,7 @@ struct run {
 	pid_t me;		/* the policy process: orig_by of what it changed */
 	bool draining;		/* events from before this run: not ours */
 	const struct sched_policy *p;	/* the policy: its hooks are called with o->self */
+	const struct sched_mech *m;	/* how its wishes reach the GPU (mech.h) */
 	unsigned long applied, reapplied, failed;
 };
 
@@ -108,21 +110,18 @@ struct restore_ctx {
 	int restored, failed;
 };
 
-/* Puts t's originals back; 0, or -1 with err.  *ts, *lv: what RM reads back. */
+/*
+ * Puts t's originals back; 0, or -1 with err.  *ts, *lv: what RM reads back.
+ * Only a per-TSG mechanism leaves a TSG changed: RM's, the one there is.
+ */
 static int put_back(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *lv, char *err,
 		    size_t len)
 {
-	const struct tsg_info *i = &t->info;
+	const struct sched_mech *m = sched_mech_default();
 
-	if ((i->orig_flags & ORIG_SCHEDULE) && tsg_schedule(s, t, true, err, len))
+	if (m->tsg_restore(s, t, err, len))
 		return -1;
-	if ((i->orig_flags & ORIG_CHANNELS) && tsg_channels_on(s, t, err, len))
-		return -1;
-	if ((i->orig_flags & ORIG_TIMESLICE) && tsg_set_ts(s, t, i->orig_timeslice, err, len))
-		return -1;
-	if ((i->orig_flags & ORIG_INTERLEAVE) && tsg_set_level(s, t, i->orig_interleave, err, len))
-		return -1;
-	return tsg_get(s, t, ts, lv, err, len);
+	return m->tsg_read(s, t, ts, lv, err, len);
 }
 
 static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_info *info,
@@ -214,7 +213,7 @@ static int save_orig(struct run *r, struct tsg *t, __u32 more, char *err, size_t
 	__u64 ts;
 	__u32 lv;
 
-	if (tsg_get(&r->s, t, &ts, &lv, err, len))
+	if (r->m->tsg_read(&r->s, t, &ts, &lv, err, len))
 		return -1;
 	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur)) {
 		snprintf(err, len, "the TSG was freed meanwhile");
@@ -335,13 +334,9 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		apply_failed(r, t, "", err);
 		return;
 	}
-	if (t->info.want_timeslice &&
-	    tsg_set_ts(&r->s, t, t->info.want_timeslice, err, sizeof(err)))
+	if (r->m->tsg_apply(&r->s, t, err, sizeof(err)))
 		return apply_failed(r, t, "", err);
-	if (t->info.want_interleave &&
-	    tsg_set_level(&r->s, t, t->info.want_interleave - 1, err, sizeof(err)))
-		return apply_failed(r, t, "", err);
-	if (tsg_get(&r->s, t, &rts, &rlv, err, sizeof(err)))
+	if (r->m->tsg_read(&r->s, t, &rts, &rlv, err, sizeof(err)))
 		return apply_failed(r, t, "read back: ", err);
 	tsg_mark(r, t);
 	if (again)
@@ -366,13 +361,12 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 static void on_app_set(struct run *r, const struct tsg_event *e, struct tsg *t)
 {
 	const struct tsg_info *i = &t->info;
+	unsigned int watch = tsg_ctl_watch(e->cmd);
 
 	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &t->info) || i->orig_by != (__u32)r->me)
 		return;	/* not a TSG this run changed */
-	if ((e->cmd == NVA06C_CTRL_CMD_SET_TIMESLICE && i->want_timeslice &&
-	     e->value != i->want_timeslice) ||
-	    (e->cmd == NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL && i->want_interleave &&
-	     e->value != i->want_interleave - 1))
+	if ((watch == RM_WATCH_TIMESLICE && i->want_timeslice && e->value != i->want_timeslice) ||
+	    (watch == RM_WATCH_LEVEL && i->want_interleave && e->value != i->want_interleave - 1))
 		run_apply(r, t, true);
 }
 
@@ -410,7 +404,7 @@ static int run_on_event(void *ctx, void *data, size_t size)
 		run_apply(r, &t, false);
 		break;
 	case TSG_EV_APP_SET:
-		if (e->cmd != NVA06C_CTRL_CMD_PREEMPT)
+		if (tsg_ctl_watch(e->cmd) != RM_WATCH_COUNT)	/* a preempt sets nothing */
 			on_app_set(r, e, &t);
 		break;
 	case TSG_EV_CLIENT_FREE: {
@@ -653,7 +647,8 @@ undo_dir:
 
 int run_main(const struct run_opts *o)
 {
-	struct run r = { .s = SCHED_INIT, .o = o, .p = o->policy };
+	struct run r = { .s = SCHED_INIT, .o = o, .p = o->policy,
+			 .m = o->policy->mech ? o->policy->mech : sched_mech_default() };
 	struct ring_buffer *rb = NULL;
 	char dir[PATH_MAX];
 	int lock, pidfd = -1, ready[2] = { -1, -1 }, ret = EXIT_FAIL;

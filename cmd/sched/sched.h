@@ -9,6 +9,8 @@
  *   run.c       the run daemon: applies decisions, calls the policy's
  *               hooks, re-applies, restores the originals, also those a
  *               killed run left changed.  It knows no class.
+ *   mech.c      the scheduling mechanisms (mech.h), one row each: how a
+ *               policy's wish reaches the GPU; mech_rm.c: RM's TSG controls.
  *   lcbe/       lc-be: its row, words and defaults, the hint gate, the
  *               hint file, the ledger and its file (lcbe/lcbe.h).
  *
@@ -27,6 +29,7 @@
 #include "tsg_watch.h"
 #include "tsgw/tsgw.h"	/* the watcher and its TSG table */
 #include "policy.h"	/* a scheduling policy: a row with hooks */
+#include "mech.h"	/* how a wish reaches the GPU: a row of ops */
 
 /* What gpuctl accepts as a timeslice; RM may refuse more (its status is shown). */
 #define SCHED_TS_MIN_US	1ULL
@@ -88,8 +91,8 @@ int tsg_set_ts(struct sched *s, const struct tsg *t, __u64 us, char *err, size_t
 int tsg_set_level(struct sched *s, const struct tsg *t, __u32 level, char *err, size_t len);
 int tsg_preempt(struct sched *s, const struct tsg *t, bool wait, __u32 timeout_us, char *err,
 		size_t len);
-/* Its channels enabled again (FIFO_DISABLE_CHANNELS bDisable 0): 0 or -1 with err. */
-int tsg_channels_on(struct sched *s, const struct tsg *t, char *err, size_t len);
+/* Its channels enabled (on: FIFO_DISABLE_CHANNELS bDisable 0) or disabled: 0 or -1 with err. */
+int tsg_channels(struct sched *s, const struct tsg *t, bool on, char *err, size_t len);
 /* GPFIFO_SCHEDULE: t on its runlist (enable) or off it. */
 int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, size_t len);
 /*
