@@ -69,24 +69,31 @@ const char *sched_policy_name(const struct sched_policy *p)
 	return p->name;
 }
 
-const char *sched_policy_list(void)
+/* The table's names joined: sep between two, last before the last one. */
+static const char *names_joined(char *buf, size_t len, const char *sep, const char *last)
 {
-	static char buf[128];
-
 	buf[0] = '\0';
 	for (size_t i = 0; i < NPOLICIES; i++) {
 		size_t used = strlen(buf);
 
-		snprintf(buf + used, sizeof(buf) - used, "%s%s",
-			 !i ? "" : i + 1 == NPOLICIES ? " or " : ", ", policies[i]->name);
+		snprintf(buf + used, len - used, "%s%s",
+			 !i ? "" : i + 1 == NPOLICIES ? last : sep, policies[i]->name);
 	}
 	return buf;
 }
 
-void sched_policy_names(void)
+const char *sched_policy_list(void)
 {
-	for (size_t i = 0; i < NPOLICIES; i++)
-		printf("%s\n", policies[i]->name);
+	static char buf[128];
+
+	return names_joined(buf, sizeof(buf), ", ", " or ");
+}
+
+const char *sched_policy_alts(void)
+{
+	static char buf[128];
+
+	return names_joined(buf, sizeof(buf), " | ", " | ");
 }
 
 void sched_policy_status(pid_t runner)

@@ -110,8 +110,8 @@ const struct sched_policy *sched_policy_find(const char *name);
 const char *sched_policy_name(const struct sched_policy *p);
 /* "lc-be or fixed": for messages. */
 const char *sched_policy_list(void);
-/* Every policy's name, one a line (the completion asks for them). */
-void sched_policy_names(void);
+/* "lc-be | fixed": help's POLICY line (the completion reads it there). */
+const char *sched_policy_alts(void);
 /*
  * The policy's ARGS into pol's rules and, for a row with hooks, its options
  * (*self, from its make hook): 0, or EXIT_USAGE after usage_err (EXIT_FAIL
