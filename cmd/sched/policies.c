@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policies.c - the scheduling policies gpuctl sched run knows: their words
- * and defaults (one table entry each), how their arguments become the
- * watcher's rules (struct policy, tsg_watch.h), and the decision those rules
- * take, in C, for TSGs that existed before the run (the watcher takes the
- * same decision in BPF for new ones).
+ * policies.c - the table of scheduling policies gpuctl sched run knows (one
+ * row each, policy.h; `fixed` is defined here, a row without hooks, lc-be's
+ * is cmd/sched/lcbe/row.c), how a row's words become the watcher's rules
+ * (struct policy, tsg_watch.h), and the decision those rules take, in C, for
+ * TSGs that existed before the run (the watcher takes the same decision in
+ * BPF for new ones).
  */
 #define _GNU_SOURCE
 #include <errno.h>
