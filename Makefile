@@ -24,8 +24,8 @@ BPF_OBJS    := $(patsubst bpf/%.bpf.c,build/%.bpf.o,$(BPF_SRCS))
 SKELS       := $(patsubst bpf/%.bpf.c,build/%.skel.h,$(BPF_SRCS))
 # The engine's built-in policies: only their objects' bytes (bpf/pfengine_abi.h).
 SKELS       += $(patsubst bpf/%.bpf.c,build/%.elf.h,$(wildcard bpf/engine_*.bpf.c))
-CMD_SRCS    := $(wildcard cmd/*.c cmd/*/*.c)
-CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h bpf/*.h hint/*.h)
+CMD_SRCS    := $(wildcard cmd/*.c cmd/*/*.c cmd/*/*/*.c)
+CMD_HDRS    := $(wildcard cmd/*.h cmd/*/*.h cmd/*/*/*.h bpf/*.h hint/*.h)
 MAN_SRCS    := $(wildcard man/*.rst)
 MANS        := $(patsubst man/%.rst,build/man/%,$(MAN_SRCS))
 

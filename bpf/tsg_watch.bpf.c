@@ -22,6 +22,7 @@
 
 #include "tsg_watch.h"
 #include "tsg_match.h"
+#include "tsg_ctl.h"	/* which controls are recorded, how */
 #include "rm.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -334,14 +335,14 @@ static __always_inline void on_control(struct pending *p, __u32 tgid)
 	struct tsg_info *info;
 	struct tsg_key key;
 	__u64 value = 0;
+	__u32 watch;
 
 	if (p->size != sizeof(c) || bpf_probe_read_user(&c, sizeof(c), (void *)p->arg))
 		return;
 	if (c.status != NV_OK)
 		return;
-	if (c.cmd != NVA06C_CTRL_CMD_SET_TIMESLICE &&
-	    c.cmd != NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL &&
-	    c.cmd != NVA06C_CTRL_CMD_PREEMPT)
+	watch = tsg_ctl_watch(c.cmd);
+	if (watch == RM_WATCH_NONE)
 		return;
 	key.pid = tgid;
 	key.hClient = c.hClient;
@@ -349,11 +350,11 @@ static __always_inline void on_control(struct pending *p, __u32 tgid)
 	info = bpf_map_lookup_elem(&tsgs, &key);
 	if (!info)
 		return;	/* not a TSG of this process: e.g. gpuctl on a borrowed file */
-	if (c.cmd == NVA06C_CTRL_CMD_SET_TIMESLICE) {
+	if (watch == RM_WATCH_TIMESLICE) {
 		if (bpf_probe_read_user(&value, sizeof(value), (void *)c.params))
 			return;
 		info->app_timeslice = value;
-	} else if (c.cmd == NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL) {
+	} else if (watch == RM_WATCH_LEVEL) {
 		__u32 level = 0;
 
 		if (bpf_probe_read_user(&level, sizeof(level), (void *)c.params))

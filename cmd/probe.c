@@ -43,10 +43,11 @@
 static const struct {
 	const char *name;
 	const char *what;
-} kfunc_table[] = {
+} kfunc_table[] = {	/* all the patch's (uvm_bpf_ext.c): test_house.sh compares */
 	{ "bpf_uvm_set_va_block_region", "prefetch: set the region to prefetch" },
 	{ "bpf_uvm_strstr", "policies matching process or kernel names" },
 	{ "bpf_uvm_evict_move_head", "evict: move a chunk to the head of the eviction list" },
+	{ "bpf_uvm_evict_move_tail", "evict: move a chunk to the tail of the eviction list" },
 };
 
 static const char *const module_table[] = { "nvidia", "nvidia_uvm", "uvm_model" };

@@ -27,15 +27,6 @@
 #include "sched/sched_gpu.h"
 
 
-static const char *const stat_names[STAT_NR] = {
-	[STAT_IOCTLS] = "rm_ioctls",
-	[STAT_TSG_NEW] = "tsg_new",
-	[STAT_TSG_FREE] = "tsg_free",
-	[STAT_APP_SET] = "app_controls",
-	[STAT_TABLE_FULL] = "table_full",
-	[STAT_RB_FULL] = "ringbuf_full",
-	[STAT_DECIDED] = "decided",
-};
 
 /* A level for humans: RM's, else the last one set (marked "*"), else "n/a". */
 static const char *level_str(__u32 level, const struct tsg_info *i)
@@ -73,9 +64,11 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s { status | stop | unload | help }\n"
 		"\n"
 		"       TARGET := { --tsg ID | --pid PID | --gpu GPU } (--gpu narrows --pid)\n"
-		"       GPU := { INDEX | UUID | PCI-BUS-ID } (as gpuctl probe lists them)\n"
-		"       POLICY := { lc-be | fixed }\n"
-		"       lc-be ARGS := { lc MATCH | be MATCH | lc-timeslice US | be-timeslice US |\n"
+		"       GPU := { INDEX | UUID | PCI-BUS-ID } (as gpuctl probe lists them)\n",
+		bin_name, "sched");
+	/* the table's names: the completion reads them here */
+	fprintf(stdout, "       POLICY := { %s }\n", sched_policy_alts());
+	fputs(	"       lc-be ARGS := { lc MATCH | be MATCH | lc-timeslice US | be-timeslice US |\n"
 		"                       lc-interleave LEVEL | be-interleave LEVEL |\n"
 		"                       hint FILE | hint-hold MS | hint-mode MODE |\n"
 		"                       hint-min-off MS | be-rotate MS |\n"
@@ -96,8 +89,7 @@ static int do_help(int argc, char **argv)
 		"processes allocate from then on (not those allocated before).\n"
 		"Controls go through the owning process's RM file (pidfd_getfd):\n"
 		"root with CAP_SYS_PTRACE; the device is " RM_DEFAULT_DEVICE " unless\n"
-		"--device or $GPUCTL_RM_DEVICE names another.\n",
-		bin_name, "sched");
+		"--device or $GPUCTL_RM_DEVICE names another.\n", stdout);
 	return EXIT_OK;
 }
 
@@ -637,7 +629,7 @@ static int do_run(int argc, char **argv)
 			args[nargs++] = argv[0];
 		}
 	}
-	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.gate);
+	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.self);
 	free(args);
 	if (ret)
 		return ret;
@@ -754,14 +746,14 @@ static int do_status(int argc, char **argv)
 
 		bpf_map_lookup_elem(s.w.stats, &i, &val);
 		if (json_output)
-			jsonw_u64_field(json_wtr, stat_names[i], val);
+			jsonw_u64_field(json_wtr, tsgw_stat_names[i], val);
 		else
-			printf("  %-14s %llu\n", stat_names[i], (unsigned long long)val);
+			printf("  %-14s %llu\n", tsgw_stat_names[i], (unsigned long long)val);
 	}
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	if (runner)
-		share_print(runner);
+		sched_policy_status(runner);
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	sched_close(&s);

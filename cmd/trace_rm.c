@@ -22,6 +22,7 @@
 #include "rm.h"
 #include "trace_rm.h"
 #include "tsgw/tsgw.h"
+#include "tsg_ctl.h"	/* how the watcher recorded a control */
 
 #define RM_GC_NS		2000000000ull	/* table clean-up period */
 
@@ -65,14 +66,15 @@ static void emit(struct rm_trace *r, struct gt_event *e, uint64_t ts, const char
 		r->fn(e, comm, r->arg);
 }
 
+/* The trace record's control, from how the watcher recorded it (bpf/tsg_ctl.h). */
 static uint8_t ctl_of(uint32_t cmd)
 {
-	switch (cmd) {
-	case NVA06C_CTRL_CMD_SET_TIMESLICE:
+	switch (tsg_ctl_watch(cmd)) {
+	case RM_WATCH_TIMESLICE:
 		return GT_TSG_CTL_TIMESLICE;
-	case NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL:
+	case RM_WATCH_LEVEL:
 		return GT_TSG_CTL_INTERLEAVE;
-	case NVA06C_CTRL_CMD_PREEMPT:
+	case RM_WATCH_COUNT:
 		return GT_TSG_CTL_PREEMPT;
 	}
 	return GT_TSG_CTL_NONE;

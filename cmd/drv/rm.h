@@ -93,13 +93,8 @@ struct nv_ioctl_xfer {
 #define RM_CLASS_IS_CHANNEL(c)		(((c) & 0xff) == 0x6f)
 #define KEPLER_CHANNEL_GROUP_A		0xa06c	/* a TSG */
 
-/* TSG controls (ctrla06c.h). */
-#define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE		0xa06c0101	/* struct a06c_schedule */
-#define NVA06C_CTRL_CMD_SET_TIMESLICE		0xa06c0103	/* struct a06c_timeslice */
-#define NVA06C_CTRL_CMD_GET_TIMESLICE		0xa06c0104	/* struct a06c_timeslice */
-#define NVA06C_CTRL_CMD_PREEMPT			0xa06c0105	/* struct a06c_preempt */
-#define NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL	0xa06c0107	/* struct a06c_interleave */
-#define NVA06C_CTRL_CMD_GET_INTERLEAVE_LEVEL	0xa06c0108	/* struct a06c_interleave */
+/* The scheduling controls (numbers, names, how they are watched): rm_ctl.h. */
+#include "rm_ctl.h"
 #define NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US	1000000u
 
 /*
@@ -131,7 +126,6 @@ struct rm_handle_info {
  * channel pairs) disabled and preempted off the GPU (bOnlyDisableScheduling
  * 0), or only kept from being scheduled (1); bDisable 0 enables them again.
  */
-#define NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS	0x2080110b
 #define RM_DISABLE_CHANNELS_MAX			64
 struct rm_disable_channels {
 	__u8 bDisable;

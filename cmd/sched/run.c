@@ -5,7 +5,9 @@
  * The watcher decides (BPF, at TSG creation); this process applies each
  * decision through the owner's borrowed RM file, applies it again when the
  * application sets its own value back, and on SIGINT/SIGTERM/SIGHUP puts
- * the original values back.
+ * the original values back.  What a policy does besides its rules it does
+ * in its hooks (policy.h), which this file calls: it knows no policy, no
+ * class.
  *
  * The originals live in the TSG's own entry of the pinned table (orig_*,
  * tsg_watch.h), written before the first change: a run killed with SIGKILL
@@ -34,6 +36,7 @@
 #include "sched.h"
 #include "sched_gpu.h"
 #include "liveproc.h"
+#include "tsg_ctl.h"	/* how the watcher recorded an application's control */
 
 #define PRUNE_NS	1000000000ULL
 
@@ -52,7 +55,8 @@ struct run {
 	const struct run_opts *o;
 	pid_t me;		/* the policy process: orig_by of what it changed */
 	bool draining;		/* events from before this run: not ours */
-	struct gate *gate;	/* lc-be hint FILE: BE off while LC has work */
+	const struct sched_policy *p;	/* the policy: its hooks are called with o->self */
+	const struct sched_mech *m;	/* how its wishes reach the GPU (mech.h) */
 	unsigned long applied, reapplied, failed;
 };
 
@@ -106,21 +110,18 @@ struct restore_ctx {
 	int restored, failed;
 };
 
-/* Puts t's originals back; 0, or -1 with err.  *ts, *lv: what RM reads back. */
+/*
+ * Puts t's originals back; 0, or -1 with err.  *ts, *lv: what RM reads back.
+ * Only a per-TSG mechanism leaves a TSG changed: RM's, the one there is.
+ */
 static int put_back(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *lv, char *err,
 		    size_t len)
 {
-	const struct tsg_info *i = &t->info;
+	const struct sched_mech *m = sched_mech_default();
 
-	if ((i->orig_flags & ORIG_SCHEDULE) && tsg_schedule(s, t, true, err, len))
+	if (m->tsg_restore(s, t, err, len))
 		return -1;
-	if ((i->orig_flags & ORIG_CHANNELS) && tsg_channels_on(s, t, err, len))
-		return -1;
-	if ((i->orig_flags & ORIG_TIMESLICE) && tsg_set_ts(s, t, i->orig_timeslice, err, len))
-		return -1;
-	if ((i->orig_flags & ORIG_INTERLEAVE) && tsg_set_level(s, t, i->orig_interleave, err, len))
-		return -1;
-	return tsg_get(s, t, ts, lv, err, len);
+	return m->tsg_read(s, t, ts, lv, err, len);
 }
 
 static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_info *info,
@@ -206,13 +207,13 @@ int run_restore_left(struct sched *s, int *restored, int *failed)
  * Before the first change to t: its current values into its table entry,
  * where whoever restores finds them even if this process is killed.
  */
-static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
+static int save_orig(struct run *r, struct tsg *t, __u32 more, char *err, size_t len)
 {
 	struct tsg_info cur;
 	__u64 ts;
 	__u32 lv;
 
-	if (tsg_get(&r->s, t, &ts, &lv, err, len))
+	if (r->m->tsg_read(&r->s, t, &ts, &lv, err, len))
 		return -1;
 	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur)) {
 		snprintf(err, len, "the TSG was freed meanwhile");
@@ -222,10 +223,7 @@ static int save_orig(struct run *r, struct tsg *t, char *err, size_t len)
 	cur.orig_interleave = level_fallback(lv, &cur);
 	cur.orig_flags = (t->info.want_timeslice ? ORIG_TIMESLICE : 0) |
 			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
-			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) |
-			 (gate_engaged(r->gate) && t->info.want_class == POLICY_CLASS_BE ?
-			  (r->o->gate.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE) :
-			  0);
+			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) | more;
 	cur.orig_by = r->me;
 	if (bpf_map_update_elem(r->s.w.tsgs, &t->key, &cur, BPF_EXIST)) {
 		snprintf(err, len, "saving its original values in the TSG table: %s",
@@ -262,7 +260,7 @@ static void apply_failed(struct run *r, const struct tsg *t, const char *what, c
 
 /*
  * The GPU t runs on, by index (RM through its process's file, remembered):
- * the gate decides per GPU.  One RM cannot name counts as GPU 0.
+ * a policy may decide per GPU.  One RM cannot name counts as GPU 0.
  */
 static __u32 gpu_index(const struct gpu_info *g)
 {
@@ -276,26 +274,36 @@ static __u32 run_tsg_gpu(struct run *r, const struct tsg *t)
 
 static void run_apply(struct run *r, struct tsg *t, bool again);
 
+/* The policy's adjust hook on t (for GPU gpu): the ORIG_* flags it may change besides. */
+static __u32 run_adjust(struct run *r, struct tsg *t, __u32 gpu)
+{
+	return SCHED_HOOK(r->p, adjust) ? r->p->hooks->adjust(r->o->self, t, gpu) : 0;
+}
+
 /*
- * A derived LC timeslice is the floor's one divided among the GPU's LC
- * processes: when their number changes, the LC TSGs this run set on that
- * GPU (gpu < 0: on every GPU) get the new one.
+ * The policy says its wanted values changed (a hook returned true): the TSGs
+ * this run set on GPU gpu (gpu < 0: on every GPU) whose adjusted values
+ * differ from those applied get them.
  */
-static void lc_rebalance(struct run *r, int gpu)
+static void readjust(struct run *r, int gpu)
 {
 	struct tsg *v = NULL;
 	int n = 0;
 
-	if (!r->gate || !r->o->gate.lc_derived || tsg_read(&r->s, &v, &n))
+	if (!SCHED_HOOK(r->p, adjust) || tsg_read(&r->s, &v, &n))
 		return;
 	for (int i = 0; i < n; i++) {
+		struct tsg t = v[i];
 		__u32 g;
 
-		if (v[i].info.want_class != POLICY_CLASS_LC || v[i].info.orig_by != (__u32)r->me)
+		if (v[i].info.orig_by != (__u32)r->me || !v[i].info.want_class)
 			continue;
 		g = run_tsg_gpu(r, &v[i]);
-		if ((gpu < 0 || g == (__u32)gpu) && v[i].info.want_timeslice !=
-		    gate_lc_ts(&r->o->gate, gate_lc_procs(r->gate, g, v[i].info.pid)))
+		if (gpu >= 0 && g != (__u32)gpu)
+			continue;
+		run_adjust(r, &t, g);
+		if (t.info.want_timeslice != v[i].info.want_timeslice ||
+		    t.info.want_interleave != v[i].info.want_interleave)
 			run_apply(r, &v[i], true);
 	}
 	free(v);
@@ -307,9 +315,8 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	struct tsg_info cur;
 	__u64 rts = 0;
 	const struct gpu_info *gi;
-	__u32 rlv = 0, gpu;
+	__u32 rlv = 0, gpu, more;
 	char err[320];
-	int nlc = 0;
 
 	if (!t->info.want_class || bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur))
 		return;	/* no decision, or freed since */
@@ -317,35 +324,25 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	if (r->o->gpu && gi != r->o->gpu)
 		return;	/* run --gpu: a policy for one GPU, the others' TSGs left as they are */
 	gpu = gpu_index(gi);
-	if (t->info.want_class == POLICY_CLASS_LC && r->gate && r->o->gate.lc_derived) {
-		nlc = gate_lc_procs(r->gate, gpu, 0);
-		t->info.want_timeslice = gate_lc_ts(&r->o->gate,
-						    gate_lc_procs(r->gate, gpu, t->info.pid));
-	}
+	more = run_adjust(r, t, gpu);
 	if (cur.orig_by == (__u32)r->me) {
 		t->info.orig_timeslice = cur.orig_timeslice;
 		t->info.orig_interleave = cur.orig_interleave;
 		t->info.orig_flags = cur.orig_flags;
 		t->info.orig_by = cur.orig_by;
-	} else if (save_orig(r, t, err, sizeof(err))) {
+	} else if (save_orig(r, t, more, err, sizeof(err))) {
 		apply_failed(r, t, "", err);
 		return;
 	}
-	if (t->info.want_timeslice &&
-	    tsg_set_ts(&r->s, t, t->info.want_timeslice, err, sizeof(err)))
+	if (r->m->tsg_apply(&r->s, t, err, sizeof(err)))
 		return apply_failed(r, t, "", err);
-	if (t->info.want_interleave &&
-	    tsg_set_level(&r->s, t, t->info.want_interleave - 1, err, sizeof(err)))
-		return apply_failed(r, t, "", err);
-	if (tsg_get(&r->s, t, &rts, &rlv, err, sizeof(err)))
+	if (r->m->tsg_read(&r->s, t, &rts, &rlv, err, sizeof(err)))
 		return apply_failed(r, t, "read back: ", err);
 	tsg_mark(r, t);
-	if (again) {
+	if (again)
 		r->reapplied++;
-	} else {
+	else
 		r->applied++;
-		gate_add(r->gate, t, gpu);	/* the ledger's (and the gate's) */
-	}
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
 		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
 		  (unsigned long long)t->info.orig_timeslice,
@@ -356,22 +353,20 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		  "unchanged",
 		  (unsigned long long)rts, rlv == LEVEL_UNKNOWN ? "level not readable" :
 		  rm_level_name(rlv));
-	if (!again && t->info.want_class == POLICY_CLASS_LC && r->gate && r->o->gate.lc_derived &&
-	    gate_lc_procs(r->gate, gpu, 0) != nlc)
-		lc_rebalance(r, (int)gpu);	/* a new LC process on this GPU */
+	if (SCHED_HOOK(r->p, applied) && r->p->hooks->applied(r->o->self, t, gpu, again))
+		readjust(r, (int)gpu);
 }
 
 /* The application set a value itself: put the decision back if it differs. */
 static void on_app_set(struct run *r, const struct tsg_event *e, struct tsg *t)
 {
 	const struct tsg_info *i = &t->info;
+	unsigned int watch = tsg_ctl_watch(e->cmd);
 
 	if (bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &t->info) || i->orig_by != (__u32)r->me)
 		return;	/* not a TSG this run changed */
-	if ((e->cmd == NVA06C_CTRL_CMD_SET_TIMESLICE && i->want_timeslice &&
-	     e->value != i->want_timeslice) ||
-	    (e->cmd == NVA06C_CTRL_CMD_SET_INTERLEAVE_LEVEL && i->want_interleave &&
-	     e->value != i->want_interleave - 1))
+	if ((watch == RM_WATCH_TIMESLICE && i->want_timeslice && e->value != i->want_timeslice) ||
+	    (watch == RM_WATCH_LEVEL && i->want_interleave && e->value != i->want_interleave - 1))
 		run_apply(r, t, true);
 }
 
@@ -409,15 +404,16 @@ static int run_on_event(void *ctx, void *data, size_t size)
 		run_apply(r, &t, false);
 		break;
 	case TSG_EV_APP_SET:
-		if (e->cmd != NVA06C_CTRL_CMD_PREEMPT)
+		if (tsg_ctl_watch(e->cmd) != RM_WATCH_COUNT)	/* a preempt sets nothing */
 			on_app_set(r, e, &t);
 		break;
 	case TSG_EV_CLIENT_FREE: {
 		struct client_ctx c = { e->info.pid, e->info.hClient, r->me };
 
 		tsg_table_walk(r->s.w.tsgs, client_gone, &c);
-		gate_drop_client(r->gate, e->info.pid, e->info.hClient);
-		lc_rebalance(r, -1);	/* an LC process fewer: the others' timeslices grow back */
+		if (SCHED_HOOK(r->p, gone) &&
+		    r->p->hooks->gone(r->o->self, e->info.pid, e->info.hClient))
+			readjust(r, -1);
 		break;
 	}
 	}
@@ -450,13 +446,14 @@ static void prune_files(struct run *r)
 	for (int i = 0; i < r->s.nfiles; i++)
 		if (r->s.files[i].dup >= 0 && tsg_proc_gone(r->s.files[i].pid))
 			sched_files_close(&r->s, r->s.files[i].pid);
-	gate_prune(r->gate);
+	if (SCHED_HOOK(r->p, tick))
+		r->p->hooks->tick(r->o->self);
 }
 
 /*
- * The gate takes BE TSGs off their runlist many times a second: a SIGKILL
- * of this process must not leave them off until the next run, stop or
- * unload.  A watchdog process waits for this one to end and then restores
+ * A policy may take TSGs off their runlist many times a second (its
+ * engaged hook says so): a SIGKILL of this process must not leave them off
+ * until the next run, stop or unload.  A watchdog process waits for this one to end and then restores
  * what it left changed (nothing, after a clean stop).  It ignores the
  * signals that stop a run (Ctrl-C reaches the whole process group) and holds
  * no borrowed file.  Only SIGKILL of both leaves BE off: then the next
@@ -523,36 +520,20 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	__u64 last_prune = boottime_ns();
 	pid_t pf;
 
-	struct gate_stats gs;
+	char buf[512];
 
-	if (r->gate) {
-		if (gate_engaged(r->gate))
-			watchdog_start(r->s.dir, r->me);
-		if (gate_run(r->gate))
-			return EXIT_FAIL;
-	}
-	if (json_output) {
+	if (SCHED_HOOK(r->p, engaged) && r->p->hooks->engaged(r->o->self))
+		watchdog_start(r->s.dir, r->me);
+	if (SCHED_HOOK(r->p, serve) && r->p->hooks->serve(r->o->self))
+		return EXIT_FAIL;
+	if (json_output)
 		jsonw_start_array(json_wtr);
-	} else {
-		char floor[160] = "";
-
-		if (r->gate)
-			snprintf(floor, sizeof(floor), ", BE keep %u%% of each GPU, held off %u ms "
-				 "at most, LC timeslice %llu us%s", r->o->gate.floor_pct,
-				 r->o->gate.stall_ms, (unsigned long long)r->o->gate.lc_ts,
-				 r->o->gate.lc_derived ? " / the GPU's LC processes" : "");
-		p_info("policy %s active (%u rules%s%s%s%s); Ctrl-C restores the original values",
-		       sched_policy_name(r->o->policy), r->o->rules.nrules, floor,
-		       r->o->gate.hint ? ", BE off while LC holds the hint " : "",
-		       r->o->gate.hint ? r->o->gate.hint : "",
-		       r->o->gate.rotate_ms ? ", one BE process on the runlist at a time" : "");
-	}
-	if (r->gate) {
-		char prob[192];
-
-		if (share_floor_problem(&r->o->gate, prob, sizeof(prob)))
-			p_info("warning: %s", prob);
-	}
+	else
+		p_info("policy %s active (%u rules%s); Ctrl-C restores the original values",
+		       sched_policy_name(r->p), r->o->rules.nrules, SCHED_HOOK(r->p, describe) ?
+		       r->p->hooks->describe(r->o->self, buf, sizeof(buf)) : "");
+	if (SCHED_HOOK(r->p, warning) && r->p->hooks->warning(r->o->self, buf, sizeof(buf)))
+		p_info("warning: %s", buf);
 	apply_existing(r);
 	if (ready_fd >= 0) {
 		/* run --detach returns now: the TSGs known are done */
@@ -574,35 +555,16 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	}
 	run_set_active(&r->s.w, &r->o->rules, false);
 	ring_buffer__consume(rb);
-	gate_stop(r->gate, &gs);
-	r->gate = NULL;
+	if (SCHED_HOOK(r->p, stop))
+		r->p->hooks->stop(r->o->self);
 	tsg_table_walk(r->s.w.tsgs, restore_entry, &own);
 	if (json_output) {
 		jsonw_end_array(json_wtr);
 	} else {
 		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
-		       sched_policy_name(r->o->policy), r->applied, r->reapplied, r->failed);
-		if (r->o->gate.rotate_ms)
-			printf("be-rotate: %llu turns passed on\n", (unsigned long long)gs.rotations);
-		if (r->o->gate.be_ts)
-			printf("BE floor: longest any BE process was held off: %llu ms (be-stall %u)\n",
-			       (unsigned long long)gs.longest_off_ms, r->o->gate.stall_ms);
-		if (gs.hint_repairs || gs.hint_garbage)
-			printf("hint file: cut short %llu times (made whole), garbage read %llu times "
-			       "(ignored)\n", (unsigned long long)gs.hint_repairs,
-			       (unsigned long long)gs.hint_garbage);
-		if (r->o->gate.hint)
-			printf("hint gate: BE off %llu times, %llu switches (%llu calls, "
-			       "%llu refused), %llu saved by hint-min-off %u ms; taking BE off: "
-			       "p50 %.0f us, p99 %.0f us, max %.0f us; %llu requests over hint-hold; "
-			       "the LC turned busy %llu times as the gate saw it (the hint file's "
-			       "writers report %llu requests: not checked)\n",
-			       (unsigned long long)gs.offs, (unsigned long long)gs.switches,
-			       (unsigned long long)gs.calls, (unsigned long long)gs.errors,
-			       (unsigned long long)gs.suppressed, r->o->gate.min_off_ms,
-			       gs.off_p50_us, gs.off_p99_us, gs.off_max_us,
-			       (unsigned long long)gs.forced, (unsigned long long)gs.busy_turns,
-			       (unsigned long long)gs.reported);
+		       sched_policy_name(r->p), r->applied, r->reapplied, r->failed);
+		if (SCHED_HOOK(r->p, report))
+			r->p->hooks->report(r->o->self);
 	}
 	pf = run_pid();
 	if (pf == r->me)
@@ -660,8 +622,7 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	ring_buffer__consume(*rb);
 	r->draining = false;
 	run_restore_left(&r->s, &restored, &failed);
-	/* lc-be (be_ts is reckoned for it alone): the ledger, and the gate when engaged */
-	if (r->o->gate.be_ts && gate_start(&r->gate, &r->o->gate))
+	if (SCHED_HOOK(r->p, start) && r->p->hooks->start(r->o->self))
 		goto undo_rb;
 	run_set_active(&r->s.w, &r->o->rules, true);
 	return 0;
@@ -686,7 +647,8 @@ undo_dir:
 
 int run_main(const struct run_opts *o)
 {
-	struct run r = { .s = SCHED_INIT, .o = o };
+	struct run r = { .s = SCHED_INIT, .o = o, .p = o->policy,
+			 .m = o->policy->mech ? o->policy->mech : sched_mech_default() };
 	struct ring_buffer *rb = NULL;
 	char dir[PATH_MAX];
 	int lock, pidfd = -1, ready[2] = { -1, -1 }, ret = EXIT_FAIL;
@@ -721,7 +683,8 @@ int run_main(const struct run_opts *o)
 		close(pidfd);
 		close(lock);
 		ring_buffer__free(rb);
-		gate_forget(r.gate);
+		if (SCHED_HOOK(r.p, forget))
+			r.p->hooks->forget(o->self);
 		sched_close(&r.s);
 		return run_detach_report(o, child, ready[0]);
 	}
@@ -743,11 +706,8 @@ undo:
 	}
 	run_set_active(&r.s.w, &o->rules, false);
 	ring_buffer__free(rb);
-	if (r.gate) {
-		struct gate_stats gs;
-
-		gate_stop(r.gate, &gs);
-	}
+	if (SCHED_HOOK(r.p, stop))
+		r.p->hooks->stop(o->self);
 	sched_close(&r.s);
 	close(pidfd);
 	unlink(RUN_PIDFILE);

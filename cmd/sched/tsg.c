@@ -273,7 +273,7 @@ int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, s
 		       enable ? "GPFIFO_SCHEDULE on" : "GPFIFO_SCHEDULE off", err, len);
 }
 
-int tsg_channels_on(struct sched *s, const struct tsg *t, char *err, size_t len)
+int tsg_channels(struct sched *s, const struct tsg *t, bool on, char *err, size_t len)
 {
 	__u32 ch[RM_DISABLE_CHANNELS_MAX], subdev, status = 0;
 	int fd, n, ret;
@@ -289,10 +289,10 @@ int tsg_channels_on(struct sched *s, const struct tsg *t, char *err, size_t len)
 	}
 	if (!n || !subdev)
 		return 0;	/* no channel: nothing disabled */
-	ret = rm_channels_set(fd, t->info.hClient, subdev, ch, n, false, &status);
+	ret = rm_channels_set(fd, t->info.hClient, subdev, ch, n, !on, &status);
 	if (ret || status) {
-		snprintf(err, len, "DISABLE_CHANNELS (enable): %s%s", ret ? strerror(-ret) :
-			 rm_status_name(status), ret ? "" : "");
+		snprintf(err, len, "DISABLE_CHANNELS (%s): %s", on ? "enable" : "disable",
+			 ret ? strerror(-ret) : rm_status_name(status));
 		return -1;
 	}
 	return 0;

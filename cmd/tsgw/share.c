@@ -1,18 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * share.c - reads lc-be's ledger file (RUN_SHARE), which the running policy
- * writes every second (cmd/sched/share.c has the format and the writer):
- * sched status and the exporter read it here.
+ * share.c - lc-be's ledger file (RUN_SHARE), its one home: the format, the
+ * writer (the running policy, every second: cmd/sched/lcbe/share.c fills
+ * it) and the reader (sched status, the exporter).
+ *
+ * The file is text, one record a line:
+ *	gpuctl-sched-share 1
+ *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT ROTATE_MS
+ *	gate MIN_OFF_MS SWITCHES SUPPRESSED CALLS BUSY_TURNS REPORTED	(with a hint)
+ *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
+ * written whole under a temporary name in RUN_DIR (root's) and renamed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuctl.h"
 #include "tsgw.h"
 
 #define SHARE_MAGIC	"gpuctl-sched-share 1"
+
+/* A comm as one word of the file. */
+static void comm_word(char *dst, size_t len, const char *comm)
+{
+	snprintf(dst, len, "%s", *comm ? comm : "-");
+	for (char *c = dst; *c; c++)
+		if (*c <= ' ' || *c > '~')
+			*c = '?';
+}
+
+static void share_lines(FILE *f, const struct gate_share *s)
+{
+	char comm[TSG_COMM_LEN];
+
+	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d %u\n", (int)s->pid, s->floor_pct,
+		s->stall_ms, (unsigned long long)s->lc_ts, (unsigned long long)s->be_ts, !!s->hint,
+		s->rotate_ms);
+	if (s->hint)
+		fprintf(f, "gate %u %llu %llu %llu %llu %llu\n", s->min_off_ms,
+			(unsigned long long)s->switches, (unsigned long long)s->suppressed,
+			(unsigned long long)s->calls, (unsigned long long)s->busy_turns,
+			(unsigned long long)s->reported);
+	for (int i = 0; i < s->n; i++) {
+		const struct gate_share_row *r = &s->rows[i];
+
+		comm_word(comm, sizeof(comm), r->comm);
+		fprintf(f, "be %u %u %s %.2f %.3f %.3f %.1f %.3f %.1f %d %d\n", r->gpu, r->pid, comm,
+			r->on_pct, r->share_pct, r->floor_pct, r->longest_off_ms, r->rm_wait_ms,
+			r->age_s, r->kept, r->stall_kept);
+	}
+}
+
+void share_file_write(const struct gate_share *s)
+{
+	char tmp[] = RUN_SHARE ".tmp";
+	FILE *f;
+	int fd;
+
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	share_lines(f, s);
+	if (fclose(f) || rename(tmp, RUN_SHARE))
+		unlink(tmp);
+}
 
 int share_file_read(struct gate_share *s)
 {

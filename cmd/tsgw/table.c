@@ -46,6 +46,16 @@ bool tsg_proc_gone(__u32 pid)
 	return access(proc, F_OK) && errno == ENOENT;
 }
 
+const char *const tsgw_stat_names[STAT_NR] = {
+	[STAT_IOCTLS] = "rm_ioctls",
+	[STAT_TSG_NEW] = "tsg_new",
+	[STAT_TSG_FREE] = "tsg_free",
+	[STAT_APP_SET] = "app_controls",
+	[STAT_TABLE_FULL] = "table_full",
+	[STAT_RB_FULL] = "ringbuf_full",
+	[STAT_DECIDED] = "decided",
+};
+
 const char *const policy_class_names[POLICY_CLASS_NR] = {
 	[POLICY_CLASS_NONE] = "-",
 	[POLICY_CLASS_LC] = "lc",

@@ -8,10 +8,10 @@
  *               <bpffs>/gpuctl/sched (sched watch), the lock on that
  *               directory, opening and removing the pins.
  *   table.c     the TSG table (one walk for every reader), the policy
- *               class names of tsg_watch.h.
+ *               class names and counter names of tsg_watch.h.
  *   share.c     the ledger file sched run lc-be writes (each BE process's
  *               share and stall per GPU), read by sched status and the
- *               exporter.
+ *               exporter: its format, writer and reader.
  */
 #ifndef GPUCTL_TSGW_H
 #define GPUCTL_TSGW_H
@@ -98,6 +98,12 @@ int tsg_table_walk(int fd, tsg_walk_fn fn, void *arg);
 /* The process is gone (its TSGs with it). */
 bool tsg_proc_gone(__u32 pid);
 
+/*
+ * The watcher's counters (tsg_watch.h's STAT_*) as words: their one list,
+ * for sched status and the exporter's event label.
+ */
+extern const char *const tsgw_stat_names[STAT_NR];
+
 /* tsg_watch.h's POLICY_CLASS_* as words ("-" for none or unknown). */
 extern const char *const policy_class_names[POLICY_CLASS_NR];
 const char *policy_class_name(__u32 cls);
@@ -116,7 +122,7 @@ const struct gpu_info *tsgw_gpu_of(const struct tsg_info *i);
 /* -------------------------------------------------------------- share.c */
 
 /*
- * The ledger the running policy writes every second (RUN_SHARE), written by sched run (cmd/sched/ledger.c,
+ * The ledger the running policy writes every second (RUN_SHARE), written by sched run (cmd/sched/lcbe/ledger.c,
  * share.c), read by sched status and the exporter: per GPU, each BE process's share and stall.
  */
 struct gate_share_row {
@@ -148,5 +154,7 @@ struct gate_share {
 #define RUN_SHARE	"/run/gpuctl/sched-share"
 /* The ledger file as written (warnings left empty): 0, or -ENOENT when none is. */
 int share_file_read(struct gate_share *s);
+/* Writes it whole (warnings not written); a failure leaves the last one. */
+void share_file_write(const struct gate_share *s);
 
 #endif

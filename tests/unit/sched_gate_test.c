@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "sched/sched.h"
+#include "sched/lcbe/lcbe.h"
 
 static int npass, nfail;
 #define CHECK(c, ...) do { if (c) { npass++; printf("ok   "); } else { nfail++; printf("FAIL "); } \

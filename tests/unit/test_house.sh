@@ -15,6 +15,14 @@
 #     nothing of each other (they call down: cmd/drv/, cmd/tsgw/, cmd/policy/,
 #     cmd/lib/), and cmd/drv/ includes only cmd/drv/, cmd/lib/ and bpf/;
 #   - no constructors under cmd/ (the policy catalogue is one const table);
+#   - sched: run.c knows no class and no gate (it calls a policy's hooks),
+#     no gate_* call outside cmd/sched/lcbe/, every cmd/sched/*/row.c a row
+#     of policies.c's table, sched's policy names listed only by their rows
+#     (the completion asks gpuctl);
+#   - RM scheduling control numbers written only in cmd/drv/rm_ctl.h and
+#     compared only in cmd/drv/ and bpf/tsg_ctl.h (which the watcher reads);
+#   - the ledger file's format, the watcher's counter names and probe's
+#     kfunc list (against the patch's) written once;
 #   - lists that name policies, struct_ops types or trace attach points come
 #     from one source: no string literal outside the defining file lists two
 #     of a catalogue's policies, and the struct_ops type names and the attach
@@ -204,6 +212,53 @@ for a in $attach; do
     check "trace attach point $a named only by cmd/trace/bpf.c" \
         "$(literals $CSRC | awk -F'\t' -v t="\"$a\"" '$2 == t && $1 != "cmd/trace/bpf.c" { print $1 }' | oneline)"
 done
+
+# --- the sched room: policies are rows, lc-be in its own room ---------------------
+# code: the lines of a C file without its comments (block and line)
+code() { sed 's|/\*.*\*/||g' "$1" | awk '/\/\*/ { c = 1 } !c { print } /\*\// { c = 0 }' | sed 's|//.*||'; }
+run_cls=$(code cmd/sched/run.c | grep -n 'POLICY_CLASS_\|want_class *[!=]=\|\bgate\b\|gate_\|GATE_\|lcbe\|lc_ts\|\.hint\b' )
+check "sched: run.c knows no class and no gate (it calls the policy's hooks)" "$(echo "$run_cls" | grep . | oneline)"
+gate_out=$(for f in $(git ls-files 'cmd/*.c' 'cmd/**/*.c' 'cmd/*.h' 'cmd/**/*.h' | grep -v '^cmd/sched/lcbe/'); do
+    code "$f" | grep -o '\bgate_[a-z_]*(' | sort -u | sed "s|^|$f: |"
+done)
+check "sched: no gate_* call outside cmd/sched/lcbe/" "$(echo "$gate_out" | grep . | oneline)"
+rows=$(git ls-files 'cmd/sched/*/row.c')
+[ -n "$rows" ] || fail "sched rows" "no cmd/sched/*/row.c"
+for r in $rows; do
+    sym=$(grep -o '^const struct sched_policy [a-z_]*' "$r" | awk '{ print $4 }')
+    d=""
+    [ -n "$sym" ] || d="$r defines no const struct sched_policy"
+    [ -z "$d" ] && ! grep -q "&$sym," cmd/sched/policies.c && d="$sym is not in policies.c's table"
+    check "sched: $r is a row of policies.c's table" "$d"
+done
+sched_names=$(grep -ho '^	\.name = "[a-z-]*"' cmd/sched/policies.c $rows | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
+[ -n "$sched_names" ] || fail "sched policy names" "none found in the rows"
+check "sched policy names listed only by their rows" "$(twice "cmd/sched/policies.c $rows" $sched_names | oneline)"
+compl=$(for a in $sched_names; do for b in $sched_names; do [ "$a" != "$b" ] &&
+    grep -n -- "[' ]$a $b[' ]" bash-completion/gpuctl; done; done)
+check "sched policy names: the completion asks gpuctl (no list of its own)" "$(echo "$compl" | grep . | oneline)"
+
+# --- RM scheduling controls: one row each (cmd/drv/rm_ctl.h) -------------------------
+CTL='NVA06C_CTRL_CMD_[A-Z_]*\|NV2080_CTRL_CMD_FIFO_DISABLE_CHANNELS'
+cmp=$(for f in $(git ls-files 'cmd/*.[ch]' 'cmd/**/*.[ch]' 'bpf/*.[ch]' | grep -v '^cmd/drv/\|^bpf/tsg_ctl\.h$'); do
+    code "$f" | grep -n "\([!=]=\|case\) *\($CTL\)\|\($CTL\) *[!=]=" | sed "s|^|$f:|"
+done)
+check "RM controls: numbers compared only in cmd/drv/ and bpf/tsg_ctl.h" "$(echo "$cmp" | grep . | oneline)"
+nums=$(git grep -n '0xa06c01[0-9a-f][0-9a-f]\|0x2080110b' -- 'cmd/*' 'bpf/*' | grep -v '^cmd/drv/rm_ctl\.h:')
+check "RM controls: their numbers written only in cmd/drv/rm_ctl.h" "$(echo "$nums" | grep . | oneline)"
+grep -q '#include "tsg_ctl.h"' bpf/tsg_watch.bpf.c
+check "RM controls: the watcher reads them through bpf/tsg_ctl.h" "$([ $? = 0 ] || echo 'bpf/tsg_watch.bpf.c does not include tsg_ctl.h')"
+
+# --- lists written once ---------------------------------------------------------------
+share_fmt=$(literals $CSRC | awk -F'\t' '$1 != "cmd/tsgw/share.c" && ($2 ~ /gpuctl-sched-share/ || $2 ~ /^"(\\npolicy %d %u|policy %d %u|gate %u %llu|be %u %u)/) { print $1 ": " $2 }')
+check "the ledger file's format written only in cmd/tsgw/share.c" "$(echo "$share_fmt" | grep . | oneline)"
+stat_lit=$(literals $CSRC | awk -F'\t' '$1 != "cmd/tsgw/table.c" && ($2 == "\"ringbuf_full\"" || $2 == "\"table_full\"" || $2 == "\"tsg_new\"") { print $1 }' | sort -u)
+check "the watcher's counter names listed only in cmd/tsgw/table.c" "$(echo "$stat_lit" | grep . | oneline)"
+patch_kf=$(grep -o '^BTF_ID_FLAGS(func, [a-z_0-9]*' kernel-patch/nvidia-uvm/uvm_bpf_ext.c | awk '{ print $2 }' | sort)
+probe_kf=$(sed -n '/kfunc_table\[\] = {/,/^};/p' cmd/probe.c | grep -o '{ "[a-z_0-9]*"' | sed 's/{ "\(.*\)"/\1/' | sort)
+[ -n "$patch_kf" ] || fail "kfuncs" "none found in kernel-patch/nvidia-uvm/uvm_bpf_ext.c"
+check "probe lists every kfunc of the patch, and only those" \
+    "$(diff <(echo "$patch_kf") <(echo "$probe_kf") | grep '^[<>]' | oneline)"
 
 # --- one ABI header per BPF object, included by both sides -----------------------
 for o in bpf/*.bpf.c; do

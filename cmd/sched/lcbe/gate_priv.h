@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "sched.h"
+#include "lcbe.h"
 
 #define GATE_IDLE_WAIT_NS	100000000L	/* re-check without a wake: 100 ms */
 #define GATE_LAT_SAMPLES	4096		/* call times kept for the summary */

@@ -5,26 +5,19 @@
  * RUN_SHARE; `sched status` and the exporter read it.  A floor or a bound
  * that is not kept becomes a warning line here, in one place for both.
  *
- * The file is text, one record a line:
- *	gpuctl-sched-share 1
- *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT ROTATE_MS
- *	gate MIN_OFF_MS SWITCHES SUPPRESSED CALLS BUSY_TURNS REPORTED	(with a hint)
- *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
- * written whole under a temporary name in RUN_DIR (root's) and renamed.
+ * The file's format has one home, cmd/tsgw/share.c, which writes and reads
+ * it (the exporter reads it there too).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "sched.h"
-
-#define SHARE_MAGIC	"gpuctl-sched-share 1"
+#include "lcbe.h"
 
 const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len)
 {
@@ -58,49 +51,21 @@ const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len
 	return buf;
 }
 
-static void comm_word(char *dst, size_t len, const char *comm)
-{
-	snprintf(dst, len, "%s", *comm ? comm : "-");
-	for (char *c = dst; *c; c++)
-		if (*c <= ' ' || *c > '~')
-			*c = '?';
-}
-
 void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		 const struct gate_share_row *rows, int n)
 {
-	char tmp[] = RUN_SHARE ".tmp", comm[TSG_COMM_LEN];
-	FILE *f;
-	int fd;
+	struct gate_share sh = {
+		.pid = getpid(), .floor_pct = o->floor_pct, .stall_ms = o->stall_ms,
+		.rotate_ms = o->rotate_ms, .hint = !!o->hint, .lc_ts = o->lc_ts, .be_ts = o->be_ts,
+		.min_off_ms = o->min_off_ms, .switches = st->switches,
+		.suppressed = st->suppressed, .calls = st->calls, .busy_turns = st->busy_turns,
+		.reported = st->reported,
+	};
 
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return;
-	}
-	fprintf(f, SHARE_MAGIC "\npolicy %d %u %u %llu %llu %d %u\n", (int)getpid(), o->floor_pct,
-		o->stall_ms, (unsigned long long)o->lc_ts, (unsigned long long)o->be_ts, !!o->hint,
-		o->rotate_ms);
-	if (o->hint)
-		fprintf(f, "gate %u %llu %llu %llu %llu %llu\n", o->min_off_ms,
-			(unsigned long long)st->switches, (unsigned long long)st->suppressed,
-			(unsigned long long)st->calls, (unsigned long long)st->busy_turns,
-			(unsigned long long)st->reported);
-	for (int i = 0; i < n; i++) {
-		const struct gate_share_row *r = &rows[i];
-
-		comm_word(comm, sizeof(comm), r->comm);
-		fprintf(f, "be %u %u %s %.2f %.3f %.3f %.1f %.3f %.1f %d %d\n", r->gpu, r->pid, comm,
-			r->on_pct, r->share_pct, r->floor_pct, r->longest_off_ms, r->rm_wait_ms,
-			r->age_s, r->kept, r->stall_kept);
-	}
-	if (fclose(f) || rename(tmp, RUN_SHARE))
-		unlink(tmp);
+	sh.n = n < (int)(sizeof(sh.rows) / sizeof(sh.rows[0])) ? n :
+	       (int)(sizeof(sh.rows) / sizeof(sh.rows[0]));
+	memcpy(sh.rows, rows, sh.n * sizeof(rows[0]));
+	share_file_write(&sh);
 }
 
 void share_remove(void)

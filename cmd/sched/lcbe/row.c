@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * row.c - lc-be's row in the table of scheduling policies (policy.h): its
+ * words, classes and defaults, and the hooks through which the run daemon
+ * (run.c) reaches the gate and the ledger without knowing them.
+ *
+ * Latency-critical (LC) processes get long timeslices, the rest (BE) short
+ * ones; BE keeps be-floor of each GPU, the hint gate takes BE off while an
+ * LC request is in flight, be-rotate lets one BE process on at a time.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpuctl.h"
+#include "lcbe.h"
+
+#define LEVEL(l) (NVA06C_CTRL_INTERLEAVE_LEVEL_##l + 1)
+
+static const struct sched_word lcbe_words[] = {
+	{ "lc", SW_MATCH, POLICY_CLASS_LC },
+	{ "be", SW_MATCH, POLICY_CLASS_BE },
+	{ "lc-timeslice", SW_TIMESLICE, POLICY_CLASS_LC },
+	{ "be-timeslice", SW_TIMESLICE, POLICY_CLASS_BE },
+	{ "lc-interleave", SW_INTERLEAVE, POLICY_CLASS_LC },
+	{ "be-interleave", SW_INTERLEAVE, POLICY_CLASS_BE },
+	{ "hint", SW_OWN, POLICY_CLASS_BE },
+	{ "hint-hold", SW_OWN, POLICY_CLASS_BE },
+	{ "hint-mode", SW_OWN, POLICY_CLASS_BE },
+	{ "hint-min-off", SW_OWN, POLICY_CLASS_BE },
+	{ "be-rotate", SW_OWN, POLICY_CLASS_BE },
+	{ "be-off", SW_OWN, POLICY_CLASS_BE },
+	{ "be-floor", SW_OWN, POLICY_CLASS_BE },
+	{ "be-stall", SW_OWN, POLICY_CLASS_BE },
+	{ NULL },
+};
+
+static void *lcbe_make(void)
+{
+	struct lcbe *l = calloc(1, sizeof(*l));
+
+	if (l)
+		lcbe_defaults(&l->o);
+	return l;
+}
+
+static int hook_word(void *self, const char *word, const char *arg)
+{
+	return lcbe_word(self, word, arg);
+}
+
+static int hook_parsed(void *self, struct class_values *val)
+{
+	return lcbe_parsed(self, val);
+}
+
+/* The ledger, and the gate when engaged (be_ts is reckoned for lc-be alone). */
+static int hook_start(void *self)
+{
+	struct lcbe *l = self;
+
+	return l->o.be_ts && gate_start(&l->gate, &l->o) ? -1 : 0;
+}
+
+static bool hook_engaged(const void *self)
+{
+	return gate_engaged(((const struct lcbe *)self)->gate);
+}
+
+static int hook_serve(void *self)
+{
+	struct lcbe *l = self;
+
+	return l->gate ? gate_run(l->gate) : 0;
+}
+
+static const char *hook_describe(const void *self, char *buf, size_t len)
+{
+	const struct lcbe *l = self;
+	const struct gate_opts *o = &l->o;
+	char floor[160] = "";
+
+	if (l->gate)
+		snprintf(floor, sizeof(floor), ", BE keep %u%% of each GPU, held off %u ms "
+			 "at most, LC timeslice %llu us%s", o->floor_pct, o->stall_ms,
+			 (unsigned long long)o->lc_ts,
+			 o->lc_derived ? " / the GPU's LC processes" : "");
+	snprintf(buf, len, "%s%s%s%s", floor, o->hint ? ", BE off while LC holds the hint " : "",
+		 o->hint ? o->hint : "",
+		 o->rotate_ms ? ", one BE process on the runlist at a time" : "");
+	return buf;
+}
+
+static const char *hook_warning(const void *self, char *buf, size_t len)
+{
+	const struct lcbe *l = self;
+
+	return l->gate ? share_floor_problem(&l->o, buf, len) : NULL;
+}
+
+/*
+ * A derived LC timeslice is the floor's one divided among the GPU's LC
+ * processes; a BE TSG the gate may take off is put back on (or its channels
+ * enabled) by whoever restores.
+ */
+static __u32 hook_adjust(void *self, struct tsg *t, __u32 gpu)
+{
+	struct lcbe *l = self;
+
+	if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived)
+		t->info.want_timeslice = gate_lc_ts(&l->o, gate_lc_procs(l->gate, gpu, t->info.pid));
+	if (!gate_engaged(l->gate) || t->info.want_class != POLICY_CLASS_BE)
+		return 0;
+	return l->o.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE;
+}
+
+/* The ledger's (and the gate's); a new LC process: the GPU's LC timeslices shrink. */
+static bool hook_applied(void *self, const struct tsg *t, __u32 gpu, bool again)
+{
+	struct lcbe *l = self;
+	int nlc;
+
+	if (again || !l->gate)
+		return false;
+	nlc = gate_lc_procs(l->gate, gpu, 0);
+	gate_add(l->gate, t, gpu);
+	return t->info.want_class == POLICY_CLASS_LC && l->o.lc_derived &&
+	       gate_lc_procs(l->gate, gpu, 0) != nlc;
+}
+
+/* An LC process fewer: the others' timeslices grow back. */
+static bool hook_gone(void *self, __u32 pid, __u32 hClient)
+{
+	struct lcbe *l = self;
+
+	gate_drop_client(l->gate, pid, hClient);
+	return l->gate && l->o.lc_derived;
+}
+
+static void hook_tick(void *self)
+{
+	gate_prune(((struct lcbe *)self)->gate);
+}
+
+static void hook_stop(void *self)
+{
+	struct lcbe *l = self;
+
+	gate_stop(l->gate, &l->st);
+	l->gate = NULL;
+}
+
+static void hook_forget(void *self)
+{
+	gate_forget(((struct lcbe *)self)->gate);
+}
+
+static void hook_report(const void *self)
+{
+	const struct lcbe *l = self;
+	const struct gate_opts *o = &l->o;
+	const struct gate_stats *gs = &l->st;
+
+	if (o->rotate_ms)
+		printf("be-rotate: %llu turns passed on\n", (unsigned long long)gs->rotations);
+	if (o->be_ts)
+		printf("BE floor: longest any BE process was held off: %llu ms (be-stall %u)\n",
+		       (unsigned long long)gs->longest_off_ms, o->stall_ms);
+	if (gs->hint_repairs || gs->hint_garbage)
+		printf("hint file: cut short %llu times (made whole), garbage read %llu times "
+		       "(ignored)\n", (unsigned long long)gs->hint_repairs,
+		       (unsigned long long)gs->hint_garbage);
+	if (o->hint)
+		printf("hint gate: BE off %llu times, %llu switches (%llu calls, "
+		       "%llu refused), %llu saved by hint-min-off %u ms; taking BE off: "
+		       "p50 %.0f us, p99 %.0f us, max %.0f us; %llu requests over hint-hold; "
+		       "the LC turned busy %llu times as the gate saw it (the hint file's "
+		       "writers report %llu requests: not checked)\n",
+		       (unsigned long long)gs->offs, (unsigned long long)gs->switches,
+		       (unsigned long long)gs->calls, (unsigned long long)gs->errors,
+		       (unsigned long long)gs->suppressed, o->min_off_ms,
+		       gs->off_p50_us, gs->off_p99_us, gs->off_max_us,
+		       (unsigned long long)gs->forced, (unsigned long long)gs->busy_turns,
+		       (unsigned long long)gs->reported);
+}
+
+static const struct sched_hooks lcbe_hooks = {
+	.make = lcbe_make,
+	.word = hook_word,
+	.parsed = hook_parsed,
+	.start = hook_start,
+	.engaged = hook_engaged,
+	.serve = hook_serve,
+	.describe = hook_describe,
+	.warning = hook_warning,
+	.adjust = hook_adjust,
+	.applied = hook_applied,
+	.gone = hook_gone,
+	.tick = hook_tick,
+	.stop = hook_stop,
+	.forget = hook_forget,
+	.report = hook_report,
+	.status = share_print,
+};
+
+const struct sched_policy sched_policy_lcbe = {
+	.name = "lc-be",
+	.words = lcbe_words,
+	.classes = { POLICY_CLASS_LC, POLICY_CLASS_BE },
+	.defaults = {
+		/* LC timeslice 0 here: derived from be-floor (lcbe_parsed) */
+		[POLICY_CLASS_LC] = { 0, LEVEL(HIGH) },
+		[POLICY_CLASS_BE] = { 200, LEVEL(LOW) },
+	},
+	.catch_all = POLICY_CLASS_BE,
+	.max_matches = POLICY_RULES - 1,
+	.need_match = POLICY_CLASS_LC,
+	.need_msg = "lc-be needs at least one 'lc MATCH' (the latency-critical processes)",
+	.hooks = &lcbe_hooks,
+};
