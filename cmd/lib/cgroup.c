@@ -180,39 +180,49 @@ static const char *line_path(const char *line, size_t n, const char *want_ctrl, 
 	return c2 + 1;
 }
 
-int cg_path_of(const char *text, char *path, size_t len)
+/* What ranks a v1 hierarchy's attribution: a pod, a container or a Slurm step first. */
+static bool cg_strong(const struct cg_attr *a)
+{
+	return a->pod_uid[0] || a->container_id[0] || !strncmp(a->unit, "job_", 4);
+}
+
+void cg_attr_of(const char *text, struct cg_attr *a)
 {
 	/*
 	 * v2 first (its controllers field is empty), then name=systemd, then
-	 * any hierarchy; "/" only as the last resort
+	 * any hierarchy: the first that names a pod, container or Slurm step,
+	 * else the first unit found
 	 */
 	static const char *const pass[] = { "", "name=systemd", NULL };
-	const char *root = NULL;
+	struct cg_attr got, weak;
+	char path[1024];
 
+	memset(&weak, 0, sizeof(weak));
 	for (size_t k = 0; k < 3; k++) {
 		for (const char *l = text; *l;) {
 			size_t n = strcspn(l, "\n"), plen;
 			const char *p = line_path(l, n, pass[k], &plen);
 
-			if (p && plen && !(plen == 1 && *p == '/')) {
-				snprintf(path, len, "%.*s", (int)plen, p);
-				return 0;
-			}
-			if (p && plen)
-				root = "/";
 			l += n;
 			l += *l == '\n';
+			if (!p || !plen || (plen == 1 && *p == '/') || plen >= sizeof(path))
+				continue;
+			snprintf(path, sizeof(path), "%.*s", (int)plen, p);
+			cg_classify(path, &got);
+			if (k == 0 || cg_strong(&got)) {
+				*a = got;
+				return;
+			}
+			if (!weak.unit[0])
+				weak = got;
 		}
 	}
-	if (!root)
-		return -1;
-	snprintf(path, len, "/");
-	return 0;
+	*a = weak;
 }
 
 int cg_read_pid(pid_t pid, struct cg_attr *a)
 {
-	char file[64], buf[4096], path[1024];
+	char file[64], buf[4096];
 	ssize_t n;
 	int fd;
 
@@ -226,7 +236,6 @@ int cg_read_pid(pid_t pid, struct cg_attr *a)
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
-	if (!cg_path_of(buf, path, sizeof(path)))
-		cg_classify(path, a);
+	cg_attr_of(buf, a);
 	return 0;
 }

@@ -25,12 +25,6 @@ struct cg_attr {
 };
 
 /*
- * The path a process's cgroup file text names: cgroup v2's "0::" line,
- * else (a v1 or hybrid host whose v2 line is "/") v1's name=systemd line,
- * else the first v1 line that is not "/".  0, or -1 when text names none.
- */
-int cg_path_of(const char *text, char *path, size_t len);
-/*
  * Attribution of a cgroup path (absolute, or relative with ".." as a
  * process in another cgroup namespace sees it): the kubelet's systemd
  * driver (kubepods[-QOS]-pod<UID_>.slice, then cri-containerd-<ID>.scope,
@@ -39,7 +33,14 @@ int cg_path_of(const char *text, char *path, size_t len);
  * Fields not found are "".
  */
 void cg_classify(const char *path, struct cg_attr *a);
-/* Both, from /proc/PID/cgroup: 0, or -1 (the process is gone: a zeroed *a). */
+/*
+ * Attribution of a whole /proc/PID/cgroup text: cgroup v2's "0::" line;
+ * on a v1 or hybrid host (a v2 line "/" or none) the first hierarchy
+ * (name=systemd first) that names a pod, a container or a Slurm step,
+ * else the first unit any names.  Zeroed when none does.
+ */
+void cg_attr_of(const char *text, struct cg_attr *a);
+/* The same from /proc/PID/cgroup: 0, or -1 (the process is gone: a zeroed *a). */
 int cg_read_pid(pid_t pid, struct cg_attr *a);
 
 #endif

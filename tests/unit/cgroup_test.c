@@ -22,15 +22,10 @@ static int pass, fail;
 static void expect(const char *name, const char *text, const char *pod, const char *ctr,
 		   const char *unit)
 {
-	char path[1024];
 	struct cg_attr a;
 
 	memset(&a, 0x55, sizeof(a));
-	if (cg_path_of(text, path, sizeof(path))) {
-		memset(&a, 0, sizeof(a));
-	} else {
-		cg_classify(path, &a);
-	}
+	cg_attr_of(text, &a);
 	if (!strcmp(a.pod_uid, pod) && !strcmp(a.container_id, ctr) && !strcmp(a.unit, unit)) {
 		pass++;
 	} else {
@@ -108,8 +103,11 @@ int main(void)
 	       "job_4242/step_0");
 	expect("Slurm batch step", "0::/system.slice/slurmstepd.scope/job_7/step_batch/user/task_0\n",
 	       "", "", "job_7/step_batch");
-	expect("Slurm (cgroup/v1)", "4:freezer:/slurm/uid_1000/job_99/step_3/task_0\n"
-	       "1:name=systemd:/system.slice/slurmd.service\n", "", "", "slurmd.service");
+	expect("Slurm (cgroup/v1): the step, not slurmd's systemd unit",
+	       "4:freezer:/slurm/uid_1000/job_99/step_3/task_0\n"
+	       "1:name=systemd:/system.slice/slurmd.service\n", "", "", "job_99/step_3");
+	expect("v1: the systemd unit when no hierarchy names more",
+	       "4:memory:/\n1:name=systemd:/system.slice/trainer.service\n", "", "", "trainer.service");
 	expect("Slurm (cgroup/v1, no systemd line)", "4:freezer:/slurm/uid_1000/job_99/step_3/task_0\n",
 	       "", "", "job_99/step_3");
 	/* neither */
