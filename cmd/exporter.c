@@ -33,18 +33,23 @@ static int do_help(int argc, char **argv)
 	}
 	fprintf(stdout,
 		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
-		"       %1$s %2$s textfile [--output FILE]\n"
+		"                          [--pod-names]\n"
+		"       %1$s %2$s textfile [--output FILE] [--pod-names]\n"
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { serve | textfile | help }\n"
 		"\n"
-		"serve answers GET /metrics (Prometheus text format) on ADDR:PORT, by\n"
-		"default :%3$d (every address); '%1$s %2$s --listen ...' is serve too.\n"
+		"serve answers GET /metrics (Prometheus text format) and GET /healthz on\n"
+		"ADDR:PORT, by default :%3$d (every IPv6 and IPv4 address; IPv4 alone\n"
+		"where IPv6 is off); '%1$s %2$s --listen ...' is serve too.\n"
 		"It attaches to every process with /dev/nvidia-uvm open (UVM tools\n"
 		"counters only) at most every --interval ms (default %4$d), drops those\n"
 		"that exit, and reads the TSG watcher and the loaded policies per scrape.\n"
 		"--events also counts replays, evictions and thrashing per process from\n"
-		"an event queue each (costs more than counters).\n"
+		"an event queue each (costs more than counters).  Per-process series\n"
+		"carry hostname ($NODE_NAME, else the host's name) and, from the\n"
+		"process's cgroup, pod_uid and container_id or unit; --pod-names adds\n"
+		"namespace and pod from the kubelet's /var/log/pods directories.\n"
 		"textfile writes one exposition without per-process counters (they count\n"
 		"only while attached) to FILE, atomically (node_exporter's textfile\n"
 		"collector reads *.prom), or to stdout.  Needs CAP_BPF, CAP_PERFMON and\n"
@@ -54,10 +59,11 @@ static int do_help(int argc, char **argv)
 }
 
 /*
- * "HOST:PORT", ":PORT" (every IPv4 address) or "[V6]:PORT", numeric only:
- * no name service (the static binary has none).  0 or usage_err's code.
+ * "HOST:PORT", ":PORT" (every address: *any set, the IPv4 one in *ss) or
+ * "[V6]:PORT", numeric only: no name service (the static binary has none).
+ * 0 or usage_err's code.
  */
-static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
+static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len, bool *any)
 {
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
@@ -85,6 +91,7 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 	if (parse_u64("listen port", port, 1, 65535, &p))
 		return EXIT_USAGE;
 	memset(ss, 0, sizeof(*ss));
+	*any = !*h;
 	if (!*h || inet_pton(AF_INET, h, &v4->sin_addr) == 1) {
 		v4->sin_family = AF_INET;
 		v4->sin_port = htons(p);
@@ -98,6 +105,24 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 				 "address", arg, h);
 	}
 	return 0;
+}
+
+/*
+ * Every address: IPv6's, taking IPv4 too (IPv4-mapped), else -- IPv6
+ * disabled or absent on this host -- IPv4's alone.  The fd or -errno.
+ */
+static int listen_any(const struct sockaddr_storage *v4, socklen_t v4len)
+{
+	struct sockaddr_in6 v6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = ((const struct sockaddr_in *)v4)->sin_port,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	int fd = exp_listen((struct sockaddr *)&v6, sizeof(v6), false);
+
+	if (fd >= 0 || fd == -EADDRINUSE || fd == -EACCES)
+		return fd;
+	return exp_listen((const struct sockaddr *)v4, v4len, true);
 }
 
 static int check_access(const char *what)
@@ -136,7 +161,7 @@ static int do_serve(int argc, char **argv)
 {
 	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
 	const char *listen_arg = NULL;
-	bool events = false;
+	bool events = false, pod_names = false, any;
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct exporter *e;
@@ -150,6 +175,10 @@ static int do_serve(int argc, char **argv)
 		NEXT_ARG();
 		if (!strcmp(opt, "--events")) {
 			events = true;
+			continue;
+		}
+		if (!strcmp(opt, "--pod-names")) {
+			pod_names = true;
 			continue;
 		}
 		if (argc < 1)
@@ -171,11 +200,11 @@ static int do_serve(int argc, char **argv)
 		snprintf(err, sizeof(err), ":%d", EXP_DEFAULT_PORT);
 		listen_arg = err;
 	}
-	if (parse_listen(listen_arg, &ss, &sslen))
+	if (parse_listen(listen_arg, &ss, &sslen, &any))
 		return EXIT_USAGE;
 	if (check_access("exporter serve"))
 		return EXIT_FAIL;
-	fd = exp_listen((struct sockaddr *)&ss, sslen);
+	fd = any ? listen_any(&ss, sslen) : exp_listen((struct sockaddr *)&ss, sslen, true);
 	if (fd < 0) {
 		p_err("cannot listen on %s: %s%s", listen_arg, strerror(-fd),
 		      fd == -EADDRINUSE ? " (another exporter, or another program, has that port)" :
@@ -192,6 +221,7 @@ static int do_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
 	exp_init(e, maxp, true);
+	exp_attr_init(e, pod_names);
 	e->events = events;
 	exp_rescan(e);		/* no thread runs yet: no lock needed */
 	h = exp_http_start(e, fd, err, sizeof(err));
@@ -230,12 +260,18 @@ static int write_file(const char *path, const char *buf, size_t len)
 static int do_textfile(int argc, char **argv)
 {
 	const char *out = NULL;
+	bool pod_names = false;
 	struct exporter *e;
 	size_t len = 0;
 	char *buf;
 	int rc;
 
-	if (argc > 0) {
+	while (argc > 0) {
+		if (!strcmp(argv[0], "--pod-names")) {
+			pod_names = true;
+			NEXT_ARG();
+			continue;
+		}
 		if (strcmp(argv[0], "--output"))
 			return usage_err("unexpected argument '%s'", argv[0]);
 		NEXT_ARG();
@@ -253,6 +289,7 @@ static int do_textfile(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	exp_init(e, EXP_DEFAULT_MAX_PROCS, false);
+	exp_attr_init(e, pod_names);
 	exp_rescan(e);
 	buf = exp_render(e, &len);
 	exp_free(e);

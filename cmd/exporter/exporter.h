@@ -15,6 +15,8 @@
  *              memory, the gpu/UUID labels (dcgm-exporter's names, so that
  *              a PromQL join on UUID works), a counter tracker per GPU per
  *              process.
+ *   attr.c     whom a process runs for: hostname, and from its cgroup
+ *              pod_uid/container_id or unit (--pod-names: namespace, pod).
  *   http.c     the HTTP server (libmicrohttpd, one polling thread).
  *
  * Label cardinality is bounded: per-process series exist only for processes
@@ -32,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "gpus.h"
 #include "ut.h"
 
@@ -73,6 +76,7 @@ struct exp_proc {
 	pid_t pid;
 	unsigned long long start;	/* starttime in /proc/PID/stat: tells pid reuse */
 	char comm[16];
+	struct cg_attr cg;		/* read once, when found (attr.c) */
 	struct ut_session s;
 	int pidfd;			/* readable once it exits (attached only), else -1 */
 	bool attached;
@@ -98,6 +102,13 @@ struct exp_stats {
 	double started;			/* unix time */
 };
 
+/* A pod the kubelet's log directories name (--pod-names). */
+struct exp_pod {
+	char uid[CG_POD_UID_LEN];
+	char ns[64];
+	char name[254];
+};
+
 struct exporter {
 	pthread_mutex_t lock;		/* the HTTP thread's scrape vs the rescan loop */
 	struct exp_proc *procs;
@@ -112,6 +123,11 @@ struct exporter {
 	int ngpus;			/* -1: RM did not answer (gpus_why) */
 	double gpus_at;
 	const char *gpus_why;
+	/* attr.c */
+	char hostname[256];
+	bool pod_names;			/* --pod-names */
+	struct exp_pod *pods;
+	int npods, podcap;
 };
 
 /* procs.c */
@@ -129,6 +145,20 @@ void exp_wait(struct exporter *e, int ms);
 void exp_drain(struct exporter *e);
 /* Drops every process (closes every fd it holds). */
 void exp_free(struct exporter *e);
+
+/* attr.c */
+/* The host's name ($NODE_NAME, else uname's); pod_names: --pod-names. */
+void exp_attr_init(struct exporter *e, bool pod_names);
+/* Reads a newly found process's cgroup (and the pod names, when one is new). */
+void exp_attr_proc(struct exporter *e, struct exp_proc *p);
+/* ,hostname="..."[,pod_uid=...,namespace=...,pod=...,container_id=...][,unit=...] */
+void exp_attr_labels(FILE *f, const struct exporter *e, const struct cg_attr *cg);
+/* pid="...",comm="..." and the above: every per-process series's labels. */
+void exp_proc_labels(FILE *f, const struct exporter *e, const struct exp_proc *p);
+/* Any pid's attribution: a known process's, else its cgroup read now. */
+void exp_attr_of(const struct exporter *e, pid_t pid, struct cg_attr *cg);
+/* exp_attr_labels of exp_attr_of. */
+void exp_attr_pid_labels(FILE *f, const struct exporter *e, pid_t pid);
 
 /* sources.c: writes the TSG and policy families (opens and closes what it reads). */
 void exp_write_tsgs(struct exporter *e, FILE *f);
@@ -159,9 +189,9 @@ char *exp_render(struct exporter *e, size_t *len);
 struct exp_http;
 /*
  * A listening socket on addr (bound here, so that the error is ours to
- * tell): the fd, or -errno.
+ * tell): the fd, or -errno.  An IPv6 one takes IPv4 too unless v6only.
  */
-int exp_listen(const struct sockaddr *addr, socklen_t len);
+int exp_listen(const struct sockaddr *addr, socklen_t len, bool v6only);
 /* Serves /metrics from e on the listening socket fd (MHD owns it then); NULL on failure. */
 struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t len);
 void exp_http_stop(struct exp_http *h);

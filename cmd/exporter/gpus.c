@@ -108,15 +108,6 @@ void exp_write_gpus(struct exporter *e, FILE *f)
 	}
 }
 
-static void proc_labels(FILE *f, const struct exp_proc *p)
-{
-	char pid[16];
-
-	snprintf(pid, sizeof(pid), "%d", p->pid);
-	om_label(f, "pid", pid, true);
-	om_label(f, "comm", p->comm, false);
-}
-
 void exp_write_proc_gpu_counter(FILE *f, const struct exporter *e, const char *name, int ctr,
 				const char *dir)
 {
@@ -137,7 +128,7 @@ void exp_write_proc_gpu_counter(FILE *f, const struct exporter *e, const char *n
 				continue;
 			p->gshown[g] = true;
 			fprintf(f, "%s{", name);
-			proc_labels(f, p);
+			exp_proc_labels(f, e, p);
 			exp_gpu_labels(f, &e->gpus[g], false);
 			if (dir)
 				om_label(f, "direction", dir, false);
@@ -147,7 +138,7 @@ void exp_write_proc_gpu_counter(FILE *f, const struct exporter *e, const char *n
 		if (any)
 			continue;
 		fprintf(f, "%s{", name);	/* no per-GPU tracker: all GPUs together */
-		proc_labels(f, p);
+		exp_proc_labels(f, e, p);
 		if (dir)
 			om_label(f, "direction", dir, false);
 		fputs("} ", f);

@@ -4,7 +4,8 @@
  * thread (epoll) serves every connection without blocking, so a client that
  * reads slowly, stalls mid-request or vanishes holds only its own
  * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
- * scrape.  No client can take the connections a scraper needs: each owner
+ * scrape.  /healthz answers "ok" (a liveness probe) without rendering.
+ * No client can take the connections a scraper needs: each owner
  * holds at most EXP_CONN_PER_OWNER at once (more are shut as they come) --
  * a local user whatever addresses it connects from (127.0.0.0/8, ::1,
  * IPv4-mapped, the host's own), a client elsewhere by its address (peer.c)
@@ -46,7 +47,7 @@ struct exp_http {
 	unsigned int nowned;
 };
 
-int exp_listen(const struct sockaddr *addr, socklen_t len)
+int exp_listen(const struct sockaddr *addr, socklen_t len, bool v6only)
 {
 	int one = 1, fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
@@ -54,8 +55,11 @@ int exp_listen(const struct sockaddr *addr, socklen_t len)
 		return -errno;
 	/* a restart must not wait for TIME_WAIT; a port in use is still refused */
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (addr->sa_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (addr->sa_family == AF_INET6) {
+		int only = v6only;	/* 0: IPv4 too, as IPv4-mapped addresses */
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &only, sizeof(only));
+	}
 	if (bind(fd, addr, len) || listen(fd, EXP_BACKLOG)) {
 		int err = -errno;
 
@@ -90,6 +94,7 @@ static char index_page[] =
 	"<html><head><title>gpuctl exporter</title></head><body>"
 	"<h1>gpuctl exporter</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
 static char not_found[] = "not found: the metrics are at /metrics\n";
+static char healthy[] = "ok\n";
 static char not_allowed[] = "only GET and HEAD\n";
 static char failed[] = "rendering the metrics failed (out of memory)\n";
 
@@ -119,6 +124,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html", index_page, sizeof(index_page) - 1,
 			     false);
+	/* a liveness probe: the HTTP thread answers (no lock, nothing rendered) */
+	if (!strcmp(url, "/healthz"))
+		return reply(c, MHD_HTTP_OK, "text/plain", healthy, sizeof(healthy) - 1, false);
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
 			     sizeof(not_found) - 1, false);

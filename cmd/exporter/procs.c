@@ -54,6 +54,7 @@ void exp_init(struct exporter *e, unsigned int max_procs, bool attach)
 	e->max_procs = max_procs;
 	e->attach = attach;
 	e->st.started = time(NULL);
+	exp_attr_init(e, false);
 }
 
 /*
@@ -250,6 +251,7 @@ void exp_rescan(struct exporter *e)
 			p = proc_add(e, pid, start, comm);
 			if (!p)
 				break;
+			exp_attr_proc(e, p);
 			if (e->attach) {
 				proc_attach(e, p, nattached);
 				nattached += p->attached;
@@ -362,5 +364,8 @@ void exp_free(struct exporter *e)
 	free(e->procs);
 	e->procs = NULL;
 	e->cap = 0;
+	free(e->pods);
+	e->pods = NULL;
+	e->npods = e->podcap = 0;
 	pthread_mutex_destroy(&e->lock);
 }

@@ -18,15 +18,6 @@
 #include "exporter/exporter.h"
 #include "exporter/om.h"
 
-static void proc_labels(FILE *f, const struct exp_proc *p)
-{
-	char pid[16];
-
-	snprintf(pid, sizeof(pid), "%d", p->pid);
-	om_label(f, "pid", pid, true);
-	om_label(f, "comm", p->comm, false);
-}
-
 /* One per-process counter family from the tools API's counter slot ctr. */
 static void write_proc_counter(FILE *f, const struct exporter *e, const char *name,
 			       const char *help, int ctr, const char *dir)
@@ -43,7 +34,7 @@ static void write_proc_counter(FILE *f, const struct exporter *e, const char *na
 		if (!p->attached)
 			continue;
 		fprintf(f, "%s{", name);
-		proc_labels(f, p);
+		exp_proc_labels(f, e, p);
 		if (dir)
 			om_label(f, "direction", dir, false);
 		fputs("} ", f);
@@ -78,7 +69,7 @@ static void write_proc_events(FILE *f, const struct exporter *e)
 			if (!p->attached || p->s.queue_fd < 0)
 				continue;
 			fprintf(f, "%s{", event_families[k].name);
-			proc_labels(f, p);
+			exp_proc_labels(f, e, p);
 			fputs("} ", f);
 			om_u64(f, *(const uint64_t *)((const char *)p + event_families[k].off));
 		}
@@ -91,7 +82,7 @@ static void write_procs(FILE *f, const struct exporter *e)
 		  "A process with a GPU context (/dev/nvidia-uvm open); attached: its counters are exported.");
 	for (int i = 0; i < e->nprocs; i++) {
 		fputs("gpuctl_gpu_process_info{", f);
-		proc_labels(f, &e->procs[i]);
+		exp_proc_labels(f, e, &e->procs[i]);
 		om_label(f, "attached", e->procs[i].attached ? "1" : "0", false);
 		fputs("} 1\n", f);
 	}
@@ -115,7 +106,7 @@ static void write_procs(FILE *f, const struct exporter *e)
 		if (e->procs[i].attached)
 			continue;
 		fputs("gpuctl_exporter_attach_failed{", f);
-		proc_labels(f, &e->procs[i]);
+		exp_proc_labels(f, e, &e->procs[i]);
 		om_label(f, "reason", exp_fail_names[e->procs[i].fail], false);
 		fputs("} 1\n", f);
 	}
@@ -152,6 +143,12 @@ static void write_health(FILE *f, struct exporter *e)
 		om_label(f, "reason", exp_src_state_names[e->src[s]], false);
 		fprintf(f, "} %d\n", e->src[s] == SS_OK);
 	}
+	/*
+	 * textfile: one run, attached to nothing; node_exporter exports its own
+	 * process_* and scrape metrics and drops a textfile's that clash
+	 */
+	if (!e->attach)
+		return;
 	om_family(f, "gpuctl_exporter_processes_attached", "gauge",
 		  "GPU processes whose counters are exported.");
 	fprintf(f, "gpuctl_exporter_processes_attached %d\n", attached);

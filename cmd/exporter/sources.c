@@ -51,6 +51,7 @@ static const char *const watcher_stat_names[STAT_NR] = {
 struct tsg_rows {
 	struct tsg *v;
 	const struct gpu_info **g;	/* each TSG's GPU (NULL: unknown) */
+	struct cg_attr *cg;		/* each TSG's process's cgroup attribution */
 	int n, dropped;
 };
 
@@ -70,13 +71,16 @@ static enum tsg_walk tsg_keep(const struct tsg_key *key, const struct tsg_info *
 	return TSG_KEEP;
 }
 
-static void tsg_labels(FILE *f, const struct tsg *t, const struct gpu_info *g)
+static void tsg_labels(FILE *f, const struct exporter *e, const struct tsg_rows *r, int i)
 {
+	const struct tsg *t = &r->v[i];
+	const struct gpu_info *g = r->g[i];
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%u", t->info.pid);
 	om_label(f, "pid", buf, true);
 	om_label(f, "comm", t->info.comm, false);
+	exp_attr_labels(f, e, &r->cg[i]);
 	snprintf(buf, sizeof(buf), "%u", t->info.id);
 	om_label(f, "tsg", buf, false);
 	if (g)
@@ -100,13 +104,13 @@ static uint32_t tsg_level1(const struct tsg_info *i)
 	return i->app_interleave ? i->app_interleave : i->want_interleave;
 }
 
-static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
+static void write_tsg_rows(FILE *f, const struct exporter *e, const struct tsg_rows *r)
 {
 	om_family(f, "gpuctl_tsg_info", "gauge",
 		  "A time-slice group the sched watcher recorded, with its policy class.");
 	for (int i = 0; i < r->n; i++) {
 		fputs("gpuctl_tsg_info{", f);
-		tsg_labels(f, &r->v[i], r->g[i]);
+		tsg_labels(f, e, r, i);
 		om_label(f, "class", r->v[i].info.want_class ?
 			 policy_class_name(r->v[i].info.want_class) : "none", false);
 		fputs("} 1\n", f);
@@ -120,7 +124,7 @@ static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
 		if (!ts)
 			continue;
 		fputs("gpuctl_tsg_timeslice_seconds{", f);
-		tsg_labels(f, &r->v[i], r->g[i]);
+		tsg_labels(f, e, r, i);
 		fprintf(f, "} %llu.%06llu\n", (unsigned long long)(ts / 1000000),
 			(unsigned long long)(ts % 1000000));
 	}
@@ -132,7 +136,7 @@ static void write_tsg_rows(FILE *f, const struct tsg_rows *r)
 		if (!l1)
 			continue;
 		fputs("gpuctl_tsg_interleave_level{", f);
-		tsg_labels(f, &r->v[i], r->g[i]);
+		tsg_labels(f, e, r, i);
 		fputs("} ", f);
 		om_u64(f, l1 - 1);
 	}
@@ -158,7 +162,7 @@ static void write_watcher_stats(FILE *f, const struct watcher *w, int dropped)
 }
 
 /* lc-be's ledger (cmd/sched/share.c), per GPU and BE process. */
-static void write_be_share(FILE *f)
+static void write_be_share(FILE *f, const struct exporter *e)
 {
 	static const struct {
 		const char *name, *help;
@@ -190,6 +194,7 @@ static void write_be_share(FILE *f)
 			snprintf(buf, sizeof(buf), "%u", r->pid);
 			om_label(f, "pid", buf, false);
 			om_label(f, "comm", r->comm, false);
+			exp_attr_pid_labels(f, e, r->pid);
 			fprintf(f, "} %.6g\n", v);
 		}
 	}
@@ -213,19 +218,23 @@ void exp_write_tsgs(struct exporter *e, FILE *f)
 	}
 	r.v = calloc(EXP_MAX_TSGS, sizeof(*r.v));
 	r.g = calloc(EXP_MAX_TSGS, sizeof(*r.g));
-	if (!r.v || !r.g || tsg_table_walk(w.tsgs, tsg_keep, &r)) {
+	r.cg = calloc(EXP_MAX_TSGS, sizeof(*r.cg));
+	if (!r.v || !r.g || !r.cg || tsg_table_walk(w.tsgs, tsg_keep, &r)) {
 		e->src[SRC_SCHED_WATCHER] = SS_ERROR;
 	} else {
 		/* each TSG's GPU, through its process's RM file (remembered after) */
 		for (int i = 0; i < r.n && e->ngpus > 0; i++)
 			r.g[i] = tsgw_gpu_of(&r.v[i].info);
+		for (int i = 0; i < r.n; i++)
+			exp_attr_of(e, r.v[i].info.pid, &r.cg[i]);
 		e->src[SRC_SCHED_WATCHER] = SS_OK;
-		write_tsg_rows(f, &r);
-		write_be_share(f);
+		write_tsg_rows(f, e, &r);
+		write_be_share(f, e);
 		write_watcher_stats(f, &w, r.dropped);
 	}
 	free(r.v);
 	free(r.g);
+	free(r.cg);
 	watcher_close(&w);
 }
 

@@ -15,7 +15,7 @@ out=$("$T/gn"); printf "%s\n" "$out" | grep -v " passed, "
 set -- $(printf "%s\n" "$out" | sed -n "s/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p")
 GP=${1:-0}; GF=${2:-1}
 if ! ${CC:-cc} $FLAGS -DGPUCTL_VERSION='"test"' -o "$T/el" tests/unit/exporter_labels_test.c cmd/exporter/gpus.c \
-	cmd/exporter/render.c cmd/exporter/om.c cmd/lib/text.c cmd/drv/rm_gpu.c cmd/drv/rm.c 2>"$T/cc.err"; then
+	cmd/exporter/render.c cmd/exporter/om.c cmd/exporter/attr.c cmd/lib/cgroup.c cmd/lib/text.c cmd/drv/rm_gpu.c cmd/drv/rm.c 2>"$T/cc.err"; then
 	echo "FAIL build exporter_labels_test: $(head -c 1500 "$T/cc.err")"
 	echo "0 passed, 1 failed"
 	exit 1

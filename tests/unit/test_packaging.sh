@@ -7,7 +7,11 @@
 # field is dropped, a missing required one refused) and agree with the
 # units and the image; the Debian package builds with debhelper and lintian
 # accepts it; the static binary is static and the FROM-scratch image holds
-# it alone, with the DaemonSet's entrypoint.
+# it alone, with the DaemonSet's entrypoint.  issue 35: the DaemonSet is
+# hardened (not privileged, named capabilities and devices, no token,
+# NODE_NAME); the Grafana dashboard and the PrometheusRule reference only
+# metrics the exporter exports (its metric table: cmd/exporter/*.c), the
+# rules pass promtool check rules and their alerts promtool test rules.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
@@ -86,12 +90,27 @@ checks = {
     "selector matches the pod labels":
         ds["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items(),
     "hostPID": spec.get("hostPID") is True,
-    "privileged": c["securityContext"].get("privileged") is True,
-    "bpffs from the host at /sys/fs/bpf":
-        vols[mounts["/sys/fs/bpf"]["name"]]["hostPath"]["path"] == "/sys/fs/bpf",
-    "/dev from the host": vols[mounts["/dev"]["name"]]["hostPath"]["path"] == "/dev",
+    "not privileged, no escalation": c["securityContext"].get("privileged") is False and
+        c["securityContext"].get("allowPrivilegeEscalation") is False,
+    "capabilities: all dropped, BPF PERFMON SYS_PTRACE added":
+        c["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["BPF", "PERFMON", "SYS_PTRACE"]},
+    "seccomp RuntimeDefault, read-only root":
+        c["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"} and
+        c["securityContext"]["readOnlyRootFilesystem"] is True,
+    "no service-account token": spec.get("automountServiceAccountToken") is False,
+    "NODE_NAME from the downward API":
+        {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in c["env"],
+    "devices through the NVIDIA runtime, not the host's /dev":
+        {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"} in c["env"] and
+        not any(v.get("hostPath", {}).get("path", "").startswith("/dev") for v in spec["volumes"]),
+    "liveness on /healthz": c["livenessProbe"]["httpGet"]["path"] == "/healthz",
+    "bpffs from the host at /sys/fs/bpf, read-only":
+        vols[mounts["/sys/fs/bpf"]["name"]]["hostPath"]["path"] == "/sys/fs/bpf" and
+        mounts["/sys/fs/bpf"]["readOnly"] is True,
+    "/var/log/pods read-only for --pod-names": mounts["/var/log/pods"]["readOnly"] is True and
+        "--pod-names" in c["args"],
     "image is the one packaging/container/build.sh makes": c["image"] == "localhost/gpuctl:" + sys.argv[2],
-    "serves on 9471": c["args"] == ["exporter", "serve", "--listen", ":9471"] and
+    "serves on 9471": c["args"][:4] == ["exporter", "serve", "--listen", ":9471"] and
         c["ports"][0]["containerPort"] == 9471,
     "scrape annotations name that port":
         pod["metadata"]["annotations"] == {"prometheus.io/scrape": "true", "prometheus.io/port": "9471",
@@ -126,6 +145,66 @@ assert sm["metadata"]["namespace"] in sm["spec"]["namespaceSelector"]["matchName
 EOF
 )
 [ $? = 0 ] && ok "ServiceMonitor selects the Service's metrics port" || fail "ServiceMonitor" "$out"
+# ... and a privileged container is caught
+sed 's/privileged: false/privileged: true/' $K/gpuctl-daemonset.yaml >$W/priv.yaml
+out=$(k8s_check $W/priv.yaml)
+[ $? != 0 ] && printf '%s\n' "$out" | grep -q "FAIL not privileged" && ok "DaemonSet check catches privileged: true" ||
+	fail "DaemonSet privileged negative" "$out"
+
+# --- dashboard and alert rules ---------------------------------------------------------
+# the metrics the exporter exports: its metric table (every family name in cmd/exporter/)
+grep -oh '"gpuctl_[a-z_]*' cmd/exporter/*.c | tr -d '"' | sort -u >$W/metrics.txt
+[ "$(wc -l <$W/metrics.txt)" -ge 30 ] && ok "the exporter's metric table: $(wc -l <$W/metrics.txt) families" ||
+	fail "metric table" "$(cat $W/metrics.txt)"
+refs_ok() {	# refs_ok FILE: the gpuctl_* names it uses that the exporter does not export
+	grep -o 'gpuctl_[a-z_]*' "$1" | grep -v '^gpuctl_exporter$' | sort -u | grep -vxF -f $W/metrics.txt
+}
+dash_check() {
+	$PY - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+panels = d["panels"]
+exprs = " ".join(t["expr"] for p in panels for t in p["targets"])
+need = ["gpuctl_uvm_gpu_faults_total", "gpuctl_uvm_migrated_bytes_total", "gpuctl_tsg_info",
+        "gpuctl_sched_be_floor_kept", "gpuctl_exporter_source_up"]
+bad = [n for n in need if n not in exprs]
+bad += ["panel %s: no target" % p.get("title") for p in panels if not p.get("targets")]
+bad += ["panel ids not unique"] if len({p["id"] for p in panels}) != len(panels) else []
+bad += ["faults/migrations not by pod"] if "pod_uid" not in exprs else []
+print("%d panels" % len(panels))
+for b in bad:
+    print("bad:", b)
+sys.exit(1 if bad or len(panels) < 4 else 0)
+EOF
+}
+D=packaging/grafana/gpuctl-dashboard.json
+out=$(dash_check $D)
+[ $? = 0 ] && ok "dashboard: JSON, $out: faults and migrations by pod and GPU, TSGs and class, BE floor, health" ||
+	fail "dashboard" "$out"
+out=$(refs_ok $D)
+[ -z "$out" ] && ok "dashboard: every metric is one the exporter exports" || fail "dashboard metrics" "$out"
+sed 's/gpuctl_tsg_info/gpuctl_tsg_infos/' $D >$W/typo.json
+[ -n "$(refs_ok $W/typo.json)" ] && ok "the metric check catches a misspelt metric" || fail "metric check negative" "silent"
+R=$K/gpuctl-prometheusrule.yaml
+$PY - $R $W/rules/gpuctl-rules.yml <<'EOF'
+import os, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["apiVersion"] == "monitoring.coreos.com/v1" and d["kind"] == "PrometheusRule"
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+yaml.safe_dump({"groups": d["spec"]["groups"]}, open(sys.argv[2], "w"))
+EOF
+out=$(promtool check rules $W/rules/gpuctl-rules.yml 2>&1)
+[ $? = 0 ] && ok "PrometheusRule: promtool check rules ($(printf '%s' "$out" | grep -o '[0-9]* rules found'))" ||
+	fail "promtool check rules" "$out"
+out=$(refs_ok $R)
+[ -z "$out" ] && ok "PrometheusRule: every metric is one the exporter exports" || fail "rule metrics" "$out"
+for a in GpuctlSourceDown GpuctlBeFloorNotKept GpuctlEventsDropped; do
+	grep -q "alert: $a\$" $R || fail "alert $a" "missing"
+done
+cp tests/unit/promql/alerts.test.yml $W/rules/
+out=$(cd $W/rules && promtool test rules alerts.test.yml 2>&1)
+[ $? = 0 ] && ok "PrometheusRule: promtool test rules (source down, BE floor, events dropped)" ||
+	fail "promtool test rules (alerts)" "$out"
 
 # --- Debian package ------------------------------------------------------------------
 out=$(packaging/deb.sh 2>&1)
