@@ -37,17 +37,6 @@ const char *const exp_src_state_names[SS_NR] = {
 	[SS_ERROR] = "error",
 };
 
-/* The watcher's counters (tsg_watch.h), as the event label says them. */
-static const char *const watcher_stat_names[STAT_NR] = {
-	[STAT_IOCTLS] = "rm_ioctls",
-	[STAT_TSG_NEW] = "tsg_new",
-	[STAT_TSG_FREE] = "tsg_free",
-	[STAT_APP_SET] = "app_controls",
-	[STAT_TABLE_FULL] = "table_full",
-	[STAT_RB_FULL] = "ringbuf_full",
-	[STAT_DECIDED] = "decided",
-};
-
 struct tsg_rows {
 	struct tsg *v;
 	const struct gpu_info **g;	/* each TSG's GPU (NULL: unknown) */
@@ -152,7 +141,7 @@ static void write_watcher_stats(FILE *f, const struct watcher *w, int dropped)
 		if (bpf_map_lookup_elem(w->stats, &i, &v))
 			continue;
 		fputs("gpuctl_sched_watcher_events_total{", f);
-		om_label(f, "event", watcher_stat_names[i], true);
+		om_label(f, "event", tsgw_stat_names[i], true);
 		fputs("} ", f);
 		om_u64(f, v);
 	}
