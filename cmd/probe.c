@@ -2,7 +2,7 @@
 /*
  * probe.c - "gpuctl probe": what the running kernel and NVIDIA driver offer
  * gpuctl, and for every missing piece, what to do about it.  This file
- * gathers the facts (struct probe, probe.h); the verdict (probe_verdict.c)
+ * gathers the facts (struct probe, probe_facts.h); the verdict (probe_verdict.c)
  * and the details (probe_report.c) are computed from them.  It only
  * reports: the look-ups are the shared layer's (cmd/lib), the trace
  * back-ends answer for themselves through their ops table.
@@ -26,7 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "probe.h"
+#include "probe_facts.h"
 #include "rm.h"		/* rm_device_path */
 
 /* ------------------------------------------------------------ the probe */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probe_hints.c - what to do about each piece probe finds missing, from the
- * facts of struct probe (probe.h) alone.  A hint is given only where it
+ * facts of struct probe (probe_facts.h) alone.  A hint is given only where it
  * applies: no "run as root" to root, none for a capability this kernel does
  * not ask for, no make -C kernel-patch for a gpuctl without that directory.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "probe.h"
+#include "probe_facts.h"
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524	/* kernel-internal "operation not supported" */

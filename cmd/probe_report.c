@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probe.h"
+#include "probe_facts.h"
 #include "probe_gpus.h"
 #include "rm.h"
 

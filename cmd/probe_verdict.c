@@ -4,7 +4,7 @@
  * prefetch engine, sched, trace/stat and the exporter, whether they work
  * here, and when not, the one thing that blocks them (the first in the
  * order each needs its pieces: kernel, driver, hooks, devices,
- * capabilities).  Computed from the facts the details print (probe.h), so
+ * capabilities).  Computed from the facts the details print (probe_facts.h), so
  * the two agree; the details say what to do.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "probe.h"
+#include "probe_facts.h"
 
 struct verdict {
 	bool ok;

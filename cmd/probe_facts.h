@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * probe.h - "gpuctl probe" in three parts: the facts (probe.c gathers them),
+ * probe_facts.h - "gpuctl probe" in three parts: the facts (probe.c gathers them),
  * the verdict computed from them (probe_verdict.c: what works here, and the
  * one thing blocking what does not), and the details with their advice
  * (probe_report.c, probe_hints.c).  Every line printed is one of the facts
  * below or follows from them, so the verdict and the details cannot disagree.
  */
-#ifndef GPUCTL_PROBE_H
-#define GPUCTL_PROBE_H
+#ifndef GPUCTL_PROBE_FACTS_H
+#define GPUCTL_PROBE_FACTS_H
 
 #include <stdbool.h>
 #include <sys/types.h>
