@@ -1,4 +1,6 @@
 # gpuctl - control tool for programmable GPU memory and scheduling policy.
+# `make help` lists the targets; plain `make` builds gpuctl, its man pages
+# and the hint library.
 VERSION     := 0.1.0
 PREFIX      ?= /usr/local
 DESTDIR     ?=
@@ -31,22 +33,73 @@ MANS        := $(patsubst man/%.rst,build/man/%,$(MAN_SRCS))
 
 all: gpuctl man libgpuctl-hint.so
 
+# Every recipe line runs in bash with pipefail: a pipe fails when any of its
+# commands does (bpftool's failure is not hidden behind sed's success).
+SHELL       := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
+# $(call write,COMMAND): COMMAND's standard output becomes $@ only when the
+# command succeeded and wrote something; otherwise no $@ (and no $@.tmp) is
+# left behind, so the next make runs the rule again.
+comma := ,
+write = { $(1); } > $@.tmp || { rm -f $@.tmp; exit 1; }; \
+	if [ ! -s $@.tmp ]; then rm -f $@.tmp; echo "Error: $@: $(firstword $(1)) wrote nothing" >&2; exit 1; fi; \
+	mv -f $@.tmp $@
+
+# ------------------------------------------------------------ the tools
+# Before anything compiles, check-tools names every tool and library the
+# goals given need that is missing: one "Error:" line each, with the Debian
+# package (`make deps` installs them all).  TOOLS_* list what a goal needs.
+GOALS       := $(patsubst check-tools,all,$(or $(MAKECMDGOALS),all))
+TOOLS_BPF   := cc clang bpftool pkg-config libbpf libelf libcap readline libmicrohttpd
+TOOLS       := $(sort \
+	$(if $(filter all gpuctl gpuctl-static static gpuctl-asan asan install image \
+		bench/prefetch_engine/decide bench/prefetch_engine/decide-static,$(GOALS)),$(TOOLS_BPF)) \
+	$(if $(filter all man install,$(GOALS)),rst2man) \
+	$(if $(filter all hint libgpuctl-hint.so install,$(GOALS)),cc) \
+	$(if $(filter test-policies,$(GOALS)),clang python3))
+tool_cmd     = $(or $(if $(filter cc,$(1)),$(firstword $(CC))),$(if $(filter clang,$(1)),$(firstword $(CLANG))),$(if $(filter bpftool,$(1)),$(firstword $(BPFTOOL))),$(1))
+tool_pkg_cc            := build-essential
+tool_pkg_clang         := clang
+tool_pkg_bpftool       := bpftool (bookworm-backports)
+tool_pkg_pkg-config    := pkg-config
+tool_pkg_rst2man       := python3-docutils
+tool_pkg_python3       := python3
+tool_pkg_libbpf        := libbpf-dev (bookworm-backports, 1.4 or later)
+tool_pkg_libelf        := libelf-dev
+tool_pkg_libcap        := libcap-dev
+tool_pkg_readline      := libreadline-dev
+tool_pkg_libmicrohttpd := libmicrohttpd-dev
+TOOL_PROGS  := cc clang bpftool pkg-config rst2man python3
+LIBBPF_MIN  := 1.4
+
+check-tools:
+	@missing=0; \
+	$(foreach t,$(filter $(TOOL_PROGS),$(TOOLS)),\
+	command -v '$(call tool_cmd,$(t))' >/dev/null 2>&1 || { missing=1; \
+		echo "Error: $(call tool_cmd,$(t)) not found in PATH (Debian: $(tool_pkg_$(t)))" >&2; };) \
+	$(if $(filter-out $(TOOL_PROGS),$(TOOLS)),if command -v pkg-config >/dev/null 2>&1; then \
+	$(foreach t,$(filter-out $(TOOL_PROGS),$(TOOLS)),\
+	pkg-config --exists '$(t)$(if $(filter libbpf,$(t)), >= $(LIBBPF_MIN))' || { missing=1; \
+		echo "Error: $(t)$(if $(filter libbpf,$(t)), $(LIBBPF_MIN) or later) not found by pkg-config (Debian: $(tool_pkg_$(t)))" >&2; };) \
+	fi;) \
+	if [ $$missing = 1 ]; then echo "Error: install the above (all of them: make deps), then run make again" >&2; exit 1; fi
+
 build:
 	mkdir -p build build/man
 
-build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) cmd/drv/rm.h kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build
+build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) cmd/drv/rm.h kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build check-tools
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # bpftool 7.5 emits map->link, which libbpf 1.4 headers lack: drop that line.
 build/%.skel.h: build/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $* | sed '/map->link = /d' > $@.tmp
-	mv $@.tmp $@
+	$(call write,$(BPFTOOL) gen skeleton $< name $* | sed '/map->link = /d')
 
+# (grep .: a skeleton without the function gives no header at all.)
 build/engine_%.elf.h: build/engine_%.skel.h
-	{ echo '#include <stddef.h>'; sed -n '/^static inline const void \*engine_$*__elf_bytes(size_t \*sz)$$/,/^}/p' $<; } > $@.tmp
-	mv $@.tmp $@
+	$(call write,echo '#include <stddef.h>'; sed -n '/^static inline const void \*engine_$*__elf_bytes(size_t \*sz)$$/$(comma)/^}/p' $< | grep .)
 
-gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS)
+gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) | check-tools
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(CMD_SRCS) $(LDFLAGS) $(LDLIBS)
 
 # A static gpuctl for any x86-64 Linux (as bpftool's releases are):
@@ -73,15 +126,15 @@ gpuctl-asan: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) Makefile
 asan: gpuctl-asan
 
 # The LC hint library (hint/gpuctl_hint.h): LC processes load it, gpuctl does not.
-libgpuctl-hint.so: hint/gpuctl_hint.c hint/gpuctl_hint.h
+libgpuctl-hint.so: hint/gpuctl_hint.c hint/gpuctl_hint.h | check-tools
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ hint/gpuctl_hint.c -lpthread
 
 hint: libgpuctl-hint.so
 
 man: $(MANS)
 
-build/man/%: man/%.rst | build
-	rst2man --halt=warning $< > $@
+build/man/%: man/%.rst | build check-tools
+	$(call write,rst2man --halt=warning $<)
 
 model:
 	$(MAKE) -C tests/model
@@ -166,6 +219,40 @@ clean:
 
 static: gpuctl-static
 
-.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench bench-ab clean asan
+# The FROM-scratch container image of the static gpuctl (the exporter's
+# DaemonSet runs it): an OCI archive built with umoci, no daemon.
+image: gpuctl-static
+	packaging/container/build.sh
+
+# One line per target a user types (tests/unit/test_build.sh checks that each
+# exists and that every `make X` the docs name is here).
+help:
+	@echo 'Usage: make [TARGET] [VAR=value ...]'
+	@echo ''
+	@echo 'Build (needs cc, clang, bpftool, pkg-config and libbpf-dev >= $(LIBBPF_MIN),'
+	@echo 'libelf-dev, libcap-dev, libreadline-dev, libmicrohttpd-dev, python3-docutils):'
+	@echo '  all             (default) gpuctl, the man pages and libgpuctl-hint.so'
+	@echo '  gpuctl          the binary only'
+	@echo '  man             the man pages (build/man/)'
+	@echo '  hint            libgpuctl-hint.so, the LC hint library'
+	@echo '  static          gpuctl-static: one static binary for any x86-64 Linux'
+	@echo '  asan            gpuctl-asan: gpuctl with ASan and UBSan'
+	@echo '  image           the FROM-scratch container image (build/gpuctl-image-$(VERSION).tar)'
+	@echo '  install         gpuctl, man pages, hint library, completion (PREFIX=$(PREFIX), DESTDIR=)'
+	@echo '  check-tools     name every build tool that is missing, build nothing'
+	@echo '  clean           remove what the build made'
+	@echo ''
+	@echo 'Test and demo (first install what they need, see tests/deps.sh; NODEPS=1 skips that):'
+	@echo '  deps            apt-get update, then install the tools and the VM kernel'
+	@echo '  test            unit tests on the host and end-to-end tests in a QEMU VM'
+	@echo '  test-asan       the VM tests again with gpuctl-asan'
+	@echo '  demo            prefetch policies on the UVM model in a VM'
+	@echo '  bench           the benchmarks (bench/run)'
+	@echo '  bench-ab        REF=<git ref>: an A/B of the prefetch engine (bench/ab/README.md)'
+	@echo '  model           the UVM model module and test tools'
+	@echo '  test-policies   the BPF objects the tests load'
+
+.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench bench-ab clean asan \
+	image help check-tools
 .DELETE_ON_ERROR:
 .SECONDARY:

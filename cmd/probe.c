@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probe.c - "gpuctl probe": what the running kernel and NVIDIA driver offer
- * gpuctl, and for every missing piece, what to do about it.  It only
+ * gpuctl, and for every missing piece, what to do about it.  This file
+ * gathers the facts (struct probe, probe_facts.h); the verdict (probe_verdict.c)
+ * and the details (probe_report.c) are computed from them.  It only
  * reports: the look-ups are the shared layer's (cmd/lib), the trace
  * back-ends answer for themselves through their ops table.
  */
@@ -24,19 +26,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "nvdrv.h"
-#include "policy/kinds.h"
+#include "probe_facts.h"
 #include "rm.h"		/* rm_device_path */
-#include "probe_gpus.h"
-#include "trace/backend.h"
-
-#ifndef ENOTSUPP
-#define ENOTSUPP 524	/* kernel-internal "operation not supported" */
-#endif
-
-#define HINT_PATCHED_DRIVER \
-	"load a driver built with gpuctl's kernel-patch/ series (or, in the VM, the uvm_model module)"
-#define HINT_ROOT "run as root or grant CAP_BPF and CAP_PERFMON"
 
 /* ------------------------------------------------------------ the probe */
 
@@ -50,57 +41,30 @@ static const struct {
 	{ "bpf_uvm_evict_move_tail", "evict: move a chunk to the tail of the eviction list" },
 };
 
-static const char *const module_table[] = { "nvidia", "nvidia_uvm", "uvm_model" };
-static const char *const device_table[] = {
+const char *const probe_modules[PROBE_NMODULES] = { "nvidia", "nvidia_uvm", "uvm_model" };
+const char *const probe_devices[PROBE_NDEVICES] = {
 	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
 };
 /* Common vmlinux functions for the fentry test, first found wins. */
 static const char *const fentry_targets[] = { "vfs_read", "ksys_read", "do_sys_openat2" };
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define N(a) PROBE_N(a)
+_Static_assert(N(kfunc_table) <= PROBE_KFUNCS_MAX, "PROBE_KFUNCS_MAX too small");
 
-struct fentry_result {
-	char target[128];	/* "vfs_read" or "nvidia_uvm:uvm_va_space_create" */
-	bool tried;
-	bool loads;
-	bool attaches;
-	int err;		/* positive errno of the failing step */
-	const char *step;	/* "load", "attach", "module BTF" */
-};
+size_t probe_nkfuncs(void)
+{
+	return N(kfunc_table);
+}
 
-struct probe {
-	struct utsname uts;
-	char lockdown[32];
-	int unpriv_bpf;		/* -1: unknown */
-	bool vmlinux_btf;
-	bool bpffs;
-	bool struct_ops;	/* the kernel has struct_ops at all */
-	bool struct_ops_modules;	/* modules may define struct_ops types (6.9+) */
-	struct fentry_result fentry;
-	struct fentry_result fentry_mod;
-	bool caps_known;
-	int cap_held[N(cap_table)];
-	struct uvm_hooks_info hooks;	/* driver version, series, UVM hooks */
-	struct {
-		bool loaded;
-		bool btf;
-		char version[64];
-	} mod[N(module_table)];
-	bool dev[N(device_table)];
-	struct {
-		int ret;
-		char module[64];
-	} sops[POLICY_NKINDS];
-	char kfunc_mod[N(kfunc_table)][64];
-	char trace_mod[TB_BPF_ATTACH_NR][64];
-	const char *trace_backend;
-	struct {		/* each trace back-end's usable(), by enum tb_kind */
-		bool ok;
-		char reason[256];
-	} tb[TB_KINDS];
-	const char *rm_device;	/* the RM device trace tsg would use */
-	bool rm_device_ok;
-};
+const char *probe_kfunc_name(size_t i)
+{
+	return kfunc_table[i].name;
+}
+
+const char *probe_kfunc_what(size_t i)
+{
+	return kfunc_table[i].what;
+}
 
 static bool path_exists(const char *path)
 {
@@ -243,12 +207,50 @@ static void probe_fentry(struct probe *p)
 	}
 }
 
-static void run_probe(struct probe *p)
+/*
+ * The driver's kind (open or proprietary modules, from the first line of
+ * /proc/driver/nvidia/version, read under $GPUCTL_SYSROOT as nvdrv.c reads
+ * it; kernel-patch/scripts/install tells them apart the same way), and
+ * whether this gpuctl runs from a source tree that has kernel-patch/.
+ */
+static void probe_driver(struct probe *p)
+{
+	const char *root = getenv("GPUCTL_SYSROOT");
+	char path[PATH_MAX], line[256], exe[PATH_MAX], cwd[PATH_MAX], *slash;
+	ssize_t n;
+
+	uvm_hooks_probe(&p->hooks);
+	snprintf(path, sizeof(path), "%s/proc/driver/nvidia/version", root ? root : "");
+	if (read_line(path, line, sizeof(line)))
+		p->flavour = strstr(line, "Open Kernel Module") ? FLAVOUR_OPEN :
+			strstr(line, "Kernel Module") ? FLAVOUR_PROPRIETARY : FLAVOUR_UNKNOWN;
+	else
+		p->flavour = p->hooks.driver_version[0] ? FLAVOUR_UNKNOWN : FLAVOUR_NONE;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/kernel-patch/scripts/install", exe);
+	if (!path_exists(path))
+		return;
+	snprintf(p->kpatch_dir, sizeof(p->kpatch_dir), "%s/kernel-patch", exe);
+	p->kpatch_here = getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, exe);
+}
+
+void run_probe(struct probe *p)
 {
 	char line[64];
 
 	memset(p, 0, sizeof(*p));
 	uname(&p->uts);
+	if (sscanf(p->uts.release, "%d.%d", &p->kmajor, &p->kminor) != 2)
+		p->kmajor = p->kminor = 0;
+	p->euid = geteuid();
 	probe_lockdown(p);
 	p->unpriv_bpf = -1;
 	if (read_line("/proc/sys/kernel/unprivileged_bpf_disabled", line, sizeof(line)))
@@ -274,20 +276,20 @@ static void run_probe(struct probe *p)
 	for (size_t i = 0; i < N(cap_table) && p->caps_known; i++)
 		p->cap_held[i] = cap_held(cap_table[i].cap);
 
-	uvm_hooks_probe(&p->hooks);
-	for (size_t i = 0; i < N(module_table); i++) {
+	probe_driver(p);
+	for (size_t i = 0; i < N(probe_modules); i++) {
 		char path[PATH_MAX];
 
-		snprintf(path, sizeof(path), "/sys/module/%s", module_table[i]);
+		snprintf(path, sizeof(path), "/sys/module/%s", probe_modules[i]);
 		p->mod[i].loaded = path_exists(path);
-		snprintf(path, sizeof(path), "/sys/module/%s/version", module_table[i]);
+		snprintf(path, sizeof(path), "/sys/module/%s/version", probe_modules[i]);
 		if (!read_line(path, p->mod[i].version, sizeof(p->mod[i].version)))
 			p->mod[i].version[0] = '\0';
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module_table[i]);
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", probe_modules[i]);
 		p->mod[i].btf = path_exists(path);
 	}
-	for (size_t i = 0; i < N(device_table); i++)
-		p->dev[i] = path_exists(device_table[i]);
+	for (size_t i = 0; i < N(probe_devices); i++)
+		p->dev[i] = path_exists(probe_devices[i]);
 
 	for (size_t i = 0; i < POLICY_NKINDS; i++)
 		p->sops[i].ret = probe_struct_ops(policy_kinds_table[i]->st_type,
@@ -315,437 +317,6 @@ static void run_probe(struct probe *p)
 		p->trace_backend = NULL;
 }
 
-/* ------------------------------------------------------------ hints */
-
-static const char *hint_fentry(const struct probe *p, const struct fentry_result *r)
-{
-	if (!r->tried)
-		return p->vmlinux_btf ? NULL :
-			"the kernel needs BTF (CONFIG_DEBUG_INFO_BTF=y)";
-	if (r->attaches)
-		return NULL;
-	switch (r->err) {
-	case EPERM:
-	case EACCES:
-		if (!strcmp(p->lockdown, "confidentiality"))
-			return "kernel lockdown (confidentiality) refuses tracing programs; "
-			       "use the uvm-tools trace backend";
-		if (p->caps_known && p->cap_held[0] > 0 && p->cap_held[1] > 0)
-			return "refused although CAP_BPF and CAP_PERFMON are held: a container, "
-			       "seccomp or LSM policy blocks bpf(); use the uvm-tools trace backend";
-		return HINT_ROOT;
-	case ENOTSUPP:
-	case EOPNOTSUPP:
-		return "the kernel has no BPF trampoline for this target; "
-		       "use the uvm-tools trace backend";
-	default:
-		return "use the uvm-tools trace backend; run with -d to see libbpf's view";
-	}
-}
-
-static const char *hint_module(const struct probe *p, size_t i)
-{
-	if (p->mod[i].loaded)
-		return p->mod[i].btf ? NULL :
-			"the module has no BTF: rebuild it with CONFIG_DEBUG_INFO_BTF_MODULES=y";
-	if (!strcmp(module_table[i], "uvm_model"))
-		return NULL;	/* only in the test VM */
-	if (!strcmp(module_table[i], "nvidia_uvm"))
-		return "modprobe nvidia-uvm";
-	return "install and load the NVIDIA driver (modprobe nvidia)";
-}
-
-static const char *hint_device(const struct probe *p, size_t i)
-{
-	if (p->dev[i])
-		return NULL;
-	if (!strcmp(device_table[i], "/dev/nvidiactl"))
-		return "nvidia-modprobe -c 0 (or run any CUDA program) to create it";
-	return "nvidia-modprobe -u -c 0 (or run any CUDA program) to create it";
-}
-
-static const char *hint_struct_ops(const struct probe *p, size_t i)
-{
-	if (p->sops[i].ret == 0)
-		return NULL;
-	if (!p->vmlinux_btf)
-		return "the kernel needs BTF (CONFIG_DEBUG_INFO_BTF=y)";
-	if (!p->struct_ops_modules)
-		return "struct_ops types defined by modules need Linux 6.9 or later";
-	if (p->sops[i].ret == -EOPNOTSUPP)
-		return "the type is there but not registered as struct_ops: " HINT_PATCHED_DRIVER;
-	return HINT_PATCHED_DRIVER;
-}
-
-/* ------------------------------------------------------------ output */
-
-static void json_hint(const char *hint)
-{
-	if (hint)
-		jsonw_string_field(json_wtr, "hint", hint);
-}
-
-static void json_fentry(const char *name, const struct probe *p,
-			const struct fentry_result *r)
-{
-	jsonw_name(json_wtr, name);
-	if (!r->target[0]) {
-		jsonw_null(json_wtr);
-		return;
-	}
-	jsonw_start_object(json_wtr);
-	jsonw_string_field(json_wtr, "target", r->target);
-	jsonw_bool_field(json_wtr, "loads", r->loads);
-	jsonw_bool_field(json_wtr, "attaches", r->attaches);
-	if (r->tried && !r->attaches) {
-		jsonw_string_field(json_wtr, "failed_step", r->step);
-		jsonw_int_field(json_wtr, "errno", r->err);
-		jsonw_string_field(json_wtr, "error", strerror(r->err));
-	}
-	json_hint(hint_fentry(p, r));
-	jsonw_end_object(json_wtr);
-}
-
-/* kernel, bpf, capabilities */
-static void json_host(const struct probe *p)
-{
-	json_writer_t *w = json_wtr;
-
-	jsonw_name(w, "kernel");
-	jsonw_start_object(w);
-	jsonw_string_field(w, "release", p->uts.release);
-	jsonw_string_field(w, "machine", p->uts.machine);
-	jsonw_string_field(w, "lockdown", p->lockdown);
-	if (p->unpriv_bpf >= 0)
-		jsonw_int_field(w, "unprivileged_bpf_disabled", p->unpriv_bpf);
-	else
-		jsonw_null_field(w, "unprivileged_bpf_disabled");
-	jsonw_end_object(w);
-
-	jsonw_name(w, "bpf");
-	jsonw_start_object(w);
-	jsonw_bool_field(w, "vmlinux_btf", p->vmlinux_btf);
-	jsonw_bool_field(w, "bpffs", p->bpffs);
-	jsonw_bool_field(w, "struct_ops", p->struct_ops);
-	jsonw_bool_field(w, "struct_ops_in_modules", p->struct_ops_modules);
-	json_fentry("fentry", p, &p->fentry);
-	json_fentry("fentry_driver", p, &p->fentry_mod);
-	jsonw_end_object(w);
-
-	jsonw_name(w, "capabilities");
-	jsonw_start_array(w);
-	for (size_t i = 0; i < N(cap_table); i++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "name", cap_table[i].name);
-		if (p->caps_known && p->cap_held[i] >= 0)
-			jsonw_bool_field(w, "held", p->cap_held[i] > 0);
-		else
-			jsonw_null_field(w, "held");
-		jsonw_string_field(w, "needed_for", cap_table[i].needed_for);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-}
-
-/* nvidia: driver, hooks, modules, devices */
-static void json_nvidia(const struct probe *p)
-{
-	json_writer_t *w = json_wtr;
-
-	jsonw_name(w, "nvidia");
-	jsonw_start_object(w);
-	jsonw_string_field(w, "driver_version",
-			   p->hooks.driver_version[0] ? p->hooks.driver_version : NULL);
-	jsonw_name(w, "uvm_hooks");	/* abi, module: null without hooks */
-	jsonw_start_object(w);
-	jsonw_int_field(w, "gpuctl_abi", UVM_HOOKS_ABI);
-	jsonw_string_field(w, "series", p->hooks.series);
-	jsonw_string_field(w, "module", p->hooks.abi ? p->hooks.module : NULL);
-	if (p->hooks.abi)
-		jsonw_int_field(w, "abi", p->hooks.abi);
-	else
-		jsonw_null_field(w, "abi");
-	json_hint(p->hooks.hint);
-	jsonw_end_object(w);
-	jsonw_name(w, "modules");
-	jsonw_start_array(w);
-	for (size_t i = 0; i < N(module_table); i++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "name", module_table[i]);
-		jsonw_bool_field(w, "loaded", p->mod[i].loaded);
-		jsonw_string_field(w, "version",
-				   p->mod[i].version[0] ? p->mod[i].version : NULL);
-		jsonw_bool_field(w, "btf", p->mod[i].btf);
-		json_hint(hint_module(p, i));
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-	jsonw_name(w, "devices");
-	jsonw_start_array(w);
-	for (size_t i = 0; i < N(device_table); i++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "path", device_table[i]);
-		jsonw_bool_field(w, "present", p->dev[i]);
-		json_hint(hint_device(p, i));
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-	jsonw_end_object(w);
-}
-
-/* struct_ops, kfuncs, trace points and back-ends */
-static void json_hooks_and_trace(const struct probe *p)
-{
-	json_writer_t *w = json_wtr;
-
-	jsonw_name(w, "struct_ops");
-	jsonw_start_array(w);
-	for (size_t i = 0; i < POLICY_NKINDS; i++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "type", policy_kinds_table[i]->st_type);
-		jsonw_string_field(w, "used_for", policy_kinds_table[i]->used_for);
-		jsonw_bool_field(w, "found", p->sops[i].ret != -ENOENT);
-		jsonw_bool_field(w, "registered", p->sops[i].ret == 0);
-		jsonw_string_field(w, "module",
-				   p->sops[i].module[0] ? p->sops[i].module : NULL);
-		json_hint(hint_struct_ops(p, i));
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-
-	jsonw_name(w, "kfuncs");
-	jsonw_start_array(w);
-	for (size_t i = 0; i < N(kfunc_table); i++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "name", kfunc_table[i].name);
-		jsonw_string_field(w, "used_for", kfunc_table[i].what);
-		jsonw_bool_field(w, "found", p->kfunc_mod[i][0]);
-		jsonw_string_field(w, "module", p->kfunc_mod[i][0] ? p->kfunc_mod[i] : NULL);
-		json_hint(p->kfunc_mod[i][0] ? NULL : HINT_PATCHED_DRIVER);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-
-	jsonw_name(w, "trace_points");
-	jsonw_start_array(w);
-	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "function", tb_bpf_attach[i].func);
-		jsonw_string_field(w, "used_for", tb_bpf_attach[i].what);
-		jsonw_bool_field(w, "found", p->trace_mod[i][0]);
-		jsonw_string_field(w, "module", p->trace_mod[i][0] ? p->trace_mod[i] : NULL);
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-	jsonw_string_field(w, "trace_backend", p->trace_backend);
-	jsonw_name(w, "trace_backends");
-	jsonw_start_array(w);
-	for (int k = TB_AUTO + 1; k < TB_KINDS; k++) {
-		jsonw_start_object(w);
-		jsonw_string_field(w, "name", tb_backends[k]->name);
-		jsonw_string_field(w, "scope", tb_backends[k]->scope);
-		jsonw_bool_field(w, "available", p->tb[k].ok);
-		jsonw_string_field(w, "reason", p->tb[k].ok ? NULL : p->tb[k].reason);
-		if (k == TB_RM) {
-			jsonw_string_field(w, "device", p->rm_device);
-			jsonw_bool_field(w, "device_present", p->rm_device_ok);
-		}
-		jsonw_end_object(w);
-	}
-	jsonw_end_array(w);
-	jsonw_string_field(w, "trace_backend_for_pid", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
-			   p->tb[TB_BPF].ok ? "bpf" : NULL);
-}
-
-static void print_json(const struct probe *p)
-{
-	jsonw_start_object(json_wtr);
-	json_host(p);
-	json_nvidia(p);
-	json_hooks_and_trace(p);
-	probe_gpus_json(json_wtr);
-	jsonw_end_object(json_wtr);
-}
-
-/* "  label ....... value", and when there is a hint, "      -> hint". */
-static void line(const char *label, const char *value, const char *hint)
-{
-	printf("  %-40s %s\n", label, value);
-	if (hint)
-		printf("  %-40s -> %s\n", "", hint);
-}
-
-static void text_fentry(const char *label, const struct probe *p,
-			const struct fentry_result *r)
-{
-	char value[256];
-
-	if (!r->target[0]) {
-		line(label, "not tested (no target function in BTF)", hint_fentry(p, r));
-		return;
-	}
-	if (r->attaches) {
-		snprintf(value, sizeof(value), "yes (%s)", r->target);
-	} else {
-		const char *name = errno_name(r->err);
-
-		snprintf(value, sizeof(value), "no: %s of %s refused: %s%s%s%s",
-			 r->step, r->target, strerror(r->err),
-			 name ? " (" : "", name ? name : "", name ? ")" : "");
-	}
-	line(label, value, hint_fentry(p, r));
-}
-
-static void text_rm(const struct probe *p)
-{
-	char value[320], hint[320];
-
-	if (!p->tb[TB_RM].ok) {
-		line("  rm (TSG events)", "no", p->tb[TB_RM].reason);
-		return;
-	}
-	snprintf(value, sizeof(value), "yes (raw tracepoints; RM device %s%s)", p->rm_device,
-		 p->rm_device_ok ? "" : " missing");
-	snprintf(hint, sizeof(hint), "load the NVIDIA driver, or name the RM device with "
-		 "--device PATH or $GPUCTL_RM_DEVICE");
-	line("  rm (TSG events)", value, p->rm_device_ok ? NULL : hint);
-}
-
-/* kernel, bpf, capabilities */
-static void text_host(const struct probe *p)
-{
-	char value[256];
-
-	printf("kernel\n");
-	line("release", p->uts.release, NULL);
-	line("lockdown", p->lockdown, NULL);
-	if (p->unpriv_bpf >= 0) {
-		snprintf(value, sizeof(value), "%d", p->unpriv_bpf);
-		line("unprivileged_bpf_disabled", value, NULL);
-	}
-
-	printf("\nbpf\n");
-	line("vmlinux BTF", p->vmlinux_btf ? "yes" : "no",
-	     p->vmlinux_btf ? NULL : "use a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-	line("bpffs at " BPFFS_ROOT, p->bpffs ? "yes" : "no",
-	     p->bpffs ? NULL : "mount -t bpf bpf " BPFFS_ROOT);
-	line("struct_ops", !p->struct_ops ? "no" :
-	     p->struct_ops_modules ? "yes (modules may define types)" :
-	     "kernel types only",
-	     p->struct_ops_modules ? NULL :
-	     "struct_ops types defined by modules need Linux 6.9 or later");
-	text_fentry("fentry (vmlinux)", p, &p->fentry);
-	text_fentry("fentry (NVIDIA driver)", p, &p->fentry_mod);
-
-	printf("\ncapabilities\n");
-	for (size_t i = 0; i < N(cap_table); i++) {
-		snprintf(value, sizeof(value), "%s: %s",
-			 !p->caps_known || p->cap_held[i] < 0 ? "unknown" :
-			 p->cap_held[i] ? "yes" : "no", cap_table[i].needed_for);
-		line(cap_table[i].name, value,
-		     p->caps_known && p->cap_held[i] == 0 ?
-		     "run as root or grant it (setcap, capsh, systemd AmbientCapabilities=)" : NULL);
-	}
-}
-
-/* nvidia: driver, hooks, modules, devices */
-static void text_nvidia(const struct probe *p)
-{
-	char value[256];
-
-	printf("\nnvidia\n");
-	line("driver version", p->hooks.driver_version[0] ? p->hooks.driver_version : "none",
-	     p->hooks.driver_version[0] ? NULL : "install and load the NVIDIA driver");
-	snprintf(value, sizeof(value), "%s%s", p->hooks.series ? p->hooks.series : "none",
-		 p->hooks.series && !p->hooks.series_exact ? " (same branch)" : "");
-	line("kernel-patch series", value, NULL);
-	if (p->hooks.abi)
-		snprintf(value, sizeof(value), "yes (%s, ABI %d)", p->hooks.module, p->hooks.abi);
-	else
-		snprintf(value, sizeof(value), "no");
-	line("UVM hooks", value, p->hooks.hint);
-	for (size_t i = 0; i < N(module_table); i++) {
-		char label[64];
-
-		snprintf(label, sizeof(label), "module %s", module_table[i]);
-		if (p->mod[i].loaded)
-			snprintf(value, sizeof(value), "loaded%s%s%s, BTF %s",
-				 p->mod[i].version[0] ? " (" : "", p->mod[i].version,
-				 p->mod[i].version[0] ? ")" : "",
-				 p->mod[i].btf ? "yes" : "no");
-		else
-			snprintf(value, sizeof(value), "not loaded");
-		line(label, value, hint_module(p, i));
-	}
-	for (size_t i = 0; i < N(device_table); i++)
-		line(device_table[i], p->dev[i] ? "present" : "missing", hint_device(p, i));
-}
-
-/* struct_ops, kfuncs, trace points and back-ends */
-static void text_hooks_and_trace(const struct probe *p)
-{
-	char value[256];
-
-	printf("\nstruct_ops types (policies)\n");
-	for (size_t i = 0; i < POLICY_NKINDS; i++) {
-		char label[64];
-
-		snprintf(label, sizeof(label), "struct %s", policy_kinds_table[i]->st_type);
-		if (p->sops[i].ret == 0)
-			snprintf(value, sizeof(value), "yes (%s): %s", p->sops[i].module,
-				 policy_kinds_table[i]->used_for);
-		else if (p->sops[i].ret == -EOPNOTSUPP)
-			snprintf(value, sizeof(value), "declared in %s, not registered",
-				 p->sops[i].module);
-		else
-			snprintf(value, sizeof(value), "no: %s", policy_kinds_table[i]->used_for);
-		line(label, value, hint_struct_ops(p, i));
-	}
-
-	printf("\nkfuncs\n");
-	for (size_t i = 0; i < N(kfunc_table); i++) {
-		if (p->kfunc_mod[i][0])
-			snprintf(value, sizeof(value), "yes (%s)", p->kfunc_mod[i]);
-		else
-			snprintf(value, sizeof(value), "no: %s", kfunc_table[i].what);
-		line(kfunc_table[i].name, value, p->kfunc_mod[i][0] ? NULL : HINT_PATCHED_DRIVER);
-	}
-
-	printf("\ntrace attach points (stock driver)\n");
-	bool any = false;
-
-	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++) {
-		if (p->trace_mod[i][0]) {
-			snprintf(value, sizeof(value), "yes (%s)", p->trace_mod[i]);
-			any = true;
-		} else {
-			snprintf(value, sizeof(value), "missing");
-		}
-		line(tb_bpf_attach[i].func, value, NULL);
-	}
-	if (!any)
-		printf("  %-40s -> %s\n", "",
-		       "load nvidia_uvm with module BTF (or uvm_model in the VM) for the bpf trace backend");
-	line("trace backend", p->trace_backend ? p->trace_backend : "none",
-	     p->trace_backend ? NULL :
-	     "load nvidia_uvm and start a CUDA program (uvm-tools backend), or fix fentry above (bpf backend)");
-	line("  bpf (system-wide)", p->tb[TB_BPF].ok ? "yes" : "no",
-	     p->tb[TB_BPF].ok ? NULL : p->tb[TB_BPF].reason);
-	line("  uvm-tools (one process)", p->tb[TB_UVM_TOOLS].ok ? "yes" : "no",
-	     p->tb[TB_UVM_TOOLS].ok ? NULL : "/dev/nvidia-uvm-tools missing (nvidia-modprobe -u)");
-	text_rm(p);
-	line("  chosen for -p PID", p->tb[TB_UVM_TOOLS].ok ? "uvm-tools" :
-	     p->tb[TB_BPF].ok ? "bpf" : "none", NULL);
-	probe_gpus_text();
-}
-
-static void print_text(const struct probe *p)
-{
-	text_host(p);
-	text_nvidia(p);
-	text_hooks_and_trace(p);
-}
-
 static int probe_help(int argc, char **argv)
 {
 	(void)argc;
@@ -756,11 +327,15 @@ static int probe_help(int argc, char **argv)
 		"Usage: %1$s probe\n"
 		"       %1$s probe help\n"
 		"\n"
-		"Reports what the running kernel and NVIDIA driver offer gpuctl:\n"
-		"BTF, bpffs, struct_ops and fentry support, capabilities, driver\n"
-		"modules and devices, the policy struct_ops types and kfuncs, and\n"
-		"the stock driver's trace attach points, and the GPUs.  Every missing piece comes\n"
-		"with what to do about it.  Exits 0 even when pieces are missing.\n",
+		"Reports what the running kernel and NVIDIA driver offer gpuctl.  First\n"
+		"the verdict, one line each for prefetch policies, the prefetch engine,\n"
+		"sched, trace/stat and the exporter: yes, or no and the one thing that\n"
+		"blocks it.  Then the details: BTF, bpffs, struct_ops and fentry support,\n"
+		"capabilities, the driver (open or proprietary modules, its kernel-patch\n"
+		"series), modules and devices, the policy struct_ops types and kfuncs,\n"
+		"the stock driver's trace attach points, and the GPUs.  Every missing\n"
+		"piece that matters here comes with what to do about it.  Exits 0 even\n"
+		"when pieces are missing.\n",
 		bin_name);
 	return EXIT_OK;
 }
@@ -784,9 +359,9 @@ static int do_probe(int argc, char **argv)
 	}
 	run_probe(p);
 	if (json_output)
-		print_json(p);
+		probe_print_json(p);
 	else
-		print_text(p);
+		probe_print_text(p);
 	free(p);
 	return EXIT_OK;
 }

@@ -51,6 +51,58 @@ static char *line_text(const char *text)
 	return out;
 }
 
+/*
+ * The stable code of an error under -j (gpuctl(8), JSON OUTPUT): the errno
+ * name (ENOENT, EACCES, ...) when the message ends with, or has before
+ * " (", ";" or "," the system's text of an errno (the "...: %s",
+ * strerror(err) every caller writes), USAGE for usage_err's bad command
+ * lines, else FAILED.
+ */
+static bool usage_pending;
+
+static bool ends_errno_text(const char *text, const char *desc)
+{
+	size_t n = strlen(desc);
+
+	for (const char *at = strstr(text, desc); at; at = strstr(at + 1, desc)) {
+		char next = at[n];
+
+		if (at - text >= 2 && at[-2] == ':' && at[-1] == ' ' &&
+		    (!next || next == ' ' || next == ';' || next == ',' || next == ')'))
+			return true;
+	}
+	return false;
+}
+
+static const char *error_code(const char *text)
+{
+	const char *best = NULL;
+	size_t best_len = 0;
+
+	if (usage_pending)
+		return "USAGE";
+	for (int e = 1; e < 256; e++) {
+		const char *name = strerrorname_np(e), *desc = strerrordesc_np(e);
+
+		/* the longest text wins: "Operation not permitted" over a prefix */
+		if (name && desc && strlen(desc) > best_len && ends_errno_text(text, desc)) {
+			best = name;
+			best_len = strlen(desc);
+		}
+	}
+	return best ? best : "FAILED";
+}
+
+static void json_error(const char *text)
+{
+	jsonw_name(json_wtr, "error");
+	if (err_context)
+		jsonw_stringf(json_wtr, "%s: %s", err_context, text);
+	else
+		jsonw_string(json_wtr, text);
+	jsonw_string_field(json_wtr, "code", error_code(text));
+}
+
 void p_err(const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -66,20 +118,12 @@ void p_err(const char *fmt, ...)
 
 	if (json_output && json_error_fits()) {
 		if (jsonw_in_object(json_wtr) && !jsonw_name_pending(json_wtr)) {
-			/* An open object of the command: add an "error" member. */
-			jsonw_name(json_wtr, "error");
-			if (err_context)
-				jsonw_stringf(json_wtr, "%s: %s", err_context, text);
-			else
-				jsonw_string(json_wtr, text);
+			/* An open object of the command: add "error" and "code" members. */
+			json_error(text);
 		} else {
 			/* Top level, array element, or a name waiting for its value. */
 			jsonw_start_object(json_wtr);
-			jsonw_name(json_wtr, "error");
-			if (err_context)
-				jsonw_stringf(json_wtr, "%s: %s", err_context, text);
-			else
-				jsonw_string(json_wtr, text);
+			json_error(text);
 			jsonw_end_object(json_wtr);
 		}
 	} else {
@@ -125,7 +169,9 @@ int usage_err(const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
+	usage_pending = true;
 	p_err("%s", msg ? msg : "bad command line");
+	usage_pending = false;
 	free(msg);
 	return EXIT_USAGE;
 }

@@ -38,6 +38,20 @@ else
 	else
 		fail "probe: UVM hooks of ABI 1 in ${MODEL_NAME:-uvm_model}" "$(gpuctl probe 2>&1 | grep -A1 'UVM hooks')"
 	fi
+	# the verdict first: policies on the model's hooks, tracing with bpf
+	V=$(gpuctl probe 2>&1 | head -6)
+	case $V in "verdict (details below)"*) ok "probe: the verdict first" ;;
+		*) fail "probe: the verdict first" "$V" ;; esac
+	if printf '%s\n' "$V" | grep -q "^  prefetch policies  yes: struct_ops hooks in ${MODEL_NAME:-uvm_model}; system-wide$"; then
+		ok "probe verdict: prefetch policies yes (${MODEL_NAME:-uvm_model})"
+	else
+		fail "probe verdict: prefetch policies yes" "$V"
+	fi
+	if printf '%s\n' "$V" | grep -q "^  trace/stat         yes: bpf"; then
+		ok "probe verdict: trace/stat yes (bpf)"
+	else
+		fail "probe verdict: trace/stat yes (bpf)" "$V"
+	fi
 	check "uvmsim in PATH" command -v uvmsim
 	check "uvmsim runs" runs uvmsim --help
 fi

@@ -94,6 +94,7 @@ esac
 expect_exit 2 gpuctl -j prefetch load nosuch
 expect_json "error under -j"
 case $(json_get .error) in *nosuch*) ok "error under -j has the message" ;; *) fail "error under -j has the message" "$OUT" ;; esac
+case $(json_get .code) in USAGE) ok "error under -j has its code (USAGE)" ;; *) fail "error under -j has its code" "$OUT" ;; esac
 
 # --- a stale pin (detached link) and a foreign pin ---------------------
 tests/tools/bpfpoke detach $PIN/link

@@ -142,6 +142,7 @@ for args in "probe" "-j probe" "trace report -i rec.in" "-j trace report -i rec.
 done
 expect_exit 0 nobody "$G" -j probe
 expect_json_eq "nobody: probe says CAP_BPF is not held" ".capabilities[0].held" false
+expect_json_eq "nobody: probe verdict: no exporter without capabilities" ".verdict.exporter.available" false
 [ "$(ls -A $NB)" = "$(cat $T/nb.before)" ] && ok "nobody: nothing created in the working directory" ||
 	fail "nobody created" "$(ls -A $NB)"
 bpffs_list >$T/bpffs.after
@@ -187,6 +188,12 @@ if [ ! -c /dev/uvm_model_rm ]; then
 fi
 expect_exit 0 $G probe
 expect_out "probe: rm backend works" "rm \(TSG events\) +yes"
+# its tracepoints load, but without its RM device it is no, and so is sched
+expect_exit 0 env GPUCTL_RM_DEVICE=/nonexistent $G probe
+expect_out "probe without the RM device: rm no" "rm \(TSG events\) +no: RM device /nonexistent missing"
+expect_out "probe without the RM device: sched verdict no" "^  sched +no: RM device /nonexistent missing"
+printf '%s\n' "$OUT" | grep -q "rm (TSG events) *yes" && fail "probe without the RM device: never yes" "$OUT" ||
+	ok "probe without the RM device: never yes"
 
 # -- CMD: the command's TSGs, its own timeslice, a free and a client free
 expect_exit 0 $G trace tsg -- sh -c "exec $T/tsgapp -n 2 -r 500 -e >$T/c.out"
