@@ -107,7 +107,7 @@ grep -q "^gpuctl_gpu_info{gpu=\"0\",UUID=\"$U0\",model_name=\"NVIDIA Model GPU\"
 [ "$(grep -c '^gpuctl_gpu_info{' "$W/m.prom")" = 2 ] && ok "exporter: two GPUs" || fail "gpu_info count" "$(grep -c '^gpuctl_gpu_info{' "$W/m.prom")"
 grep -q "^gpuctl_gpu_memory_free_bytes{gpu=\"1\",UUID=\"$U1\"} " "$W/m.prom" && ok "exporter: free memory per GPU" ||
 	fail "memory" "$(grep memory "$W/m.prom")"
-n=$(grep -c "^gpuctl_tsg_info{pid=\"$B\",comm=\"ongpu1\",tsg=\"[0-9]*\",gpu=\"1\",UUID=\"$U1\"" "$W/m.prom")
+n=$(grep "^gpuctl_tsg_info{pid=\"$B\",comm=\"ongpu1\"," "$W/m.prom" | grep -c "tsg=\"[0-9]*\",.*gpu=\"1\",UUID=\"$U1\"")
 [ "$n" = 2 ] && ok "exporter: TSG series carry gpu and UUID" || fail "tsg labels" "$(grep tsg_info "$W/m.prom")"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$W/m.prom" >"$W/pt" 2>&1 && ok "promtool check metrics" || fail "promtool" "$(cat "$W/pt")"
@@ -130,7 +130,7 @@ uvmsim run seq blocks 4 wait_ms 1500 hold_ms 4000 >/dev/null 2>&1 &
 SIM=$!
 sleep 3.5
 "$HTTPGET" http://127.0.0.1:$PORT/metrics 5 >"$W/m3.prom" 2>/dev/null
-n=$(grep -c "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",gpu=\"0\",UUID=\"$U0\"} [1-9]" "$W/m3.prom")
+n=$(grep -c "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",.*gpu=\"0\",UUID=\"$U0\"} [1-9]" "$W/m3.prom")
 [ "$n" = 1 ] && ok "exporter: uvmsim's GPU faults on GPU 0, by gpu and UUID" ||
 	fail "per-GPU UVM counters" "$(grep "^gpuctl_uvm_" "$W/m3.prom" | head -5) $(tail -3 "$W/exp3.log")"
 grep -q "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",gpu=\"1\"" "$W/m3.prom" &&

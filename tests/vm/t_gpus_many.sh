@@ -54,7 +54,7 @@ for n in 17 32; do
 	SIM=$!
 	sleep 3.5
 	"$HTTPGET" http://127.0.0.1:$PORT/metrics 5 >"$W/m$n.prom" 2>/dev/null
-	grep -q "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",gpu=\"$last\",UUID=\"$U\"} [1-9]" "$W/m$n.prom" &&
+	grep -q "^gpuctl_uvm_gpu_faults_total{pid=\"$SIM\",comm=\"uvmsim\",.*gpu=\"$last\",UUID=\"$U\"} [1-9]" "$W/m$n.prom" &&
 		ok "$n GPUs: exporter has GPU $last's fault series" ||
 		fail "$n GPUs: exporter GPU $last" "$(grep "^gpuctl_uvm_gpu_faults" "$W/m$n.prom" | head -3) $(tail -3 "$W/exp$n.log")"
 	grep -q "gpu=\"$last\",UUID=\"$U\",model_name" "$W/m$n.prom" || grep -q "^gpuctl_gpu_info{gpu=\"$last\"" "$W/m$n.prom" &&
