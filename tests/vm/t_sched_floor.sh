@@ -83,9 +83,9 @@ else
 	expect_json_eq "status JSON: kept" ".be_floor.be[1].floor_kept" true
 fi
 expect_exit 0 "$GPUCTL" exporter textfile --output $W/x.prom
-grep -q "^gpuctl_sched_be_share_ratio{gpu=\"0\",pid=\"$BE1\",comm=\"be1\"} 0.0[0-9]" $W/x.prom &&
+grep -q "^gpuctl_sched_be_share_ratio{gpu=\"0\",pid=\"$BE1\",comm=\"be1\"[^}]*} 0.0[0-9]" $W/x.prom &&
 	grep -q "^gpuctl_sched_be_longest_stall_seconds{gpu=\"0\",pid=\"$BE2\"" $W/x.prom &&
-	grep -q "^gpuctl_sched_be_floor_kept{gpu=\"0\",pid=\"$BE2\",comm=\"be2\"} 1" $W/x.prom &&
+	grep -q "^gpuctl_sched_be_floor_kept{gpu=\"0\",pid=\"$BE2\",comm=\"be2\"[^}]*} 1" $W/x.prom &&
 	ok "exporter: share, stall and kept per GPU and BE process" ||
 	fail "exporter" "$(grep be_ $W/x.prom)"
 # a second LC process on the GPU: the derived LC timeslice is divided between them
