@@ -31,40 +31,10 @@
 
 /* ------------------------------------------------------------ the probe */
 
-static const struct {
-	const char *name;
-	const char *what;
-} kfunc_table[] = {	/* all the patch's (uvm_bpf_ext.c): test_house.sh compares */
-	{ "bpf_uvm_set_va_block_region", "prefetch: set the region to prefetch" },
-	{ "bpf_uvm_strstr", "policies matching process or kernel names" },
-	{ "bpf_uvm_evict_move_head", "evict: move a chunk to the head of the eviction list" },
-	{ "bpf_uvm_evict_move_tail", "evict: move a chunk to the tail of the eviction list" },
-};
-
-const char *const probe_modules[PROBE_NMODULES] = { "nvidia", "nvidia_uvm", "uvm_model" };
-const char *const probe_devices[PROBE_NDEVICES] = {
-	"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-};
 /* Common vmlinux functions for the fentry test, first found wins. */
 static const char *const fentry_targets[] = { "vfs_read", "ksys_read", "do_sys_openat2" };
 
 #define N(a) PROBE_N(a)
-_Static_assert(N(kfunc_table) <= PROBE_KFUNCS_MAX, "PROBE_KFUNCS_MAX too small");
-
-size_t probe_nkfuncs(void)
-{
-	return N(kfunc_table);
-}
-
-const char *probe_kfunc_name(size_t i)
-{
-	return kfunc_table[i].name;
-}
-
-const char *probe_kfunc_what(size_t i)
-{
-	return kfunc_table[i].what;
-}
 
 static bool path_exists(const char *path)
 {
@@ -295,8 +265,8 @@ void run_probe(struct probe *p)
 		p->sops[i].ret = probe_struct_ops(policy_kinds_table[i]->st_type,
 						  p->sops[i].module,
 						  sizeof(p->sops[i].module));
-	for (size_t i = 0; i < N(kfunc_table); i++)
-		probe_btf_type(kfunc_table[i].name, BTF_KIND_FUNC,
+	for (size_t i = 0; i < probe_nkfuncs(); i++)
+		probe_btf_type(probe_kfunc_name(i), BTF_KIND_FUNC,
 			       p->kfunc_mod[i], sizeof(p->kfunc_mod[i]));
 	for (size_t i = 0; i < TB_BPF_ATTACH_NR; i++)
 		probe_btf_type(tb_bpf_attach[i].func, BTF_KIND_FUNC,

@@ -255,7 +255,7 @@ check "the ledger file's format written only in cmd/tsgw/share.c" "$(echo "$shar
 stat_lit=$(literals $CSRC | awk -F'\t' '$1 != "cmd/tsgw/table.c" && ($2 == "\"ringbuf_full\"" || $2 == "\"table_full\"" || $2 == "\"tsg_new\"") { print $1 }' | sort -u)
 check "the watcher's counter names listed only in cmd/tsgw/table.c" "$(echo "$stat_lit" | grep . | oneline)"
 patch_kf=$(grep -o '^BTF_ID_FLAGS(func, [a-z_0-9]*' kernel-patch/nvidia-uvm/uvm_bpf_ext.c | awk '{ print $2 }' | sort)
-probe_kf=$(sed -n '/kfunc_table\[\] = {/,/^};/p' cmd/probe.c | grep -o '{ "[a-z_0-9]*"' | sed 's/{ "\(.*\)"/\1/' | sort)
+probe_kf=$(sed -n '/kfunc_table\[\] = {/,/^};/p' cmd/probe_tables.c | grep -o '{ "[a-z_0-9]*"' | sed 's/{ "\(.*\)"/\1/' | sort)
 [ -n "$patch_kf" ] || fail "kfuncs" "none found in kernel-patch/nvidia-uvm/uvm_bpf_ext.c"
 check "probe lists every kfunc of the patch, and only those" \
     "$(diff <(echo "$patch_kf") <(echo "$probe_kf") | grep '^[<>]' | oneline)"
