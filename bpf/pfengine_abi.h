@@ -99,7 +99,8 @@ struct pfe_event {
 	__u64 ext_end;
 	__u32 kind;		/* enum pfe_kind */
 	__u32 cookie;		/* DONE: the request's cookie */
-	__u16 gpu;		/* FAULT: the process's GPU index; DONE: the destination */
+	__u16 gpu;		/* FAULT: the process's GPU index; DONE: the destination;
+				 * ALLOC/FREE: --gpu's, else the process's first GPU */
 	__u8 access;		/* enum pfe_access */
 	__u8 flags;		/* enum pfe_flag */
 	__u32 pad;

@@ -83,7 +83,7 @@ static void emit(int kind, uint64_t s, uint64_t x, uint64_t ts, void *arg)
 	e->addr = e->ext_start = s;
 	e->ext_end = x;
 	e->flags = PFE_F_MANAGED;
-	e->gpu = g->only >= 0 ? g->only : PFE_GPU_NONE;
+	e->gpu = g->only >= 0 ? g->only : act_first_gpu(g);	/* where an eager move goes */
 	e->ts_ns = ts;
 	g->last_ev_ts = ts;
 }

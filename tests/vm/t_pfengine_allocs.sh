@@ -53,6 +53,9 @@ ge "reuse: four allocations at one address" allocs 4
 ge "reuse: four frees" frees 4
 ge "reuse: populate forgot each freed one" freed 3
 ge "reuse: and moved each new one at one address" eager_moved 4
+eq "reuse: eager moves go to the process's GPU (none dropped)" dropped_requests 0
+[ "$(uvmsim stats | awk '$1 == "user_migrations" { print $2 }')" -ge 4 ] && ok "reuse: each eager move a UVM_MIGRATE" ||
+	fail "reuse migrations" "$(uvmsim stats)"
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load populate $MAX -- uvmsim run alloc blocks 8 alloc 2 reuse 1 fixed 1 life_ms 30 wait_ms 300 gap_ms 20 hold_ms 300
 ge "MAP_FIXED re-map: each a new allocation" allocs 4
