@@ -262,6 +262,8 @@ struct alloc *allocs_find_read(struct allocs *a, uint64_t addr, uint64_t ts)
 			if (!a->neg[i] && slot < 0)
 				slot = i;
 		}
+		if (slot < 0)	/* full: the oldest goes (no read per fault) */
+			slot = (int)(a->reads % (sizeof(a->neg) / sizeof(a->neg[0])));
 	} else {
 		memset(a->neg, 0, sizeof(a->neg));
 		a->neg_at = mono_s();
