@@ -631,11 +631,10 @@ static int do_run(int argc, char **argv)
 	}
 	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.self);
 	free(args);
-	if (ret)
-		return ret;
-	if (need_caps("sched run", NEED_PTRACE | NEED_BPF))
-		return EXIT_FAIL;
-	return run_main(&o);
+	if (!ret)
+		ret = need_caps("sched run", NEED_PTRACE | NEED_BPF) ? EXIT_FAIL : run_main(&o);
+	free(o.self);	/* the row's state (its make hook's): its gate went with stop/forget */
+	return ret;
 }
 
 static int do_stop(int argc, char **argv)
