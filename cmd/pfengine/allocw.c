@@ -19,6 +19,7 @@
 
 #include "gpuctl.h"
 #include "allocw.h"
+#include "engine.h"	/* pfe_claimed */
 #include "alloc_watch.skel.h"
 
 #define OBJ "allocwatch"
@@ -103,14 +104,14 @@ static int shared(const char *dir, int *tfd, int *rfd, char *err, size_t len)
 	return 0;
 }
 
-/* Entries of processes that are gone (their engine was killed). */
+/* Entries whose engine is not running (killed with -9; the claim says). */
 static void sweep(int tfd, int rfd)
 {
 	uint32_t k, next, *prev = NULL;
 
 	while (!bpf_map_get_next_key(tfd, prev, &next)) {
 		k = next;
-		if (kill((pid_t)k, 0) && errno == ESRCH) {
+		if (!pfe_claimed((pid_t)k)) {
 			bpf_map_delete_elem(tfd, &k);
 			bpf_map_delete_elem(rfd, &k);
 			prev = NULL;	/* start again: the key is gone */
@@ -170,6 +171,43 @@ int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
 	return ret;
 }
 
+/* The last engine out: nothing to watch, the program leaves the host. */
+static void unpin_if_empty(int tfd, const char *dir)
+{
+	char p[PATH_MAX];
+	uint32_t next;
+
+	if (bpf_map_get_next_key(tfd, NULL, &next))
+		for (int i = NPINS - 1; i >= 0; i--)
+			if (!pin_path(p, sizeof(p), dir, i))
+				unlink(p);
+}
+
+void allocw_sweep(void)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	int lock, tfd = -1, rfd = -1;
+
+	if (!bpffs_mounted() || pin_dir_quiet(OBJ, dir, sizeof(dir)))
+		return;
+	lock = pin_dir_lock(OBJ, false, dir, sizeof(dir));
+	if (lock < 0)
+		return;
+	if (!pin_path(p, sizeof(p), dir, 0))
+		tfd = bpf_obj_get(p);
+	if (tfd >= 0 && !pin_path(p, sizeof(p), dir, 1))
+		rfd = bpf_obj_get(p);
+	if (tfd >= 0 && rfd >= 0) {
+		sweep(tfd, rfd);
+		unpin_if_empty(tfd, dir);
+	}
+	if (tfd >= 0)
+		close(tfd);
+	if (rfd >= 0)
+		close(rfd);
+	close(lock);
+}
+
 int allocw_poll(struct allocw *w)
 {
 	return w->rb ? ring_buffer__consume(w->rb) : 0;
@@ -200,8 +238,8 @@ bool allocw_on(const struct allocw *w)
 
 void allocw_stop(struct allocw *w)
 {
-	uint32_t key = (uint32_t)w->tgid, next;
-	char dir[PATH_MAX], p[PATH_MAX];
+	uint32_t key = (uint32_t)w->tgid;
+	char dir[PATH_MAX];
 	int lock = -1;
 
 	if (w->targets_fd >= 0 && !own)
@@ -209,11 +247,8 @@ void allocw_stop(struct allocw *w)
 	if (w->targets_fd >= 0) {
 		bpf_map_delete_elem(w->targets_fd, &key);
 		bpf_map_delete_elem(w->rings_fd, &key);
-		/* the last engine out: nothing left to watch, the program goes */
-		if (lock >= 0 && bpf_map_get_next_key(w->targets_fd, NULL, &next))
-			for (int i = NPINS - 1; i >= 0; i--)
-				if (!pin_path(p, sizeof(p), dir, i))
-					unlink(p);
+		if (lock >= 0)
+			unpin_if_empty(w->targets_fd, dir);
 	}
 	if (lock >= 0)
 		close(lock);

@@ -38,6 +38,11 @@ int allocw_poll(struct allocw *w);
 uint64_t allocw_new_lost(struct allocw *w);
 /* A file descriptor that is readable when events wait (epoll), or -1. */
 int allocw_fd(const struct allocw *w);
+/*
+ * Drops the entries of engines that are not running (kill -9) and, when
+ * none is left, the watcher itself: what `prefetch` commands sweep.
+ */
+void allocw_sweep(void);
 /* Stops; the last engine out removes the watcher from the host. */
 void allocw_stop(struct allocw *w);
 bool allocw_on(const struct allocw *w);

@@ -26,6 +26,7 @@
 
 #include "gpuctl.h"
 #include "engine.h"
+#include "allocw.h"
 #include "liveproc.h"
 
 static int mkdir_safe(const char *path, bool create)
@@ -106,6 +107,7 @@ void pfe_reg_sweep(void)
 	DIR *d;
 
 	pfe_claim_sweep();
+	allocw_sweep();	/* a killed engine's process leaves the host's watcher */
 	/* housekeeping: a tree it may not use is the command's to report, not the sweep's */
 	if (pin_dir_quiet("engine", root, sizeof(root)))
 		return;

@@ -106,6 +106,22 @@ ge "v1 object: loads and asks" asked 1
 [ "$(stat_of pages_migrated_user)" -gt 0 ] && ok "v1 object: pages moved" || fail "v1 moved" "$STATS"
 eq "v1 object: gets every fault (no PFE_WANTS)" faults_off 0
 
+# --- kill -9 of an engine whose process lives on: the next command sweeps the watcher --
+uvmsim reset va_blocks 64 >/dev/null
+$G prefetch load populate $MAX -- uvmsim run seq blocks 4 wait_ms 300 hold_ms 20000 >/dev/null 2>&1 &
+GP=$!
+n=0
+until [ -e $AW/targets ] && grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*.stats || [ $n -ge 300 ]; do
+	sleep 0.05; n=$((n + 1))
+done
+[ -e $AW/link_enter ] && ok "kill -9: the watcher was attached" || fail "kill -9 setup" "$(ls -A $AW 2>&1)"
+SIMP=$(pgrep -P $GP uvmsim || pgrep -x uvmsim | head -1)
+kill -9 $GP; wait $GP 2>/dev/null
+expect_exit 0 $G -j prefetch show
+[ -z "$(ls -A $AW 2>/dev/null)" ] && ok "kill -9: the next command removed the watcher (its process still runs)" ||
+	fail "kill -9 watcher left" "$(ls -A $AW) sim $SIMP"
+[ -n "$SIMP" ] && kill "$SIMP" 2>/dev/null
+
 # --- without the watcher (no bpffs): the maps on demand --------------------------
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 env GPUCTL_BPFFS=/nonexistent $G -j prefetch load populate $MAX -- uvmsim run alloc blocks 16 alloc 2 life_ms 60 wait_ms 300 gap_ms 20 hold_ms 300
