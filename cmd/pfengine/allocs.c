@@ -54,17 +54,27 @@ static int lower(const struct allocs *a, uint64_t addr)
 	return lo;
 }
 
+/* Room for one more entry in *v (n used of *cap): 0, or -ENOMEM. */
+static int room(struct alloc **v, int n, int *cap)
+{
+	struct alloc *nv;
+	int c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 256;
+	nv = realloc(*v, c * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
 static int insert_at(struct allocs *a, int i, const struct alloc *x)
 {
-	if (a->n == a->cap) {
-		int cap = a->cap ? a->cap * 2 : 256;
-		struct alloc *v = realloc(a->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (room(&a->v, a->n, &a->cap))
+		return -ENOMEM;
 	memmove(a->v + i + 1, a->v + i, (a->n - i) * sizeof(*x));
 	a->v[i] = *x;
 	a->n++;
@@ -180,15 +190,8 @@ static int collect(uint64_t s, uint64_t e, bool acc, void *arg)
 {
 	struct seen *l = arg;
 
-	if (l->n == l->cap) {
-		int cap = l->cap ? l->cap * 2 : 256;
-		struct alloc *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (room(&l->v, l->n, &l->cap))
+		return -ENOMEM;
 	l->v[l->n++] = (struct alloc){ .s = s, .e = e, .acc = acc };
 	return 0;
 }
