@@ -74,7 +74,9 @@ expect_exit 0 "$GPUCTL" sched watch
 # --- no MPS binary ---------------------------------------------------------------
 PATH=/bin:/usr/bin:/sbin:/usr/sbin:/opt/gpuctl/bin expect_exit 1 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps
 expect_stderr_line "mechanism mps without nvidia-cuda-mps-control"
-expect_err "names the program" "nvidia-cuda-mps-control not found"
+expect_err "names the program and how to get it" "nvidia-cuda-mps-control not found.*driver utilities"
+PATH=/bin:/usr/bin:/sbin:/usr/sbin:/opt/gpuctl/bin expect_exit 0 "$GPUCTL" probe
+expect_out "probe without MPS: says so and how to get it" "control program +no: nvidia-cuda-mps-control not found"
 [ -e $ST ] && fail "no binary" "$ST left" || ok "no binary: no MPS state left"
 expect_exit 0 "$GPUCTL" sched status
 expect_out "no binary: no policy process left" "no policy process"
@@ -112,6 +114,13 @@ i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i
 SRV=$(ctl $PIPE get_server_list)
 [ -n "$SRV" ] && ok "a server started for the client ($SRV)" || fail "server" "none"
 ctl $PIPE "get_client_list $SRV" | grep -qx "$BE1" && ok "the BE program is the server's client" || fail "client" "$(ctl $PIPE "get_client_list $SRV")"
+expect_exit 0 "$GPUCTL" probe
+expect_out "probe: the control program and its version" "control program .*tests/tools/mps/nvidia-cuda-mps-control \(version 13000\)"
+expect_out "probe: gpuctl's daemon, its user" "daemon on gpuctl directory +pid $D, uid 0, on $PIPE"
+expect_out "probe: its server" "server pid $SRV, uid 0"
+expect_exit 0 "$GPUCTL" -j probe
+expect_json_eq "probe -j: the daemon's pid" .mps.daemons[0].pid "$D"
+expect_json_eq "probe -j: its server" .mps.daemons[0].servers[0].pid "$SRV"
 expect_exit 0 "$GPUCTL" sched status
 expect_out "status: the mechanism" "mechanism mps \(asked for\)"
 expect_out "status: the daemon, started by gpuctl" "MPS daemon $D on $PIPE \(started by gpuctl\)"
