@@ -132,6 +132,14 @@ expect_json_eq "status -j: mechanism" .mechanism.name mps
 expect_json_eq "status -j: started by gpuctl" .mechanism.started_by_gpuctl true
 expect_json_eq "status -j: the client's class" .mechanism.servers[0].clients[0].class be
 expect_json_eq "status -j: its priority" .mechanism.servers[0].clients[0].priority 1
+sleep 1.2	# the run's snapshot (once a second)
+expect_exit 0 "$GPUCTL" exporter textfile --output "$W/m.prom"
+grep -q "^gpuctl_mps_daemon_up{pipe_dir=\"$PIPE\"} 1" "$W/m.prom" && ok "exporter: the daemon up" \
+	|| fail "exporter daemon" "$(grep mps "$W/m.prom" | head -5)"
+grep -q "^gpuctl_mps_server_clients{server_pid=\"$SRV\",uid=\"0\"} 1" "$W/m.prom" && ok "exporter: the server's clients" \
+	|| fail "exporter server" "$(grep mps_server "$W/m.prom")"
+grep -q "^gpuctl_mps_client_priority{pid=\"$BE1\",comm=\"be1\",class=\"be\",server_pid=\"$SRV\",active_thread_pct=\"40\".*} 1" "$W/m.prom" \
+	&& ok "exporter: the client, its class, priority and threads" || fail "exporter client" "$(grep mps_client "$W/m.prom")"
 grep -q "pid $BE1 " "$W/run.out" && fail "MPS client's TSGs" "applied: $(grep "pid $BE1 " "$W/run.out")" \
 	|| ok "an MPS client's TSGs are left to MPS (nothing applied)"
 
@@ -150,6 +158,9 @@ expect_err "the next stop quits it" "MPS daemon $D on $PIPE quit" || {
 i=0; while alive "$D" && [ $i -lt 40 ]; do i=$((i + 1)); sleep 0.05; done
 alive "$D" && fail "sweep" "daemon $D still runs" || ok "daemon gone once its clients are"
 [ -e $ST ] && fail "sweep" "$ST left" || ok "state removed"
+[ -e $ST-clients ] && fail "sweep" "$ST-clients left" || ok "snapshot removed"
+expect_exit 0 "$GPUCTL" exporter textfile --output "$W/m2.prom"
+grep -q "gpuctl_mps_" "$W/m2.prom" && fail "exporter after stop" "MPS series left" || ok "exporter: no MPS series without a policy"
 
 # --- kill -9 of the run: the next stop quits the daemon gpuctl started ---------------
 start_run mechanism mps
