@@ -17,6 +17,7 @@
 #include "rm.h"		/* RM_DEFAULT_DEVICE */
 #include "trace/backend.h"
 #include "trace/record.h"
+#include "trace/recmeta.h"
 #include "trace/report.h"
 #include "trace/summary.h"
 
@@ -137,6 +138,7 @@ struct live {
 	struct safefile sf;	/* out's file, renamed into place at the end */
 	int write_err;
 	struct tb *t;		/* for the process names the backend knows */
+	struct recmeta *meta;	/* record: names, GPUs, allocations (version 2) */
 };
 
 static void live_event(const struct gt_event *e, void *arg)
@@ -153,6 +155,11 @@ static void live_event(const struct gt_event *e, void *arg)
 	if (gt_is_tsg(e->type) && l->t)
 		ts_comm(&l->sum, e->pid, tb_event_comm(l->t));
 	if (l->mode == LIVE_RECORD) {
+		int mrc = l->write_err ? 0 : recmeta_before(l->meta, l->out, e,
+							    l->t ? tb_event_comm(l->t) : NULL);
+
+		if (mrc)
+			l->write_err = -mrc;
 		if (!l->write_err && gt_write_event(l->out, e))
 			l->write_err = errno ? errno : EIO;
 		if (e->type != GT_EV_LOST)
@@ -248,12 +255,14 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 			rc = open_record(o, l);
 		if (rc)
 			return rc;
+		l->meta = recmeta_new();	/* NULL: a record of events only */
 	}
 	stop_signals_install();
 	t = tb_start(&o->tb, &rc);
 	if (!t) {
 		if (l->out && l->out != stdout)
 			safefile_abort(&l->sf);
+		recmeta_free(l->meta);
 		return rc;
 	}
 	l->t = t;
@@ -289,6 +298,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		ts_print(&l->sum, o->sort, (unsigned int)o->top, stdout);
 	}
 	ts_free(&l->sum);
+	recmeta_free(l->meta);
 	if (!failed && status > 0)
 		p_info("the command exited with status %d", status);
 	return rc;

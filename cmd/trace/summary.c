@@ -174,7 +174,7 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 {
 	struct ts_range *r;
 
-	if (e->type >= GT_EV_MAX)
+	if (e->type >= GT_EV_MAX || e->type == GT_EV_META)
 		return;
 	if (e->type == GT_EV_LOST) {
 		add(s, &s->lost, e->count);
@@ -419,7 +419,7 @@ static void summary_json(const struct trace_summary *s, const struct ts_range *h
 	jsonw_name(w, "counts");
 	jsonw_start_object(w);
 	for (int t = 1; t < GT_EV_MAX; t++)
-		if (t != GT_EV_LOST)
+		if (t != GT_EV_LOST && t != GT_EV_META)
 			jsonw_uint_field(w, gt_type_name(t), s->count[t]);
 	jsonw_uint_field(w, "duplicates", s->duplicates);
 	jsonw_uint_field(w, "lost", s->lost);
