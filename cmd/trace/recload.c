@@ -121,37 +121,33 @@ static void count_event(struct rl *l, const struct gt_event *e)
 	}
 }
 
-int rl_read(struct rl *l, struct gt_reader *r, const char *name)
+int rl_begin(struct rl *l, const struct gt_reader *r, const char *name)
 {
-	struct gt_event e;
-	uint64_t start = r->hdr.start_ts_ns;
-	int n, k = l->nin;
-
-	if (k >= RL_MAX_INPUTS) {
+	if (l->nin >= RL_MAX_INPUTS) {
 		p_err("%s: at most %d records at once", name, RL_MAX_INPUTS);
 		return -1;
 	}
 	l->hdr[l->nin++] = r->hdr;
-	while ((n = gt_reader_next(r, &e)) > 0) {
-		if (e.type == GT_EV_META) {
-			take_meta(l, &e, r);
-			continue;
-		}
-		/* Times relative to this record's start for now; rl_finish shifts them. */
-		e.ts_ns = e.ts_ns > start ? e.ts_ns - start : 0;
-		e.pad[0] = (uint8_t)k;	/* which record, until rl_finish */
-		if ((e.type == GT_EV_ALLOC && take_alloc(l, &e)) ||
-		    grow((void **)&l->ev, &l->cap, l->n, sizeof(*l->ev))) {
-			p_err("%s: out of memory after %zu events", name, l->n);
-			return -1;
-		}
-		count_event(l, &e);
-		l->ev[l->n++] = e;
+	return 0;
+}
+
+int rl_add(struct rl *l, const struct gt_event *ev, const struct gt_reader *r)
+{
+	uint64_t start = r->hdr.start_ts_ns;
+	struct gt_event e = *ev;
+
+	if (e.type == GT_EV_META) {
+		take_meta(l, &e, r);
+		return 0;
 	}
-	if (n < 0) {
-		p_err("%s: %s", name, r->err);
-		return -1;
-	}
+	/* Times relative to this record's start for now; rl_finish shifts them. */
+	e.ts_ns = e.ts_ns > start ? e.ts_ns - start : 0;
+	e.pad[0] = (uint8_t)(l->nin - 1);	/* which record, until rl_finish */
+	if ((e.type == GT_EV_ALLOC && take_alloc(l, &e)) ||
+	    grow((void **)&l->ev, &l->cap, l->n, sizeof(*l->ev)))
+		return -ENOMEM;
+	count_event(l, &e);
+	l->ev[l->n++] = e;
 	return 0;
 }
 

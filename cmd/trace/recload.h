@@ -56,11 +56,13 @@ struct rl {
 void rl_init(struct rl *l);
 void rl_free(struct rl *l);
 /*
- * Adds the record of r (opened) to l: 0, or -1 after p_err ("NAME: why";
- * name: how errors call the input).
+ * A record into l, one event at a time as the caller reads it: rl_begin
+ * once a record (0, or -1 after p_err "NAME: at most 4 records"), rl_add
+ * each event the reader gave (a META's payload still in r): 0, or -ENOMEM.
  */
-int rl_read(struct rl *l, struct gt_reader *r, const char *name);
-/* After the last rl_read: events in time order (stable), processes sorted. */
+int rl_begin(struct rl *l, const struct gt_reader *r, const char *name);
+int rl_add(struct rl *l, const struct gt_event *e, const struct gt_reader *r);
+/* After the last record: events in time order (stable), processes sorted. */
 void rl_finish(struct rl *l);
 /* The process pid, or NULL. */
 const struct rl_proc *rl_proc(const struct rl *l, uint32_t pid);
