@@ -134,6 +134,7 @@ static int read_one(struct rep *p, FILE *in, const char *name)
 {
 	struct gt_reader r;
 	struct gt_event e;
+	uint64_t shift;
 	char safe[256];
 	int n;
 
@@ -149,8 +150,14 @@ static int read_one(struct rep *p, FILE *in, const char *name)
 	}
 	if (rl_begin(&p->l, &r, safe))
 		return EXIT_FAIL;
+	/* A later record's times onto the first one's clock, through the real-time starts. */
+	shift = r.hdr.start_realtime_ns - p->l.hdr[0].start_realtime_ns +
+		(p->l.hdr[0].start_ts_ns - r.hdr.start_ts_ns);
 	while ((n = gt_reader_next(&r, &e)) > 0) {
-		ts_add(&p->sum, &e);
+		struct gt_event se = e;
+
+		se.ts_ns += se.ts_ns ? shift : 0;
+		ts_add(&p->sum, &se);
 		if (p->events && e.type != GT_EV_META)
 			tr_print_event(p->out, &e, r.hdr.start_ts_ns, NULL);
 		if ((p->model && e.type == GT_EV_GPU_FAULT && faults_add(&p->f, &e)) ||

@@ -351,9 +351,12 @@ static void notes(struct sv *s)
 
 	for (int k = 0; k < s->l->nin; k++)
 		v1 |= s->l->hdr[k].version < 2;
-	s->y += 10;
-	note(s, "Each cell counts the events in its time column and address rows; the key "
-	     "above a panel gives the counts of its colours (%llu columns).", HM_COLS);
+	s->y += 10 + SV_LINE;
+	text_start(s, 10, " class=\"note\"");
+	fprintf(s->o, "Each cell counts the events in its time column (%d columns of ", HM_COLS);
+	dur_text(s->o, h->span / HM_COLS ? h->span / HM_COLS : 1);
+	fprintf(s->o, ") and its address rows: %zu events in all; the key above a panel gives "
+		"the counts of its colours.</text>\n", s->l->n);
 	if (v1)
 		note(s, "A version-%llu record: no allocations, process or GPU names; address "
 		     "ranges are inferred from the 2 MiB blocks touched.", 1);
