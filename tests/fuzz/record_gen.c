@@ -15,6 +15,9 @@
  *                                  addresses, printed as lines on stdout:
  *                                  "fault NS ADDR read|write GPU PID" (NS after the start)
  *   record_gen many FILE N         version 2: N faults over two allocations and 10 s
+ *   record_gen demo FILE           version 2, the README's sample: a sweep with
+ *                                  prefetch ahead of it on GPU 0, a strided reader
+ *                                  on GPU 1, evictions, replays
  *   record_gen wide FILE           faults spread over 2^47 and up to 2^64 - 1
  *   record_gen single FILE | lost FILE | empty FILE   one fault; lost events only;
  *                                  a header alone
@@ -350,11 +353,73 @@ static void many(struct buf *b, uint64_t n)
 		      (int)(i % 3 == 0), (uint16_t)(i % 2), 4242, NULL);
 }
 
+static void demo(struct buf *b)
+{
+	static const char gpu0[] = "GPU-6d6f6465-6c67-5055-8000-000000000001\0NVIDIA H100 80GB HBM3";
+	static const char gpu1[] = "GPU-6d6f6465-6c67-5055-8000-000000000002\0NVIDIA H100 80GB HBM3";
+	uint64_t t = 1000000000, ms = 1000000;
+	struct gt_event e;
+
+	header(b, "uvm-tools", "all", t);
+	meta(b, GT_META_GPU, 0, 0, gpu0, sizeof(gpu0) - 1);
+	meta(b, GT_META_GPU, 0, 1, gpu1, sizeof(gpu1) - 1);
+	meta(b, GT_META_COMM, 4242, GT_GPU_NONE, "python3", 7);
+	meta(b, GT_META_COMM, 4343, GT_GPU_NONE, "stride_bench", 12);
+	alloc(b, 4242, PA, 512 * MiB);
+	alloc(b, 4242, PB, 64 * MiB);
+	alloc(b, 4343, PC, 256 * MiB);
+	/* python3 on GPU 0: a sweep over PA in 40 ms, writes in its second half; PB read throughout */
+	for (uint64_t i = 0; i < 6000; i++) {
+		uint64_t at = i * 40 * ms / 6000, off = (i * 512 * MiB / 6000) & ~4095ull;
+
+		fault(b, t, at, PA + off + (rnd() % 8) * 4096, i > 3000, 0, 4242, NULL);
+		if (i % 300 == 0) {
+			e = ev(GT_EV_MIGRATION, t + at + 200000);
+			e.addr = PA + off + 16 * MiB;
+			e.bytes = 16 * MiB;
+			e.cause = GT_CAUSE_PREFETCH;
+			e.flags = GT_F_TO_GPU;
+			e.latency_ns = 350000;
+			e.dst = 0;
+			put(b, &e, sizeof(e));
+		}
+		if (i % 40 == 0) {
+			e = ev(GT_EV_MIGRATION, t + at + 30000);
+			e.addr = PA + off;
+			e.bytes = 2 * MiB;
+			e.cause = GT_CAUSE_FAULT;
+			e.flags = GT_F_TO_GPU;
+			e.latency_ns = 60000;
+			e.dst = 0;
+			put(b, &e, sizeof(e));
+			e = ev(GT_EV_REPLAY, t + at + 95000);
+			put(b, &e, sizeof(e));
+		}
+		if (i % 5 == 0)
+			fault(b, t, at + 1000, PB + rnd() % (64 * MiB), 0, 0, 4242, NULL);
+	}
+	/* stride_bench on GPU 1: every 8th 2 MiB block of PC, three passes, from 10 ms */
+	for (uint64_t pass = 0; pass < 3; pass++)
+		for (uint64_t k = 0; k < 128; k += 8)
+			for (int j = 0; j < 12; j++)
+				fault(b, t, 10 * ms + pass * 10 * ms + k * 60000 + j * 3000,
+				      PC + k * 2 * MiB + j * 4096, 0, 1, 4343, NULL);
+	for (uint64_t i = 0; i < 20; i++) {
+		e = ev(GT_EV_EVICTION, t + 30 * ms + i * 500000);
+		e.addr = PA + i * 2 * MiB;
+		e.bytes = 2 * MiB;
+		e.gpu = 0;
+		put(b, &e, sizeof(e));
+	}
+}
+
 static int special(struct buf *b, const char *kind)
 {
 	uint64_t t = 1000000000;
 
-	if (!strcmp(kind, "wide")) {
+	if (!strcmp(kind, "demo")) {
+		demo(b);
+	} else if (!strcmp(kind, "wide")) {
 		header(b, "bpf", "all", t);
 		for (int i = 0; i < 64; i++)
 			fault(b, t, (uint64_t)i * 1000, i == 63 ? UINT64_MAX : (uint64_t)i << 41,
