@@ -57,7 +57,8 @@ tail -3 "$W/spots"
 
 echo "== cost of recording: alone vs under trace record, $ROUNDS rounds"
 for r in $(seq "$ROUNDS"); do
-	a=$( { /usr/bin/time -f %e "$P" "$MIB" 1 >/dev/null; } 2>&1 | tail -1)
-	b=$( { /usr/bin/time -f %e "$G" trace record -o "$W/c.trace" -- "$P" "$MIB" 1 >/dev/null 2>"$W/c.err"; } 2>&1 | tail -1)
-	echo "round $r: alone ${a}s  recorded ${b}s  ($(wc -c <"$W/c.trace") bytes)"
+	t0=$(date +%s%N); "$P" "$MIB" 1 >/dev/null 2>&1; t1=$(date +%s%N)
+	"$G" trace record -o "$W/c.trace" -- "$P" "$MIB" 1 >/dev/null 2>"$W/c.err"; t2=$(date +%s%N)
+	echo "round $r: alone $(( (t1 - t0) / 1000000 )) ms  recorded $(( (t2 - t1) / 1000000 )) ms" \
+		"($(wc -c <"$W/c.trace") bytes)"
 done
