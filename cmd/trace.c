@@ -262,19 +262,19 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 			rc = open_record(o, l);
 		if (rc)
 			return rc;
-		l->meta = recmeta_new();	/* NULL: a record of events only */
 	}
 	stop_signals_install();
 	t = tb_start(&o->tb, &rc);
 	if (!t) {
 		if (l->out && l->out != stdout)
 			safefile_abort(&l->sf);
-		recmeta_free(l->meta);
 		return rc;
 	}
 	l->t = t;
 	l->t0 = tb_now_ns(t);
 	if (l->mode == LIVE_RECORD) {
+		/* NULL (no memory): a record of events only */
+		l->meta = recmeta_new(!strcmp(tb_name(t), "uvm-tools"));
 		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), l->t0);
 		if (gt_write_header(l->out, &h))
 			l->write_err = errno ? errno : EIO;

@@ -27,18 +27,21 @@ struct recmeta {
 	int nprocs;
 	uint32_t named[4096];	/* open addressing: pids named (+0 empty) */
 	int nnamed;
+	bool gpu_names;
 	bool gpu_done[GPUCTL_MAX_GPUS];
 	FILE *out;
 	uint64_t ts;
 	int err;
 };
 
-struct recmeta *recmeta_new(void)
+struct recmeta *recmeta_new(bool gpu_names)
 {
 	struct recmeta *m = calloc(1, sizeof(*m));
 
-	if (m)
+	if (m) {
+		m->gpu_names = gpu_names;
 		m->procs = calloc(RM_PROCS, sizeof(*m->procs));
+	}
 	if (m && !m->procs) {
 		free(m);
 		return NULL;
@@ -190,7 +193,8 @@ int recmeta_before(struct recmeta *m, FILE *out, const struct gt_event *e, const
 		return 0;
 	m->out = out;
 	m->ts = e->ts_ns;
-	if (e->gpu < GPUCTL_MAX_GPUS && !m->gpu_done[e->gpu] && !gt_is_tsg(e->type))
+	if (m->gpu_names && e->gpu < GPUCTL_MAX_GPUS && !m->gpu_done[e->gpu] &&
+	    !gt_is_tsg(e->type))
 		rc = name_gpu(m, e->gpu);
 	if (rc || !e->pid || e->type == GT_EV_LOST)
 		return rc;

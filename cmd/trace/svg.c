@@ -118,7 +118,8 @@ static void gpu_lines(struct sv *s)
 			sv_esc(s->o, gp->uuid, sizeof(gp->uuid));
 			fputs(")", s->o);
 		} else {
-			fputs("name not recorded (a version-1 record, or not known to RM)", s->o);
+			fputs("not named in the record (version 1; the bpf back-end, whose index is "
+			      "UVM's own; or not known to RM)", s->o);
 		}
 		fprintf(s->o, ", %llu events</text>\n", (unsigned long long)gp->events);
 	}
