@@ -153,6 +153,41 @@ static void one_event(FILE *o, const struct rl *l, struct named *s, const struct
 		e->src, e->dst);
 }
 
+/*
+ * Each TSG's life as a span on its process's TSG track, from its creation to
+ * its free (to the last event when never freed): the first 4096 TSG events.
+ */
+static void tsg_spans(FILE *o, const struct rl *l, struct named *nm, uint64_t tmax)
+{
+	size_t *ix = malloc(4096 * sizeof(*ix)), n = 0;
+
+	for (size_t i = 0; ix && i < l->n && n < 4096; i++)
+		if (gt_is_tsg(l->ev[i].type))
+			ix[n++] = i;
+	for (size_t a = 0; a < n; a++) {
+		const struct gt_event *c = &l->ev[ix[a]], *f = NULL;
+
+		if (c->type != GT_EV_TSG)
+			continue;
+		for (size_t b = a + 1; b < n && !f; b++) {
+			const struct gt_event *x = &l->ev[ix[b]];
+
+			if (x->type == GT_EV_TSG_FREE && x->pid == c->pid && x->batch == c->batch &&
+			    x->addr == c->addr)
+				f = x;
+		}
+		name_track(o, l, nm, c->pid, TID_TSG);
+		fprintf(o, ",\n{\"name\":\"TSG 0x%llx\",\"cat\":\"tsg\",\"ph\":\"X\",",
+			(unsigned long long)c->addr);
+		ts_us(o, "ts", c->ts_ns);
+		fputc(',', o);
+		ts_us(o, "dur", (f ? f->ts_ns : tmax) > c->ts_ns ? (f ? f->ts_ns : tmax) - c->ts_ns : 0);
+		fprintf(o, ",\"pid\":%u,\"tid\":%d,\"args\":{\"client\":\"0x%x\",\"seq\":%u,"
+			"\"freed\":%s}}", c->pid, TID_TSG, c->batch, c->count, f ? "true" : "false");
+	}
+	free(ix);
+}
+
 struct mkey {
 	uint32_t pid;
 	int tid;
@@ -249,6 +284,7 @@ int export_chrome(FILE *o, const struct rl *l)
 			"\"ts\":0,\"pid\":0,\"tid\":0}", l->n);
 		for (size_t i = 0; i < l->n; i++)
 			one_event(o, l, &nm, &l->ev[i]);
+		tsg_spans(o, l, &nm, tmax);
 	}
 	rc = rc ? rc : nm.err;
 	free(nm.v);

@@ -7,7 +7,8 @@
  *           "no GPU" for the rest and "TSGs" for rm events; faults, replays,
  *           evictions, allocations and TSG events as instants, migrations
  *           and fault batches as spans of their latency (instants when
- *           unknown); every field of the event in args.  More than
+ *           unknown); every field of the event in args; each TSG's life a
+ *           span from its creation to its free.  More than
  *           EX_CHROME_MAX events: counted per track, kind and time bin, each
  *           bin one span with its count ("merged" in otherData and a
  *           global instant say so), so the file stays bounded.

@@ -100,6 +100,12 @@ grep -q '2 records merged on their real-time starts' "$T/pt.svg" && ok "the titl
 $PC locate "$T/pt.svg" "$T/faults" >/dev/null 2>&1 && ok "merged: the faults keep their places" ||
 	fail "merged locate" "$($PC locate "$T/pt.svg" "$T/faults" 2>&1 | tail -2)"
 
+expect_exit 0 $G trace report -i "$T/p.rec" -i "$T/t.rec" --format chrome
+printf '%s\n' "$OUT" >"$T/pt.json"
+$PC chrome "$T/pt.json" >/dev/null && [ "$(grep -c '"cat":"tsg","ph":"X"' "$T/pt.json")" = 6 ] &&
+	ok "merged chrome: each TSG's life a span on its process's TSGs track" ||
+	fail "TSG spans" "$(grep -c '"cat":"tsg"' "$T/pt.json")"
+
 # --- Chrome trace-event JSON -----------------------------------------------------------
 expect_exit 0 $G trace report -i "$T/p.rec" --format chrome
 printf '%s\n' "$OUT" >"$T/p.json"
