@@ -306,6 +306,7 @@ static int count_cell(struct heat *h, struct hm_group *gr, int kind, const struc
 		if (!g->cell)
 			return -ENOMEM;
 	}
+	gr->seg_used[s - h->seg] = true;
 	if (s->pid == PID_UNSET)
 		s->pid = e->pid;
 	else if (s->pid != e->pid && e->pid)

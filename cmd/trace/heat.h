@@ -5,7 +5,8 @@
  * GPU and kind of event.  The address axis is a list of segments: the
  * allocations the record names (version 2) or, for addresses outside them,
  * ranges inferred from the 2 MiB blocks touched (nearer than 64 MiB: one
- * range); the gaps between segments are not drawn.  More than HM_SEGS
+ * range); the gaps between segments are not drawn, nor, in a GPU's group,
+ * the segments none of its events fall in.  More than HM_SEGS
  * segments are merged at the smallest gaps, more than HM_GPUS GPUs are drawn
  * as one group, TSGs past HM_TSGS are counted and left out: the map says so.
  */
@@ -48,6 +49,7 @@ struct hm_group {
 	bool used;
 	int gpu_lo, gpu_hi;	/* GPUs in it (GT_GPU_NONE: no GPU: CPU faults) */
 	struct hm_grid g[HK_NR];
+	bool seg_used[HM_SEGS];	/* segments with an event of this group: the ones drawn */
 	uint32_t strip[HS_NR][HM_COLS];
 	uint64_t strip_n[HS_NR];
 };

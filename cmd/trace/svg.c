@@ -177,11 +177,13 @@ static void panel(struct sv *s, int gi, int kind)
 	fputs("</text>\n", s->o);
 	sv_key(s->o, kind, g->peak, SV_X0 + 400, s->y - 9);
 	top = s->y + 6;
-	bottom = top + s->h->rows * SV_CH + (s->h->nseg - 1) * SEG_GAP;
+	bottom = top;
 	for (int i = 0; i < s->h->nseg; i++) {
 		const struct hm_seg *sg = &s->h->seg[i];
-		double y = top + sg->row0 * SV_CH + i * SEG_GAP;
+		double y = bottom;
 
+		if (!s->h->grp[gi].seg_used[i])
+			continue;
 		fprintf(s->o, "<g class=\"seg\" data-first=\"0x%llx\" data-last=\"0x%llx\">\n",
 			(unsigned long long)sg->s, (unsigned long long)sg->last);
 		fprintf(s->o, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"#fff\" "
@@ -191,9 +193,10 @@ static void panel(struct sv *s, int gi, int kind)
 		sv_offset_ticks(s->o, sg->last - sg->s, y, sg->rows * SV_CH);
 		seg_label(s, sg, y);
 		fputs("</g>\n", s->o);
+		bottom = y + sg->rows * SV_CH + SEG_GAP;
 	}
 	fputs("</g>\n", s->o);
-	s->y = bottom;
+	s->y = bottom - SEG_GAP;
 }
 
 /* A row of counts on time alone (replays, lost events, ...). */
