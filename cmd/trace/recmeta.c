@@ -23,7 +23,7 @@ struct rm_proc {
 };
 
 struct recmeta {
-	struct rm_proc *procs;
+	struct rm_proc *procs, *last;
 	int nprocs;
 	uint32_t named[4096];	/* open addressing: pids named (+0 empty) */
 	int nnamed;
@@ -127,20 +127,31 @@ static int reread(struct recmeta *m, struct rm_proc *p)
 	return rc;
 }
 
+/* The process's entry: the last one asked first (faults come in runs of one process). */
 static struct rm_proc *proc_of(struct recmeta *m, uint32_t pid)
 {
+	if (m->last && m->last->pid == pid)
+		return m->last;
 	for (int i = 0; i < m->nprocs; i++)
 		if (m->procs[i].pid == pid)
-			return &m->procs[i];
+			return m->last = &m->procs[i];
 	return NULL;
 }
 
+/* Whether addr is in one of p's allocations (in address order, as the maps list them). */
 static bool inside(const struct rm_proc *p, uint64_t addr)
 {
-	for (int i = 0; i < p->n; i++)
-		if (addr >= p->x[i].start && addr < p->x[i].end)
-			return true;
-	return false;
+	int lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (p->x[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < p->x[lo - 1].end;
 }
 
 static int name_proc(struct recmeta *m, uint32_t pid, const char *comm)
