@@ -193,9 +193,9 @@ done
 
 # --- the README's sample picture is what this gpuctl draws -------------------------------
 "$T/gen" demo "$T/demo.rec" && "$G" trace report -i "$T/demo.rec" --svg "$T/demo.svg" >/dev/null &&
-	cmp -s "$T/demo.svg" doc/trace-sample.svg && grep -q '(doc/trace-sample.svg)' README.md &&
+	cmp -s "$T/demo.svg" docs/trace-sample.svg && grep -q '(docs/trace-sample.svg)' README.md &&
 	ok "README's sample picture: record_gen demo as this gpuctl draws it" ||
-	fail "doc/trace-sample.svg" "stale: gpuctl trace report -i <(record_gen demo) --svg doc/trace-sample.svg"
+	fail "docs/trace-sample.svg" "stale: gpuctl trace report -i <(record_gen demo) --svg docs/trace-sample.svg"
 
 # --- millions of events: bounded, and said -----------------------------------------------
 "$T/gen" many "$T/m.rec" 2000000 || fail "record_gen many" "failed"
