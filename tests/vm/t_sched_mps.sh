@@ -25,7 +25,7 @@ start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pi
 	RUN=$!
 	i=0
 	while ! grep -q "active" "$W/run.err" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+		i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05
 		kill -0 $RUN 2>/dev/null || break
 	done
 }
@@ -107,10 +107,10 @@ expect_stderr_line "exec of a name not on PATH"
 cp "$RMC" "$W/be1"
 "$GPUCTL" sched exec --class be -- "$W/be1" -n 2 >"$W/be1.out" 2>&1 &
 EX1=$!
-i=0; while ! grep -q '^ready' "$W/be1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+i=0; while ! grep -q '^ready' "$W/be1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
 BE1=$(pid_of be1)
 sleep 0.5
-i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.05; done
+i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
 SRV=$(ctl $PIPE get_server_list)
 [ -n "$SRV" ] && ok "a server started for the client ($SRV)" || fail "server" "none"
 ctl $PIPE "get_client_list $SRV" | grep -qx "$BE1" && ok "the BE program is the server's client" || fail "client" "$(ctl $PIPE "get_client_list $SRV")"
@@ -217,7 +217,7 @@ start_run
 cp "$RMC" "$W/anyname"
 "$GPUCTL" sched exec --class lc -- "$W/anyname" -n 1 >"$W/any.out" 2>&1 &
 EX2=$!
-i=0; while ! grep -q '^ready' "$W/any.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+i=0; while ! grep -q '^ready' "$W/any.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
 AP=$(pid_of anyname)
 sleep 0.3
 expect_exit 0 "$GPUCTL" -j sched list --pid "$AP"
