@@ -150,12 +150,12 @@ grep -q "MPS daemon $D on $PIPE left running: 1 client" "$W/run.err" && ok "stop
 alive "$D" && ok "daemon alive while its client runs" || fail "daemon" "gone with a client connected"
 [ -f $ST ] && ok "state kept for the next command" || fail "state" "removed"
 [ -n "$BE1" ] && kill "$BE1"; wait $EX1 2>/dev/null
-sleep 0.3
+i=0; while [ -n "$(ctl $PIPE "get_client_list $SRV")" ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
 expect_exit 0 "$GPUCTL" sched stop
 expect_err "the next stop quits it" "MPS daemon $D on $PIPE quit" || {
 	S=$(ctl $PIPE get_server_list); for c in $(ctl $PIPE "get_client_list $S"); do
 		echo "  client $c: $(tr '\0' ' ' </proc/$c/cmdline) ppid $(awk '/^PPid/{print $2}' /proc/$c/status)"; done; }
-i=0; while alive "$D" && [ $i -lt 40 ]; do i=$((i + 1)); sleep 0.05; done
+i=0; while alive "$D" && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
 alive "$D" && fail "sweep" "daemon $D still runs" || ok "daemon gone once its clients are"
 [ -e $ST ] && fail "sweep" "$ST left" || ok "state removed"
 [ -e $ST-clients ] && fail "sweep" "$ST-clients left" || ok "snapshot removed"
