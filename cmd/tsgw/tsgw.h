@@ -153,6 +153,11 @@ struct gate_share {
 	__u32 min_off_ms;
 	__u64 switches, suppressed, calls, busy_turns, reported;
 	struct gate_lat lat;	/* with a hint file */
+	/* lc-p99 (target_us 0: none): the last window's P99, kept or not, the knob */
+	__u32 target_us, duty_pm, be_threads;
+	double target_p99_us, unreachable_us;	/* unreachable: P99 at the largest duty, above */
+	int target_kept;
+	__u64 target_windows, target_kept_windows, target_moves;
 	int n;
 	struct gate_share_row rows[64];
 	int nwarn;

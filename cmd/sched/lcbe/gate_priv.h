@@ -82,6 +82,9 @@ struct gate {
 	struct gate_stats st;
 	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
 	unsigned int nlat;
+	/* lc-p99 (target.c): the hint's duty, per mille (GATE_HINT_DUTY without a target) */
+	__u32 duty_pm;		/* atomic */
+	struct gate_target tgt;
 	/* the LC's latencies (latency.c): the histogram at the last look */
 	__u64 lat_prev[GPUCTL_HINT_LAT_BUCKETS];
 	__u64 lat_begins;
@@ -95,6 +98,9 @@ static inline struct gpuctl_hint_lat *hint_lat(struct gate *g)
 
 /* latency.c: the LC's requests timed since the last call (share's lat_*). */
 void gate_lat_window(struct gate *g, struct gate_lat *w);
+/* target.c: the duty at its start; one window's step.  Caller holds mu. */
+void target_init(struct gate *g);
+void target_step(struct gate *g, const struct gate_lat *w);
 
 static inline __u64 now_ns(void)
 {

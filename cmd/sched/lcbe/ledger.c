@@ -77,5 +77,6 @@ void gate_share(struct gate *g, __u64 now)
 		if (!g->procs[k].gone)
 			proc_share(g, &g->procs[k], now, &rows[n++]);
 	gate_lat_window(g, &lat);
-	share_write(&g->o, &st, &lat, rows, n);
+	target_step(g, &lat);
+	share_write(&g->o, &st, &lat, g->o.target_us ? &g->tgt : NULL, rows, n);
 }
