@@ -104,7 +104,7 @@ static void track_name(FILE *o, const struct rl *l, int tid)
 /* The process's and the track's names, the first time an event is on them. */
 static void name_track(FILE *o, const struct rl *l, struct named *s, uint32_t pid, int tid)
 {
-	const struct rl_proc *p = pid ? rl_proc(l, pid) : NULL;
+	const struct recl_proc *p = pid ? recl_proc(l, pid) : NULL;
 
 	if (named_add(s, (uint64_t)pid << 32 | 0xffffffffu)) {
 		fprintf(o, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":0,"
@@ -305,7 +305,7 @@ static void proc_field(FILE *o, uint16_t v)
 
 static void csv_row(FILE *o, const struct rl *l, const struct gt_event *e)
 {
-	const struct rl_proc *p = e->pid ? rl_proc(l, e->pid) : NULL;
+	const struct recl_proc *p = e->pid ? recl_proc(l, e->pid) : NULL;
 	bool tsg = gt_is_tsg(e->type);
 
 	fprintf(o, "%llu,%s,%u,\"", (unsigned long long)e->ts_ns, gt_type_name(e->type), e->pid);

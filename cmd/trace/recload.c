@@ -7,12 +7,12 @@
 
 #include "recload.h"
 
-void rl_init(struct rl *l)
+void recl_init(struct rl *l)
 {
 	memset(l, 0, sizeof(*l));
 }
 
-void rl_free(struct rl *l)
+void recl_free(struct rl *l)
 {
 	free(l->ev);
 	free(l->procs);
@@ -37,7 +37,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static struct rl_proc *proc_get(struct rl *l, uint32_t pid)
+static struct recl_proc *proc_get(struct rl *l, uint32_t pid)
 {
 	/* Records name a process before its events: the last ones are the likely hits. */
 	for (size_t i = l->nprocs; i > 0 && i + 64 > l->nprocs; i--)
@@ -49,13 +49,13 @@ static struct rl_proc *proc_get(struct rl *l, uint32_t pid)
 	if (l->nprocs >= 4096 ||
 	    grow((void **)&l->procs, &l->procs_cap, l->nprocs, sizeof(*l->procs)))
 		return NULL;
-	l->procs[l->nprocs] = (struct rl_proc){ .pid = pid };
+	l->procs[l->nprocs] = (struct recl_proc){ .pid = pid };
 	return &l->procs[l->nprocs++];
 }
 
 static void take_meta(struct rl *l, const struct gt_event *e, const struct gt_reader *r)
 {
-	struct rl_proc *p;
+	struct recl_proc *p;
 	struct rl_gpu *g;
 	size_t ul;
 
@@ -102,7 +102,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 static void count_event(struct rl *l, const struct gt_event *e)
 {
-	struct rl_proc *p;
+	struct recl_proc *p;
 
 	if (e->type == GT_EV_LOST) {
 		l->lost = sat_add(l->lost, e->count);
@@ -121,7 +121,7 @@ static void count_event(struct rl *l, const struct gt_event *e)
 	}
 }
 
-int rl_begin(struct rl *l, const struct gt_reader *r, const char *name)
+int recl_begin(struct rl *l, const struct gt_reader *r, const char *name)
 {
 	if (l->nin >= RL_MAX_INPUTS) {
 		p_err("%s: at most %d records at once", name, RL_MAX_INPUTS);
@@ -131,7 +131,7 @@ int rl_begin(struct rl *l, const struct gt_reader *r, const char *name)
 	return 0;
 }
 
-int rl_add(struct rl *l, const struct gt_event *ev, const struct gt_reader *r)
+int recl_add(struct rl *l, const struct gt_event *ev, const struct gt_reader *r)
 {
 	uint64_t start = r->hdr.start_ts_ns;
 	struct gt_event e = *ev;
@@ -140,9 +140,9 @@ int rl_add(struct rl *l, const struct gt_event *ev, const struct gt_reader *r)
 		take_meta(l, &e, r);
 		return 0;
 	}
-	/* Times relative to this record's start for now; rl_finish shifts them. */
+	/* Times relative to this record's start for now; recl_finish shifts them. */
 	e.ts_ns = e.ts_ns > start ? e.ts_ns - start : 0;
-	e.pad[0] = (uint8_t)(l->nin - 1);	/* which record, until rl_finish */
+	e.pad[0] = (uint8_t)(l->nin - 1);	/* which record, until recl_finish */
 	if ((e.type == GT_EV_ALLOC && take_alloc(l, &e)) ||
 	    grow((void **)&l->ev, &l->cap, l->n, sizeof(*l->ev)))
 		return -ENOMEM;
@@ -153,7 +153,7 @@ int rl_add(struct rl *l, const struct gt_event *ev, const struct gt_reader *r)
 
 static int proc_cmp(const void *a, const void *b)
 {
-	const struct rl_proc *x = a, *y = b;
+	const struct recl_proc *x = a, *y = b;
 
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
@@ -178,7 +178,7 @@ static void sort_time(struct gt_event *v, struct gt_event *tmp, size_t n)
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
-void rl_finish(struct rl *l)
+void recl_finish(struct rl *l)
 {
 	struct gt_event *tmp;
 
@@ -200,9 +200,9 @@ void rl_finish(struct rl *l)
 	free(tmp);
 }
 
-const struct rl_proc *rl_proc(const struct rl *l, uint32_t pid)
+const struct recl_proc *recl_proc(const struct rl *l, uint32_t pid)
 {
-	struct rl_proc key = { .pid = pid };
+	struct recl_proc key = { .pid = pid };
 
 	return l->nprocs ? bsearch(&key, l->procs, l->nprocs, sizeof(key), proc_cmp) : NULL;
 }

@@ -19,7 +19,7 @@
 
 #define RL_MAX_INPUTS 4
 
-struct rl_proc {
+struct recl_proc {
 	uint32_t pid;
 	char comm[17];		/* "" unknown; raw bytes: escape before output */
 	uint64_t events;
@@ -44,7 +44,7 @@ struct rl {
 	int nin;
 	uint64_t t0_realtime;	/* the earliest record's start, wall clock ns */
 	uint64_t rec_off[RL_MAX_INPUTS];	/* each record's start after t0 */
-	struct rl_proc *procs;	/* sorted by pid after rl_finish */
+	struct recl_proc *procs;	/* sorted by pid after recl_finish */
 	size_t nprocs, procs_cap;
 	struct rl_gpu gpus[GPUCTL_MAX_GPUS];
 	uint32_t gpus_beyond;	/* events on GPUs past the table */
@@ -53,18 +53,18 @@ struct rl {
 	uint64_t lost;		/* events the back-ends dropped */
 };
 
-void rl_init(struct rl *l);
-void rl_free(struct rl *l);
+void recl_init(struct rl *l);
+void recl_free(struct rl *l);
 /*
- * A record into l, one event at a time as the caller reads it: rl_begin
- * once a record (0, or -1 after p_err "NAME: at most 4 records"), rl_add
+ * A record into l, one event at a time as the caller reads it: recl_begin
+ * once a record (0, or -1 after p_err "NAME: at most 4 records"), recl_add
  * each event the reader gave (a META's payload still in r): 0, or -ENOMEM.
  */
-int rl_begin(struct rl *l, const struct gt_reader *r, const char *name);
-int rl_add(struct rl *l, const struct gt_event *e, const struct gt_reader *r);
+int recl_begin(struct rl *l, const struct gt_reader *r, const char *name);
+int recl_add(struct rl *l, const struct gt_event *e, const struct gt_reader *r);
 /* After the last record: events in time order (stable), processes sorted. */
-void rl_finish(struct rl *l);
+void recl_finish(struct rl *l);
 /* The process pid, or NULL. */
-const struct rl_proc *rl_proc(const struct rl *l, uint32_t pid);
+const struct recl_proc *recl_proc(const struct rl *l, uint32_t pid);
 
 #endif

@@ -148,7 +148,7 @@ static int read_one(struct rep *p, FILE *in, const char *name)
 		if (p->events)
 			tr_print_header(p->out, p->sum.tsg_only);
 	}
-	if (rl_begin(&p->l, &r, safe))
+	if (recl_begin(&p->l, &r, safe))
 		return EXIT_FAIL;
 	/* A later record's times onto the first one's clock, through the real-time starts. */
 	shift = r.hdr.start_realtime_ns - p->l.hdr[0].start_realtime_ns +
@@ -161,7 +161,7 @@ static int read_one(struct rep *p, FILE *in, const char *name)
 		if (p->events && e.type != GT_EV_META)
 			tr_print_event(p->out, &e, r.hdr.start_ts_ns, NULL);
 		if ((p->model && e.type == GT_EV_GPU_FAULT && faults_add(&p->f, &e)) ||
-		    (p->load && rl_add(&p->l, &e, &r))) {
+		    (p->load && recl_add(&p->l, &e, &r))) {
 			n = -1;
 			snprintf(r.err, sizeof(r.err), "out of memory");
 			break;
@@ -217,7 +217,7 @@ int tr_report_many(FILE *const *in, const char *const *names, int n,
 	p.model = !strcmp(o->format, "model");
 	p.load = o->svg || !strcmp(o->format, "chrome") || !strcmp(o->format, "csv");
 	ts_init(&p.sum);
-	rl_init(&p.l);
+	recl_init(&p.l);
 	/* Event lines are many small documents: written in batches, not one by one. */
 	if (json_wtr)
 		jsonw_autoflush(json_wtr, false);
@@ -226,12 +226,12 @@ int tr_report_many(FILE *const *in, const char *const *names, int n,
 	if (json_wtr)
 		jsonw_autoflush(json_wtr, true);
 	if (!rc) {
-		rl_finish(&p.l);
+		recl_finish(&p.l);
 		rc = emit(&p);
 	}
 	free(p.f.v);
 	ts_free(&p.sum);
-	rl_free(&p.l);
+	recl_free(&p.l);
 	return rc;
 }
 

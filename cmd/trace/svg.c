@@ -53,7 +53,7 @@ static void text_start(struct sv *s, double x, const char *attrs)
 
 static void proc_name(FILE *o, const struct rl *l, uint32_t pid)
 {
-	const struct rl_proc *p = pid ? rl_proc(l, pid) : NULL;
+	const struct recl_proc *p = pid ? recl_proc(l, pid) : NULL;
 
 	if (!pid) {
 		fputs("several or unknown processes", o);
@@ -322,7 +322,7 @@ static void legend(struct sv *s)
 	text_start(s, 10, " font-weight=\"bold\"");
 	fputs("Processes (pid, name, events)</text>\n", s->o);
 	for (size_t i = 0; i < shown; i++) {
-		const struct rl_proc *p = &s->l->procs[i];
+		const struct recl_proc *p = &s->l->procs[i];
 
 		s->y += SV_LINE;
 		text_start(s, 20, "");
