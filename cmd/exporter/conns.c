@@ -13,10 +13,10 @@
  *  - connections waiting for a request fill at most limit - reserve of the
  *    table: a new one beyond takes the place of the one that has waited
  *    longest, whoever's it is (many owners, a /48 of /64s, cannot fill it);
- *  - a connection whose whole request is already in its socket (read with
- *    MSG_PEEK), or whose request is being answered (for less than
- *    EXP_CONN_BUSY_S), is never the one shut: the scraper's own is safe
- *    once its request has arrived.
+ *  - a connection whose client has closed it goes first; one whose whole
+ *    request is already in its socket (read with MSG_PEEK), or whose
+ *    request is being answered (for less than EXP_CONN_BUSY_S), is never
+ *    the one shut: the scraper's own is safe once its request has arrived.
  *
  * Shutting is shutdown(2): libmicrohttpd sees the end and closes it (the
  * record lives until then, "cut").  Everything runs in libmicrohttpd's one
@@ -69,15 +69,6 @@ unsigned int exp_conns_records(const struct exp_conns *t)
 	return t->n;
 }
 
-/* Its whole request is in the socket, unread: a client about to be served. */
-static bool request_waiting(int fd)
-{
-	char buf[4096];
-	ssize_t n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
-
-	return n > 0 && (memmem(buf, (size_t)n, "\r\n\r\n", 4) || memmem(buf, (size_t)n, "\n\n", 2));
-}
-
 static bool live(const struct exp_conn *c)
 {
 	return c->used && !c->cut;
@@ -89,6 +80,50 @@ static bool idle(const struct exp_conn *c, uint64_t now)
 	return live(c) && (!c->busy_ns || now - c->busy_ns > EXP_CONN_BUSY_S * 1000000000ull);
 }
 
+/* Its whole request is in the socket, unread: a client about to be served. */
+static bool request_waiting(int fd)
+{
+	char buf[4096];
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+
+	return n > 0 && (memmem(buf, (size_t)n, "\r\n\r\n", 4) || memmem(buf, (size_t)n, "\n\n", 2));
+}
+
+/* Its client has closed it (end of stream or an error): libmicrohttpd will, soon. */
+static bool peer_gone(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+static void cut(struct exp_conns *t, struct exp_conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	c->cut = true;
+	t->cut++;
+}
+
+/* One its client has closed already (of owner o, or anyone's; a few looked at): cut, true. */
+static bool cut_gone(struct exp_conns *t, const struct exp_owner *o, uint64_t now)
+{
+	unsigned int peeks = 0;
+
+	for (unsigned int i = 0; i < t->n && peeks < 2 * EXP_CONN_PER_OWNER; i++) {
+		struct exp_conn *c = &t->c[i];
+
+		if (!idle(c, now) || (o && !exp_owner_eq(&c->o, o)))
+			continue;
+		peeks++;
+		if (peer_gone(c->fd)) {
+			cut(t, c);
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * The connection (of owner o, or anyone's when NULL) that has waited
  * longest and has no request in its socket: shut, true; false when none.
@@ -96,6 +131,9 @@ static bool idle(const struct exp_conn *c, uint64_t now)
 static bool cut_oldest(struct exp_conns *t, const struct exp_owner *o, uint64_t now)
 {
 	uint64_t after = 0;
+
+	if (cut_gone(t, o, now))	/* first, one whose client has left */
+		return true;
 
 	for (int k = 0; k < MAX_PEEKS; k++) {
 		struct exp_conn *best = NULL;
@@ -111,9 +149,7 @@ static bool cut_oldest(struct exp_conns *t, const struct exp_owner *o, uint64_t 
 		if (!best)
 			return false;
 		if (!request_waiting(best->fd)) {
-			shutdown(best->fd, SHUT_RDWR);
-			best->cut = true;
-			t->cut++;
+			cut(t, best);
 			return true;
 		}
 		after = best->active_ns + 1;	/* served soon: the next one */

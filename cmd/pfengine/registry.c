@@ -29,6 +29,9 @@
 #include "allocw.h"
 #include "liveproc.h"
 
+/* Housekeeping says nothing: a tree it may not use is the command's to report. */
+static bool reg_quiet;
+
 static int mkdir_safe(const char *path, bool create)
 {
 	struct stat st;
@@ -46,7 +49,8 @@ static int mkdir_safe(const char *path, bool create)
 	/* the pid files decide who gets signalled: only ours may write here */
 	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
 	    (st.st_mode & 022)) {
-		p_err("%s is not a directory owned by root and writable by it alone", path);
+		if (!reg_quiet)
+			p_err("%s is not a directory owned by root and writable by it alone", path);
 		return -1;
 	}
 	return 0;
@@ -113,7 +117,10 @@ static void sweep_run_files(void)
 	struct dirent *de;
 	DIR *d;
 
-	if (pfe_reg_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+	reg_quiet = true;
+	d = pfe_reg_dir(dir, sizeof(dir), false) ? NULL : opendir(dir);
+	reg_quiet = false;
+	if (!d)
 		return;
 	while ((de = readdir(d))) {
 		char *end;
