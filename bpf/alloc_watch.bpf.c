@@ -16,6 +16,8 @@
 
 #include "alloc_watch_abi.h"
 
+#define EEXIST 17
+
 char LICENSE[] SEC("license") = "GPL";
 
 struct inode___aw {
@@ -67,7 +69,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, AW_MAX_CALLS);
 	__type(key, __u64);
 	__type(value, struct call);
 } calls SEC(".maps");
@@ -83,6 +85,7 @@ int aw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	struct aw_target *t;
 	struct call c = {};
 	__u32 tgid;
+	long err;
 
 	if (nr != AW_NR_MMAP && nr != AW_NR_MUNMAP && nr != AW_NR_MREMAP && nr != AW_NR_MPROTECT)
 		return 0;
@@ -98,8 +101,21 @@ int aw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	bpf_probe_read_kernel(&c.a[2], 8, (void *)(regs + REGS_DX));
 	bpf_probe_read_kernel(&c.a[3], 8, (void *)(regs + REGS_R10));
 	bpf_probe_read_kernel(&c.a[4], 8, (void *)(regs + REGS_R8));
-	if (!bpf_map_update_elem(&calls, &id, &c, BPF_ANY))
-		__sync_fetch_and_add(&in_flight, 1);
+	if (t->in_calls >= AW_CALLS_PER_TARGET) {
+		__sync_fetch_and_add(&t->lost, 1);	/* over its share: missed, said */
+		return 0;
+	}
+	err = bpf_map_update_elem(&calls, &id, &c, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		bpf_map_update_elem(&calls, &id, &c, BPF_ANY);	/* the thread's last call, unfinished */
+		return 0;
+	}
+	if (err) {
+		__sync_fetch_and_add(&t->lost, 1);	/* the host's calls all taken */
+		return 0;
+	}
+	__sync_fetch_and_add(&t->in_calls, 1);
+	__sync_fetch_and_add(&in_flight, 1);
 	return 0;
 }
 
@@ -141,15 +157,17 @@ int aw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	c = *cp;
 	bpf_map_delete_elem(&calls, &id);
 	__sync_fetch_and_add(&in_flight, -1);
+	tgid = id >> 32;
+	t = bpf_map_lookup_elem(&targets, &tgid);
+	if (t && t->in_calls)	/* 0: its engine added it again meanwhile */
+		__sync_fetch_and_add(&t->in_calls, -1);
 	if (ret < 0 && ret > -4096)
 		return 0;	/* refused: nothing changed */
-	tgid = id >> 32;
 	ring = bpf_map_lookup_elem(&rings, &tgid);
 	if (!ring)
 		return 0;
 	e = bpf_ringbuf_reserve(ring, sizeof(*e), 0);
 	if (!e) {
-		t = bpf_map_lookup_elem(&targets, &tgid);
 		if (t)
 			__sync_fetch_and_add(&t->lost, 1);
 		return 0;

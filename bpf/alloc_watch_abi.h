@@ -17,6 +17,8 @@
 #include <linux/types.h>
 
 #define AW_MAX_TARGETS 1024		/* processes watched at once, host-wide */
+#define AW_MAX_CALLS 16384		/* mapping calls in flight, host-wide (threads inside one) */
+#define AW_CALLS_PER_TARGET 512		/* of those, one watched process's share */
 #define AW_RING_BYTES (256u << 10)	/* each engine's ring buffer */
 
 /* x86_64 syscall numbers */
@@ -51,8 +53,15 @@ _Static_assert(sizeof(struct aw_event) == 56, "aw_event");
 /* targets' value: what the engine of that process wants told. */
 struct aw_target {
 	__u32 uvm_rdev;		/* the device number of its /dev/nvidia-uvm (new_encode_dev) */
-	__u32 pad;
-	__u64 lost;		/* events its ring buffer had no room for (the program counts) */
+	__u32 in_calls;		/* its threads' mapping calls in flight (the program counts) */
+	/*
+	 * events lost (the program counts): its ring buffer had no room, or a
+	 * call was not followed -- more of its threads inside a mapping call at
+	 * once than AW_CALLS_PER_TARGET, or the host's AW_MAX_CALLS taken.  So
+	 * one watched process with thousands of threads in mmap cannot take
+	 * the calls of another's engine, and every call missed is counted.
+	 */
+	__u64 lost;
 };
 
 #endif

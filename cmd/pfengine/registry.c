@@ -29,6 +29,9 @@
 #include "allocw.h"
 #include "liveproc.h"
 
+/* Housekeeping says nothing: a tree it may not use is the command's to report. */
+static bool reg_quiet;
+
 static int mkdir_safe(const char *path, bool create)
 {
 	struct stat st;
@@ -46,7 +49,8 @@ static int mkdir_safe(const char *path, bool create)
 	/* the pid files decide who gets signalled: only ours may write here */
 	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
 	    (st.st_mode & 022)) {
-		p_err("%s is not a directory owned by root and writable by it alone", path);
+		if (!reg_quiet)
+			p_err("%s is not a directory owned by root and writable by it alone", path);
 		return -1;
 	}
 	return 0;
@@ -100,6 +104,40 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * The run directory's files of engines killed with -9 (<T>.pid, <T>.stats;
+ * an empty <T>.pid when the kill came between its creation and its
+ * writing).  An engine claims its process (claim.c) before it makes either
+ * and keeps the claim until both are gone: with no claim and no live pid
+ * in the pid file, nothing runs that they describe.
+ */
+static void sweep_run_files(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	reg_quiet = true;
+	d = pfe_reg_dir(dir, sizeof(dir), false) ? NULL : opendir(dir);
+	reg_quiet = false;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long t = strtol(de->d_name, &end, 10);
+
+		if (t <= 0 || (strcmp(end, ".pid") && strcmp(end, ".stats")) || pfe_claimed((pid_t)t))
+			continue;
+		pfe_reg_path(path, sizeof(path), dir, (pid_t)t, "pid");
+		if (pidfile_live(path))
+			continue;
+		unlink(path);
+		pfe_reg_path(path, sizeof(path), dir, (pid_t)t, "stats");
+		unlink(path);
+	}
+	closedir(d);
+}
+
 void pfe_reg_sweep(void)
 {
 	char root[PATH_MAX], path[PATH_MAX + 300];
@@ -107,6 +145,7 @@ void pfe_reg_sweep(void)
 	DIR *d;
 
 	pfe_claim_sweep();
+	sweep_run_files();
 	allocw_sweep();	/* a killed engine's process leaves the host's watcher */
 	/* housekeeping: a tree it may not use is the command's to report, not the sweep's */
 	if (pin_dir_quiet("engine", root, sizeof(root)))

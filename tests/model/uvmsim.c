@@ -34,10 +34,14 @@
  * after it is mapped (a kernel launched after the allocation), with fixed 1 mapped with MAP_FIXED
  * over the one before instead of after its munmap.  churn N: N anonymous
  * mmap/munmap pairs before wait_ms (a burst of mapping calls for the
- * engine's watcher).  gpu N: the accesses are GPU N's
+ * engine's watcher).  storm N: N threads making and dropping anonymous
+ * mappings all at once for storm_ms (default 3000) from the start, beside
+ * the run (most of them inside mmap or munmap at any moment, waiting for
+ * the address space's lock: the watcher's calls in flight).  gpu N: the accesses are GPU N's
  * (its faults carry GPU N; the model has gpus=N GPUs, default 2).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -115,6 +119,49 @@ static void unmap_blocks(uint64_t first, uint64_t n)
 	munmap((void *)(uintptr_t)(UVM_MODEL_VA_BASE + first * BLOCK_BYTES), n * BLOCK_BYTES);
 }
 
+static volatile int storm_stop;
+static pthread_rwlock_t storm_gate = PTHREAD_RWLOCK_INITIALIZER;
+
+static void *storm_thread(void *arg)
+{
+	(void)arg;
+	/* all made first (blocked here, asleep): none makes the next ones wait for the lock */
+	pthread_rwlock_rdlock(&storm_gate);
+	pthread_rwlock_unlock(&storm_gate);
+	while (!storm_stop) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, 4096);
+	}
+	return NULL;
+}
+
+/* n threads of mapping calls until ms have passed (a thread of its own stops them). */
+static void *storm_timer(void *arg)
+{
+	sleep_ms((uint64_t)(uintptr_t)arg);
+	storm_stop = 1;
+	return NULL;
+}
+
+static void storm(uint64_t n, uint64_t ms)
+{
+	pthread_attr_t a;
+	pthread_t t;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_rwlock_wrlock(&storm_gate);
+	for (uint64_t i = 0; i < n; i++)
+		if (pthread_create(&t, &a, storm_thread, NULL))
+			break;
+	pthread_rwlock_unlock(&storm_gate);
+	pthread_create(&t, &a, storm_timer, (void *)(uintptr_t)(ms ? ms : 3000));
+	pthread_attr_destroy(&a);
+}
+
 /* n anonymous mappings made and dropped: mapping calls and nothing else. */
 static void churn(uint64_t n)
 {
@@ -171,7 +218,7 @@ static uint64_t rnd(void)
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
 	uint64_t wait_ms, slice, gap_ms, hold_ms, alloc;
-	uint64_t life_ms, reuse, fixed, churn, touch_ms;
+	uint64_t life_ms, reuse, fixed, churn, touch_ms, storm, storm_ms;
 	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
@@ -341,6 +388,8 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "reuse")) o.reuse = v;
 		else if (!strcmp(argv[i], "fixed")) o.fixed = v;
 		else if (!strcmp(argv[i], "churn")) o.churn = v;
+		else if (!strcmp(argv[i], "storm")) o.storm = v;
+		else if (!strcmp(argv[i], "storm_ms")) o.storm_ms = v;
 		else if (!strcmp(argv[i], "touch_ms")) o.touch_ms = v;
 		else if (!strcmp(argv[i], "gpu")) access_gpu = (uint32_t)v;
 		else die("unknown run key '%s'", argv[i]);
@@ -362,6 +411,8 @@ static int cmd_run(int argc, char **argv)
 		map_blocks(0, s.va_blocks);
 	}
 	churn(o.churn);
+	if (o.storm)
+		storm(o.storm, o.storm_ms);
 	sleep_ms(o.wait_ms);
 	req.warps = (uint32_t)o.warps;
 	for (done = 0; done < nacc; done += n) {
