@@ -340,13 +340,35 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
 	for (int i = lower(a, addr); i < a->n && a->v[i].s < addr + len; i++) {
 		struct alloc *x = &a->v[i];
 
-		if (!x->acc || x->served)
+		if (!x->acc)
+			continue;
+		x->pull = true;		/* each move watched anew */
+		if (x->served)
 			continue;
 		x->served = true;
 		a->served++;
 		if (x->first_ns && ts >= x->first_ns)
 			age_add(a, (ts - x->first_ns) / 1000);
 	}
+}
+
+struct alloc *allocs_pull(struct allocs *a, uint64_t addr)
+{
+	struct alloc *x = allocs_find(a, addr);
+
+	if (!x || !x->pull)
+		return NULL;
+	x->pull = false;
+	return x;
+}
+
+int allocs_pull_waiting(const struct allocs *a)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->n; i++)
+		n += a->v[i].acc && a->v[i].pull;
+	return n;
 }
 
 void allocs_finish(struct allocs *a)

@@ -22,6 +22,7 @@ struct alloc {
 	bool acc;		/* accessible: managed memory (else CUDA's reservation) */
 	bool faulted;		/* a GPU fault in it was seen */
 	bool served;		/* a UVM_MIGRATE into it ended well */
+	bool pull;		/* moved to a GPU, no CPU fault in it since (PULL) */
 	uint32_t gen;		/* the fault sample it last had a fault handed on in */
 };
 
@@ -59,6 +60,13 @@ struct alloc *allocs_find_read(struct allocs *a, uint64_t addr, uint64_t ts);
 bool allocs_fault(struct allocs *a, struct alloc *x, uint64_t ts);
 /* [addr, addr + len) moved to a GPU, ending at ts: the allocations in it are served. */
 void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
+/*
+ * A CPU fault at addr: the allocation it is in when that is the CPU's first
+ * fault in it since a move to a GPU (then no longer watched), else NULL.
+ */
+struct alloc *allocs_pull(struct allocs *a, uint64_t addr);
+/* Allocations moved to a GPU that no CPU fault has touched since. */
+int allocs_pull_waiting(const struct allocs *a);
 /* The engine ends: allocations faulted but never served count as missed. */
 void allocs_finish(struct allocs *a);
 /* The age (µs) below which pct % of the served allocations were served; 0: none. */

@@ -182,11 +182,12 @@ static int engine_init(struct engine *g, const struct pfe_opts *o)
 	return pfe_run_init(&g->run, o->pol, o->nargs, o->args) ? -1 : 0;
 }
 
-/* Foreground: set up, run, report. */
+/* Foreground: set up, run, report (once the command's status is known). */
 static int engine_fg(const struct pfe_opts *o)
 {
+	static struct stats_snap sn;
 	struct engine g;
-	int ret = EXIT_FAIL, setup;
+	int ret = EXIT_FAIL, setup, st;
 
 	if (engine_init(&g, o))
 		return EXIT_USAGE;
@@ -198,19 +199,22 @@ static int engine_fg(const struct pfe_opts *o)
 		       "ends it", o->pol->name, (int)g.w.pid, (int)g.w.pid);
 		stats_write(&g);
 		engine_loop(&g);
-		stats_report(&g);
+		stats_take(&g, &sn);
 		ret = EXIT_OK;
 	}
 	engine_end(&g);
 	workload_end(&g.w, stop_requested());
+	st = o->cmd ? workload_status(&g.w) : -1;
+	if (!setup)
+		stats_print(&sn, st);
 	/*
 	 * -- CMD: its failure is the caller's (as stat -- CMD and perf stat):
 	 * gpuctl exits with CMD's status (128+N: signal N) unless it stopped it.
 	 */
-	if ((ret == EXIT_OK || setup == 1) && o->cmd && !stop_requested() &&
-	    workload_status(&g.w) > 0) {
-		ret = workload_status(&g.w);
-		p_info("the command exited with status %d", ret);
+	if ((ret == EXIT_OK || setup == 1) && o->cmd && !stop_requested() && st > 0) {
+		ret = st;
+		if (setup == 1)	/* no report says it */
+			p_info("the command exited with status %d", ret);
 	}
 	return ret;
 }
