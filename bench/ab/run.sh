@@ -20,23 +20,25 @@
 #          [--policy 'P [KEY VALUE]...'] [--rounds N] [--min-rounds N]
 #          [--run-timeout S] [--max-bytes SIZE] [--out DIR]
 #
-# Workloads (bench/ab/workloads/): sweep, cupy, torch, torch-cache, gnn.
-# Default: all of them, configurations alone,device,ref,tree (torch adds
+# Workloads (bench/ab/workloads/): sweep, cupy, torch, torch-cache, gnn,
+# cpumix (built to make a move at creation lose; not in the default list).
+# Default: the first five, configurations alone,device,ref,tree (torch adds
 # none,trace), policy populate, 5 rounds, budget 540 s (one 10-minute call).
 # Writes to $OUT (or --out, default bench/ab/out): results.jsonl (one line a
 # run, and a first {"meta":...} line), summary.md (summarize.py), log.txt.
 # --dry-run: no GPU; prints the plan and checks that the scripts parse.
 # Sizes: SWEEP_MIB (8192), CUPY_GIB (4), TORCH_STEPS (5), GNN_NODES
-# (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3) in the environment;
+# (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3), CPUMIX_ITERS (16) in the environment;
 # PYTHON: the workloads' python3.
 # Exit: 0 done (failed runs are in the results), 1 nothing could run, 2 usage.
 set -u
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
-ALL_WL="sweep cupy torch torch-cache gnn"
+ALL_WL="sweep cupy torch torch-cache gnn cpumix"
+DEF_WL="sweep cupy torch torch-cache gnn"
 ALL_CFG="alone device ref tree none ref-none trace stat"
 DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB=''
-WORKLOADS=$ALL_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
+WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
 BIN=${AB_BIN:-$D/bin}
 PY=${PYTHON:-python3}	# the workloads' python (torch, cupy, torch_geometric)
 
@@ -99,6 +101,7 @@ wl_cmd() {	# wl_cmd WORKLOAD DEVICE(0/1)
 			   --steps "${TORCH_STEPS:-5}" "${dev[@]}") ;;
 	gnn) WCMD=("$PY" "$D/workloads/gnn_sage.py" --so "$W/alloc.so" --nodes "${GNN_NODES:-2000000}"
 		   --edges "${GNN_EDGES:-20000000}" --epochs "${GNN_EPOCHS:-3}" "${dev[@]}") ;;
+	cpumix) WCMD=("$W/cpumix" --iters "${CPUMIX_ITERS:-16}" "${dev[@]}") ;;
 	esac
 }
 
@@ -125,12 +128,13 @@ order_of() {	# order_of ROUND CONFIG...: the configurations rotated by ROUND-1
 
 # Rough seconds a run takes on an H100 (process start, imports and setup
 # included); only the dry run's estimate uses them.
-est_run_s() { case $1 in sweep) echo 6 ;; cupy) echo 10 ;; torch) echo 15 ;; torch-cache) echo 12 ;; gnn) echo 25 ;; esac; }
+est_run_s() { case $1 in sweep) echo 6 ;; cupy) echo 10 ;; torch) echo 15 ;; torch-cache) echo 12 ;; gnn) echo 25 ;;
+	cpumix) echo 6 ;; esac; }
 
-needs_nvcc() {	# what the workloads need built: sweep and/or alloc.so
+needs_nvcc() {	# what the workloads need built: sweep, cpumix and/or alloc.so
 	local w need=''
 	for w in $WORKLOADS; do
-		case $w in sweep) need="$need sweep" ;; *) [[ $need == *alloc* ]] || need="$need alloc" ;; esac
+		case $w in sweep|cpumix) need="$need $w" ;; *) [[ $need == *alloc* ]] || need="$need alloc" ;; esac
 	done
 	echo "$need"
 }

@@ -64,7 +64,7 @@ dry_run() {
 	done
 	b=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
 	t=$(mktemp -d)
-	for f in sweep.cu alloc.cu; do
+	for f in sweep.cu cpumix.cu alloc.cu; do
 		if [ ! -s "$D/workloads/$f" ]; then echo "MISSING: bench/ab/workloads/$f"; rc=1
 		elif [ -z "$b" ]; then echo "present: bench/ab/workloads/$f (no nvcc here: not compiled)"
 		elif "$b" -O2 -arch=sm_90 -shared -Xcompiler -fPIC -o "$t/x" "$D/workloads/$f" >"$t/log" 2>&1; then
@@ -79,23 +79,22 @@ dry_run() {
 # Builds what the workloads need into $W; drops (and records) the workloads
 # whose piece did not build.
 build_pieces() {
-	local nvcc t arch ok_sweep=1 ok_alloc=1 w keep=''
+	local nvcc t arch w keep='' piece
 	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 	for t in $(needs_nvcc); do
 		log "building $t"
 		for arch in -arch=native -arch=sm_90 ''; do
 			# shellcheck disable=SC2086
 			case $t in
-			sweep) "$nvcc" -O2 $arch -o "$W/sweep" "$D/workloads/sweep.cu" >>"$W/build.txt" 2>&1 && break ;;
+			sweep|cpumix) "$nvcc" -O2 $arch -o "$W/$t" "$D/workloads/$t.cu" >>"$W/build.txt" 2>&1 && break ;;
 			alloc) "$nvcc" -O2 $arch -shared -Xcompiler -fPIC -o "$W/alloc.so" \
 				"$D/workloads/alloc.cu" >>"$W/build.txt" 2>&1 && break ;;
 			esac
 		done
-		[ "$t" = sweep ] && [ ! -x "$W/sweep" ] && ok_sweep=0
-		[ "$t" = alloc ] && [ ! -s "$W/alloc.so" ] && ok_alloc=0
 	done
 	for w in $WORKLOADS; do
-		if { [ "$w" = sweep ] && [ $ok_sweep = 0 ]; } || { [ "$w" != sweep ] && [ $ok_alloc = 0 ]; }; then
+		case $w in sweep|cpumix) piece=$W/$w ;; *) piece=$W/alloc.so ;; esac
+		if [ ! -e "$piece" ] || { [ "$piece" != "$W/alloc.so" ] && [ ! -x "$piece" ]; }; then
 			log "$w: its CUDA piece did not build (log.txt): not run"
 			python3 "$D/record.py" run --out "$RES" --run-id "$RUN_ID" --workload "$w" --round 0 \
 				--pos 0 --config build --policy "$POLICY" --status build-failed --log "$W/build.txt" >/dev/null
