@@ -34,7 +34,11 @@
  * after it is mapped (a kernel launched after the allocation), with fixed 1 mapped with MAP_FIXED
  * over the one before instead of after its munmap.  churn N: N anonymous
  * mmap/munmap pairs before wait_ms (a burst of mapping calls for the
- * engine's watcher).  gpu N: the accesses are GPU N's
+ * engine's watcher).  cpu_blocks N (alloc): beside each allocation a
+ * scratch of N blocks is mapped (after the pattern's blocks), written by the
+ * CPU (one write a block, touch_ms after the mapping) and never by a GPU,
+ * and unmapped with it (a CPU fault for each block the GPU holds then).
+ * gpu N: the accesses are GPU N's
  * (its faults carry GPU N; the model has gpus=N GPUs, default 2).
  */
 #include <errno.h>
@@ -171,7 +175,7 @@ static uint64_t rnd(void)
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
 	uint64_t wait_ms, slice, gap_ms, hold_ms, alloc;
-	uint64_t life_ms, reuse, fixed, churn, touch_ms;
+	uint64_t life_ms, reuse, fixed, churn, touch_ms, cpu_blocks;
 	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
@@ -304,6 +308,20 @@ static int cmd_reset(int argc, char **argv)
 	return 0;
 }
 
+/* The CPU writes the first page of each of n blocks from first on. */
+static void cpu_write(uint64_t first, uint64_t n)
+{
+	struct uvm_model_access w[64];
+	struct uvm_model_accesses req = { .ptr = (uintptr_t)w, .count = 0, .warps = 0 };
+
+	for (uint64_t b = 0; b < n && b < 64; b++, req.count++) {
+		w[b].addr = (first + b) * BLOCK_BYTES;
+		w[b].tenant = 0;
+		w[b].type = UVM_MODEL_ACCESS_WRITE | UVM_MODEL_ACCESS_CPU;
+	}
+	xioctl(UVM_MODEL_IOC_ACCESS, &req, "cpu access");
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .blocks = 64, .stride = 16, .passes = 1, .warps = 16 };
@@ -342,6 +360,7 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "fixed")) o.fixed = v;
 		else if (!strcmp(argv[i], "churn")) o.churn = v;
 		else if (!strcmp(argv[i], "touch_ms")) o.touch_ms = v;
+		else if (!strcmp(argv[i], "cpu_blocks")) o.cpu_blocks = v;
 		else if (!strcmp(argv[i], "gpu")) access_gpu = (uint32_t)v;
 		else die("unknown run key '%s'", argv[i]);
 	}
@@ -379,8 +398,12 @@ static int cmd_run(int argc, char **argv)
 		if (alloc)
 			map_blocks_how(at, o.alloc, done && o.reuse && o.fixed ? MAP_FIXED :
 						    MAP_FIXED_NOREPLACE);
+		if (alloc && o.cpu_blocks)
+			map_blocks(o.first + o.blocks, o.cpu_blocks);
 		if (alloc)
 			sleep_ms(o.touch_ms);	/* a kernel launched after the allocation */
+		if (alloc && o.cpu_blocks)
+			cpu_write(o.first + o.blocks, o.cpu_blocks);
 		req.ptr = (uintptr_t)(acc + done);
 		req.count = (uint32_t)n;
 		xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");
@@ -389,6 +412,8 @@ static int cmd_run(int argc, char **argv)
 			if (!(o.reuse && o.fixed) || done + n >= nacc)
 				unmap_blocks(at, o.alloc);
 		}
+		if (alloc && o.cpu_blocks)
+			unmap_blocks(o.first + o.blocks, o.cpu_blocks);
 	}
 	sleep_ms(o.hold_ms);
 	return 0;
