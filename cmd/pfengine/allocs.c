@@ -120,7 +120,7 @@ static void cut(struct allocs *a, uint64_t s, uint64_t e, uint64_t ts, int *acc)
 /* [s, e) is now mapped from the device (over whatever was there). */
 static void put(struct allocs *a, uint64_t s, uint64_t e, bool acc, uint64_t ts)
 {
-	struct alloc x = { .s = s, .e = e, .acc = acc, .first_ns = acc ? ts : 0 };
+	struct alloc x = { .s = s, .e = e, .acc = acc, .first_ns = acc ? ts : 0, .made_ns = ts };
 
 	if (e <= s)
 		return;
@@ -155,6 +155,19 @@ static uint64_t page_up(uint64_t len)
 	return (len + PAGE - 1) & ~(PAGE - 1);
 }
 
+/*
+ * Whether the mapping [s, e) of the device made at ts is in the table
+ * already from a maps read after ts (the watcher's event of a call made
+ * before the engine read the maps): then it is not a new allocation.
+ */
+static bool known_since(const struct allocs *a, uint64_t s, uint64_t e, bool acc, uint64_t ts)
+{
+	int i = lower(a, s);
+
+	return i < a->n && a->v[i].s == s && a->v[i].e == e && a->v[i].acc == acc &&
+	       a->v[i].from_maps && a->v[i].made_ns >= ts;
+}
+
 void allocs_event(struct allocs *a, const struct aw_event *ev, uint64_t ts)
 {
 	uint64_t s = ev->addr, e = ev->addr + page_up(ev->len);
@@ -162,6 +175,8 @@ void allocs_event(struct allocs *a, const struct aw_event *ev, uint64_t ts)
 
 	switch (ev->op) {
 	case AW_MMAP:
+		if ((ev->flags & AW_F_UVM) && known_since(a, s, e, ev->prot != 0, ts))
+			break;
 		if (ev->flags & AW_F_UVM)
 			put(a, s, e, ev->prot != 0, ts);
 		else
@@ -236,6 +251,9 @@ int allocs_resync(struct allocs *a, uint64_t ts)
 		if (k < a->n && a->v[k].s == l.v[i].s && a->v[k].e == l.v[i].e)
 			continue;
 		put(a, l.v[i].s, l.v[i].e, l.v[i].acc, ts);
+		k = lower(a, l.v[i].s);
+		if (k < a->n && a->v[k].s == l.v[i].s)
+			a->v[k].from_maps = true;
 	}
 	free(l.v);
 	return 0;

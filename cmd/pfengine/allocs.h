@@ -19,10 +19,12 @@
 struct alloc {
 	uint64_t s, e;		/* [s, e) */
 	uint64_t first_ns;	/* creation or first GPU fault, whichever came first (0: neither) */
+	uint64_t made_ns;	/* when the table learnt of it (a mapping call, or a maps read) */
 	bool acc;		/* accessible: managed memory (else CUDA's reservation) */
 	bool faulted;		/* a GPU fault in it was seen */
 	bool served;		/* a UVM_MIGRATE into it ended well */
 	bool pull;		/* moved to a GPU, no CPU fault in it since (PULL) */
+	bool from_maps;		/* learnt from a maps read (its mapping call may still be reported) */
 	uint32_t gen;		/* the fault sample it last had a fault handed on in */
 };
 
