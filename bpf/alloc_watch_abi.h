@@ -48,10 +48,15 @@ struct aw_event {
 };
 _Static_assert(sizeof(struct aw_event) == 56, "aw_event");
 
+enum aw_target_flag {
+	AW_T_NO_WAKE = 0x1,	/* post without waking the engine: it drains its ring on its
+				 * own turns (its policy wants no ALLOC/FREE at once) */
+};
+
 /* targets' value: what the engine of that process wants told. */
 struct aw_target {
 	__u32 uvm_rdev;		/* the device number of its /dev/nvidia-uvm (new_encode_dev) */
-	__u32 pad;
+	__u32 flags;		/* enum aw_target_flag (0 from an engine that knows none) */
 	__u64 lost;		/* events its ring buffer had no room for (the program counts) */
 };
 

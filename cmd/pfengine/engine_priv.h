@@ -30,6 +30,8 @@
  */
 #define QUEUE_WAKE (QUEUE_ENTRIES / 2)
 #define WAIT_MS 2
+/* The driver's counters the engine enables: the two it reports (not stat's four). */
+#define ENGINE_CTR_MASK ((1u << UT_CTR_GPU_FAULTS) | (1u << UT_CTR_BYTES_HTOD))
 
 struct engine {
 	const struct pfe_opts *o;

@@ -267,7 +267,9 @@ int feed_watch(struct engine *g)
 	if (ret)
 		snprintf(err, sizeof(err), "no /dev/nvidia-uvm (%s)", strerror(-ret));
 	else
-		ret = allocw_start(&g->aw, g->w.pid, rdev, on_mapping, g, err, sizeof(err));
+		/* a policy that wants no ALLOC/FREE does not wake the engine per mapping call */
+		ret = allocw_start(&g->aw, g->w.pid, rdev, g->wants & PFE_W_ALLOCS ? 0 : AW_T_NO_WAKE,
+				   on_mapping, g, err, sizeof(err));
 	if (ret)
 		p_info("engine: %s; reading the process's maps on demand instead", err);
 	g->run.ctr[PFE_C_WATCHER] = !ret;

@@ -36,8 +36,12 @@ static int attach(struct engine *g, bool quiet_if_absent)
 		ut_close(&g->s);
 		return 1;
 	}
-	/* the driver's own counts, to report by (stat's counters) */
-	if (!ret && ut_enable_counters(&g->s, UT_CTR_STAT_MASK, err, sizeof(err)))
+	/*
+	 * the driver's own counts the engine reports (and samples faults by):
+	 * only those two, each enabled counter hooks the driver's fault or
+	 * migration path (the CPU fault counter every CPU fault of a fill)
+	 */
+	if (!ret && ut_enable_counters(&g->s, ENGINE_CTR_MASK, err, sizeof(err)))
 		err[0] = '\0';
 	if (!ret)
 		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, QUEUE_WAKE, err,
