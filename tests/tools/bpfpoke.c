@@ -8,6 +8,8 @@
  *                             and CAP_SYS_ADMIN (dropped from the bounding set)
  *   bpfpoke user UID CMD ARG...  run CMD as user and group UID, no
  *                             supplementary groups, no capabilities
+ *   bpfpoke word PATH KEY I   print u32 word I of the value at u32 KEY of
+ *                             the map pinned at PATH (exit 1: no such key)
  *
  * Raw bpf(2) so that it links statically and needs nothing in the guest.
  */
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -88,6 +91,29 @@ static int as_user(const char *uid_s, char **argv)
 	return -1;
 }
 
+static int word(const char *path, const char *key_s, const char *i_s)
+{
+	uint32_t key = (uint32_t)strtoul(key_s, NULL, 0), val[64];
+	unsigned long i = strtoul(i_s, NULL, 0);
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)path;
+	fd = (int)sys_bpf(BPF_OBJ_GET, &a);
+	if (fd < 0 || i >= 64)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	memset(val, 0, sizeof(val));
+	a.map_fd = fd;
+	a.key = (unsigned long)&key;
+	a.value = (unsigned long)val;
+	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+		return -1;
+	printf("%u\n", val[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = -1;
@@ -100,8 +126,10 @@ int main(int argc, char **argv)
 		ret = nocap(argv + 2);
 	else if (argc >= 4 && !strcmp(argv[1], "user"))
 		ret = as_user(argv[2], argv + 3);
+	else if (argc == 5 && !strcmp(argv[1], "word"))
+		ret = word(argv[2], argv[3], argv[4]);
 	else {
-		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD... | user UID CMD...}\n");
+		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD... | user UID CMD... | word PATH KEY I}\n");
 		return 2;
 	}
 	if (ret < 0) {

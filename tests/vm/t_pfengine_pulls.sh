@@ -63,6 +63,26 @@ expect_exit 0 $G -j prefetch load none $MAX -- $RUN
 eq "none: CPU fault recording never on" cpu_faults_on 0
 eq "none: no PULL" cpu_pulls 0
 
+# --- the watcher: a policy that wants no ALLOC/FREE is not woken per mapping call --
+AW=/sys/fs/bpf/gpuctl/allocwatch
+# flags_of POLICY: aw_target.flags (u32 word 1) of the engine's process while it runs
+flags_of() {
+	uvmsim reset va_blocks 64 >/dev/null
+	$G prefetch load $1 $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 4000 >/dev/null 2>&1 &
+	GP=$!
+	n=0
+	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
+		sleep 0.05; n=$((n + 1))
+	done
+	SIMP=$(ls "$GPUCTL_RUN_DIR"/prefetch/ | sed -n 's/^\([0-9]*\)\.pid$/\1/p' | head -1)
+	FL=$(tests/tools/bpfpoke word $AW/targets "$SIMP" 1 2>&1)
+	wait $GP
+}
+flags_of none
+[ "$FL" = 1 ] && ok "watcher: none's process posts without a wake-up (AW_T_NO_WAKE)" || fail "none flags" "'$FL'"
+flags_of populate
+[ "$FL" = 0 ] && ok "watcher: populate's is woken at once (ALLOC latency)" || fail "populate flags" "'$FL'"
+
 # --- the closing report: stderr in text, the command's status (killed: 128+15) --
 # ends_killed J: runs gpuctl [J] prefetch load populate -- uvmsim ..., kills
 # uvmsim with SIGTERM once the engine is attached; RC, stdout in o, stderr in e
