@@ -278,7 +278,8 @@ int feed_watch(struct engine *g)
 
 int feed_start(struct engine *g)
 {
-	g->faults_on = true;	/* as the queue was opened */
+	/* as the queue was opened (loop.c: only for a policy that wants GPU faults) */
+	g->faults_on = (g->wants & (PFE_W_FAULTS | PFE_W_FIRST_FAULT)) != 0;
 	/* the watcher runs already: what the maps miss now, it reports */
 	allocs_resync(&g->al, monoraw_ns());
 	interest(g);

@@ -43,9 +43,11 @@ static int attach(struct engine *g, bool quiet_if_absent)
 	 */
 	if (!ret && ut_enable_counters(&g->s, ENGINE_CTR_MASK, err, sizeof(err)))
 		err[0] = '\0';
+	/* a policy that wants no GPU fault (none) never has the driver record one */
 	if (!ret)
-		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, QUEUE_WAKE, err,
-				    sizeof(err));
+		ret = ut_open_queue(&g->s, QUEUE_ENTRIES,
+				    g->run.pol->wants & (PFE_W_FAULTS | PFE_W_FIRST_FAULT) ?
+				    1u << UT_EV_GPU_FAULT : 0, QUEUE_WAKE, err, sizeof(err));
 	if (ret) {
 		p_err("%s", err);
 		ut_close(&g->s);
