@@ -11,13 +11,16 @@
 #   tree      the tree's engine, the same command with gpuctl-tree
 #   none      the tree's engine under `none` (watching only)
 #   ref-none  REF's engine under `none`
+#   tree-alt  the tree's engine under --alt-policy (e.g. 'populate eager 1'
+#             beside the default: two policies of one build in one call)
 #   trace     gpuctl-tree trace faults --backend uvm-tools -- W (output dropped)
 #   stat      gpuctl-tree stat --backend uvm-tools -- W
 # as many rounds as the time budget allows (up to --rounds), each run under
 # `timeout`; a failed run is recorded as failed and the bench goes on.
 #
 #   run.sh [--dry-run] [--budget S] [--workloads W,...] [--configs C,...]
-#          [--policy 'P [KEY VALUE]...'] [--rounds N] [--min-rounds N]
+#          [--policy 'P [KEY VALUE]...'] [--alt-policy 'P [KEY VALUE]...']
+#          [--rounds N] [--min-rounds N]
 #          [--run-timeout S] [--max-bytes SIZE] [--out DIR]
 #
 # Workloads (bench/ab/workloads/): sweep, cupy, torch, torch-cache, gnn,
@@ -36,8 +39,8 @@ D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
 ALL_WL="sweep cupy torch torch-cache gnn cpumix"
 DEF_WL="sweep cupy torch torch-cache gnn"
-ALL_CFG="alone device ref tree none ref-none trace stat"
-DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB=''
+ALL_CFG="alone device ref tree none ref-none trace stat tree-alt"
+DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB='' ALT_POLICY=''
 WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
 BIN=${AB_BIN:-$D/bin}
 PY=${PYTHON:-python3}	# the workloads' python (torch, cupy, torch_geometric)
@@ -48,7 +51,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) DRY=1; shift; continue ;;
 	-h|--help) sed -n '3,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-	--budget|--workloads|--configs|--policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
+	--budget|--workloads|--configs|--policy|--alt-policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
 		[ $# -ge 2 ] || die "$1 needs a value" ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--workloads) WORKLOADS=${2//,/ } ;;
 	--configs) CONFIGS=${2//,/ } ;;
 	--policy) POLICY=$2 ;;
+	--alt-policy) ALT_POLICY=$2 ;;
 	--rounds) ROUNDS=$2 ;;
 	--min-rounds) MIN_ROUNDS=$2 ;;
 	--run-timeout) RUN_TIMEOUT=$2 ;;
@@ -76,6 +80,7 @@ for c in $CONFIGS; do
 	[[ " $ALL_CFG " == *" $c "* ]] || die "unknown configuration '$c' (one of: $ALL_CFG)"
 done
 [ -n "${POLICY// /}" ] || die "--policy is empty"
+[[ " $CONFIGS " != *" tree-alt "* ]] || [ -n "${ALT_POLICY// /}" ] || die "tree-alt needs --alt-policy"
 [ -z "$MAXB" ] || [[ $MAXB =~ ^[0-9]+[KMG]?$ ]] || die "--max-bytes takes N, NK, NM or NG, not '$MAXB'"
 
 # The build's record (bench/ab/build.sh): key=value lines.
@@ -113,6 +118,7 @@ cfg_pre() {	# cfg_pre CONFIG
 	ref) PRE=("$REF_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	tree) PRE=("$TREE_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	ref-none) PRE=("$REF_BIN" -j prefetch load none --) ;;
+	tree-alt) PRE=("$TREE_BIN" -j prefetch load $ALT_POLICY --max-bytes "$MAXB" --) ;;
 	none) PRE=("$TREE_BIN" -j prefetch load none --) ;;
 	trace) PRE=("$TREE_BIN" trace faults --backend uvm-tools --) ;;
 	stat) PRE=("$TREE_BIN" stat --backend uvm-tools --) ;;

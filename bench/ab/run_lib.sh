@@ -26,6 +26,7 @@ dry_run() {
 		if [ -x "$b" ]; then echo "binary: ${b#"$R"/}"
 		else echo "binary missing: ${b#"$R"/} (bench/ab/build.sh REF makes it; carry bench/ab/bin)"; fi
 	done
+	[ -n "$ALT_POLICY" ] && echo "tree-alt's policy: $ALT_POLICY"
 	echo "policy: $POLICY; budget ${BUDGET}s (${RESERVE}s kept for the summary); up to $ROUNDS rounds" \
 		"(at least $MIN_ROUNDS wanted); each run under timeout ${RUN_TIMEOUT}s"
 	echo "built on the GPU machine first (nvcc, about 30 s):$(needs_nvcc)"
@@ -108,7 +109,7 @@ build_pieces() {
 
 # One run: one line in results.jsonl.
 run_one() {	# run_one WORKLOAD ROUND POS CONFIG
-	local w=$1 r=$2 pos=$3 c=$4 to left p rc t0 t1 bin=''
+	local w=$1 r=$2 pos=$3 c=$4 to left p rc t0 t1 bin='' pol
 	local mf=$W/metric.txt ej=$W/engine.json rl=$W/run.txt
 	: >"$mf"; : >"$ej"; : >"$rl"
 	left=$(( DEADLINE - RESERVE - $(now) ))
@@ -120,12 +121,12 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	fi
 	cfg_pre "$c"
 	wl_cmd "$w" "$([ "$c" = device ] && echo 1 || echo 0)"
-	case $c in ref|ref-none) bin=$REF_SHA ;; tree|none|trace|stat) bin=tree:$TREE_SHA ;; esac
+	case $c in ref|ref-none) bin=$REF_SHA ;; tree|none|trace|stat|tree-alt) bin=tree:$TREE_SHA ;; esac
 	t0=$(date +%s.%N)
 	# timeout makes its own process group and signals all of it; whatever
 	# is left of the group afterwards is killed below
 	case $c in
-	ref|tree|none|ref-none)	# -j: the engine's report on stdout, the workload's on stderr
+	ref|tree|none|ref-none|tree-alt)	# -j: the engine's report on stdout, the workload's on stderr
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >"$ej" 2>"$rl" </dev/null & ;;
 	trace)
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >/dev/null 2>"$rl" </dev/null & ;;
@@ -137,8 +138,10 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	rc=$?
 	kill -KILL -- "-$p" 2>/dev/null
 	t1=$(date +%s.%N)
+	pol=$POLICY
+	[ "$c" = tree-alt ] && pol=$ALT_POLICY
 	python3 "$D/record.py" run --out "$RES" --run-id "$RUN_ID" --workload "$w" --round "$r" \
-		--pos "$pos" --config "$c" --policy "$POLICY" --bin "$bin" --rc "$rc" --timeout "$to" \
+		--pos "$pos" --config "$c" --policy "$pol" --bin "$bin" --rc "$rc" --timeout "$to" \
 		--wall "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
 		--metric-file "$mf" --engine-json "$ej" --log "$rl"
 	{ echo "== $w round $r $c rc $rc: $(quote "${PRE[@]}" "${WCMD[@]}")"; tail -n 12 "$rl"
@@ -183,7 +186,7 @@ need_bin() {	# need_bin CONFIG...: the binaries the configurations use exist
 		for c in $(configs_of "$w"); do
 			case $c in
 			ref|ref-none) [ -x "$REF_BIN" ] || miss="$miss $REF_BIN" ;;
-			tree|none|trace|stat) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
+			tree|none|trace|stat|tree-alt) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
 			esac
 		done
 	done
@@ -219,7 +222,7 @@ real_run() {
 	[ -n "$MAXB" ] || MAXB=$(( FREE_MIB > 8192 ? FREE_MIB - 4096 : FREE_MIB / 2 ))M
 	log "GPU: $gpu (MiB); ref ${REF_NAME:-?} $REF_SHA; tree $TREE_SHA; policy $POLICY; --max-bytes $MAXB"
 	python3 "$D/record.py" meta --out "$RES" --run-id "$RUN_ID" gpu="$gpu" ref_name="$REF_NAME" \
-		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" max_bytes="$MAXB" \
+		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" alt_policy="$ALT_POLICY" max_bytes="$MAXB" \
 		budget_s="$BUDGET" rounds="$ROUNDS" workloads="$WORKLOADS" configs="$CONFIGS" \
 		host="$(uname -n)" kernel="$(uname -r)" cpus="$(nproc)" \
 		ref_version="$("$REF_BIN" --version 2>&1 | head -1)" \

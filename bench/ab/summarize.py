@@ -35,13 +35,16 @@ COMPARISONS = [
     ("stat / alone", "stat", "alone", "ratio"),
     ("none / trace", "none", "trace", "ratio"),
     ("tree / trace", "tree", "trace", "ratio"),
+    ("tree / tree-alt", "tree", "tree-alt", "ratio"),
+    ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt", "ratio"),
 ]
 
 # The whole program's comparisons (wall time, the CPU phase): (label, a, b).
 WHOLE = [("tree / ref", "tree", "ref"), ("alone / tree (tree's speed-up)", "alone", "tree"),
          ("alone / ref (ref's speed-up)", "alone", "ref"), ("tree / device", "tree", "device"),
          ("none / alone", "none", "alone"), ("trace / alone", "trace", "alone"),
-         ("stat / alone", "stat", "alone")]
+         ("stat / alone", "stat", "alone"), ("tree / tree-alt", "tree", "tree-alt"),
+         ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt")]
 # The CPU phase a workload prints, by the name it uses (the first found).
 FILL_KEYS = ("fill_ms", "cpu_write_ms", "cpu_ms")
 

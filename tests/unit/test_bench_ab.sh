@@ -26,6 +26,10 @@ expect_exit 0 $A/run.sh --dry-run --workloads cpumix,sweep --configs alone,ref,t
 expect_out "dry run: cpumix, built like sweep" '^built on the GPU machine first .*: cpumix sweep$'
 expect_out "dry run: cpumix's command" '^   tree: .*gpuctl-tree -j prefetch load populate --max-bytes [^ ]+ -- \$W/cpumix --iters 16$'
 expect_out "dry run: cpumix.cu present" 'bench/ab/workloads/cpumix.cu'
+expect_exit 0 $A/run.sh --dry-run --workloads torch --configs alone,tree,tree-alt --policy populate --alt-policy 'populate eager 1'
+expect_out "dry run: tree-alt, the tree under the other policy" '^   tree-alt: .*gpuctl-tree -j prefetch load populate eager 1 --max-bytes [^ ]+ -- '
+expect_out "dry run: tree keeps --policy" '^   tree: .*gpuctl-tree -j prefetch load populate --max-bytes '
+expect_exit 2 $A/run.sh --dry-run --configs tree-alt && expect_stderr_line "run.sh: tree-alt without --alt-policy"
 expect_exit 0 $A/run.sh --dry-run
 if printf '%s\n' "$OUT" | grep -q '^== cpumix'; then fail "dry run: cpumix not in the default list" "$OUT"
 else ok "dry run: cpumix not in the default list"; fi
