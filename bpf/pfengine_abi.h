@@ -16,8 +16,8 @@
  * completions of earlier requests (DONE: with the request's cookie),
  * managed allocations as the process makes them (ALLOC) and frees them
  * (FREE), events the engine lost (GAP), and the CPU pulling back memory the
- * engine moved to a GPU (PULL: the first CPU fault in an allocation after
- * each move into it).  Kinds are only ever added: a
+ * engine moved to a GPU (PULL: the first CPU fault in an allocation within
+ * a second of each move into it).  Kinds are only ever added: a
  * program skips kinds it does not know.  Requests: a range and a
  * destination, a GPU of the process by index or the CPU.  The engine caps
  * each request (GPU free memory, --max-bytes) and carries it out with
@@ -67,7 +67,7 @@ enum pfe_kind {
 	PFE_EV_FREE = 4,	/* a managed allocation (or part of one) was freed: [ext_start, ext_end) */
 	PFE_EV_GAP = 5,		/* events lost: len of them, between ext_start and ext_end (ns) */
 	PFE_EV_PULL = 6,	/* the CPU faulted in an allocation the engine moved to a GPU:
-				 * its first CPU fault since that move (addr, access, ts) */
+				 * its first CPU fault within 1 s of that move (addr, access, ts) */
 };
 
 /* PFE_WANTS: what a policy needs (the engine's interest switch). */
@@ -77,7 +77,7 @@ enum pfe_want {
 	PFE_W_ALLOCS = 0x4,	/* ALLOC and FREE */
 	PFE_W_ALL = 0x7,	/* what an object without PFE_WANTS gets (ABI 1 as first made) */
 	PFE_W_PULLS = 0x8,	/* PULL: the driver records CPU faults only while some
-				 * allocation the engine moved waits for its first */
+				 * allocation the engine moved (< 1 s ago) waits for its first */
 };
 
 enum pfe_access {		/* FAULT: what the GPU did, PULL: the CPU (gpuctl trace's words) */

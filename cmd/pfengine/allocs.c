@@ -361,6 +361,7 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
 		if (!x->acc)
 			continue;
 		x->pull = true;		/* each move watched anew */
+		x->pull_until = ts + PULL_WINDOW_NS;
 		if (x->served)
 			continue;
 		x->served = true;
@@ -370,22 +371,22 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
 	}
 }
 
-struct alloc *allocs_pull(struct allocs *a, uint64_t addr)
+struct alloc *allocs_pull(struct allocs *a, uint64_t addr, uint64_t ts)
 {
 	struct alloc *x = allocs_find(a, addr);
 
-	if (!x || !x->pull)
+	if (!x || !x->pull || ts > x->pull_until)
 		return NULL;
 	x->pull = false;
 	return x;
 }
 
-int allocs_pull_waiting(const struct allocs *a)
+int allocs_pull_waiting(const struct allocs *a, uint64_t now)
 {
 	int n = 0;
 
 	for (int i = 0; i < a->n; i++)
-		n += a->v[i].acc && a->v[i].pull;
+		n += a->v[i].acc && a->v[i].pull && now <= a->v[i].pull_until;
 	return n;
 }
 

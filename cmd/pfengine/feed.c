@@ -18,8 +18,8 @@
  * own fault counter (nearly free) says faults go on while they are off.
  * One that wants none (none) never turns them on.  One that wants PULL
  * events (populate) gets the driver's CPU fault events on only while some
- * allocation the engine moved to a GPU has had no CPU fault since: the
- * first one in it is the CPU pulling it back.
+ * allocation the engine moved to a GPU within the last second has had no
+ * CPU fault since: the first one in it is the CPU pulling it back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -141,7 +141,7 @@ static void on_cpu_fault(struct engine *g, const struct gt_event *t)
 	struct alloc *x;
 	struct pfe_event *e;
 
-	if (!(g->wants & PFE_W_PULLS) || !(x = allocs_pull(&g->al, t->addr)))
+	if (!(g->wants & PFE_W_PULLS) || !(x = allocs_pull(&g->al, t->addr, t->ts_ns)))
 		return;
 	g->run.ctr[PFE_C_PULLS]++;
 	e = slot(g);
@@ -213,7 +213,7 @@ static void set_faults(struct engine *g, bool on)
 /* PFE_W_PULLS: the CPU's faults recorded while a moved allocation waits for one. */
 static void set_cpu_faults(struct engine *g)
 {
-	bool on = (g->wants & PFE_W_PULLS) && allocs_pull_waiting(&g->al) > 0;
+	bool on = (g->wants & PFE_W_PULLS) && allocs_pull_waiting(&g->al, monoraw_ns()) > 0;
 
 	if (on == g->cpu_on || ut_set_events(&g->s, CPU_EVENTS, on))
 		return;
