@@ -18,6 +18,14 @@
  *      allocation of a CPU-first size is moved eagerly all the same, and one
  *      freed (or faulted on by the GPU) with no CPU write since its move
  *      makes the size GPU-first again.
+ *
+ * trail 1: an allocation moved when made that the CPU then writes (a PULL
+ * with a write) is followed: each PULL says where the CPU's write front is,
+ * and what lies lag_mb behind it (finished) moves back to the GPU while the
+ * CPU writes the rest.  Each move watches the allocation for the CPU's next
+ * fault again; where there is nothing to move yet the policy asks for the
+ * watch alone (PFE_DST_WATCH).  A PULL behind what was moved (the CPU came
+ * back) ends it for that allocation.
  */
 #include "engine_common.bpf.h"
 #include "pfengine_abi.h"
@@ -30,6 +38,8 @@ PFE_PARAM(min_kb, 64, 4, 1048576, "allocations smaller than this are left to fau
 PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allocation");
 PFE_PARAM(eager, 2, 0, 2, "when made: 1 always, 0 never (first GPU fault), 2 unless the CPU wrote the last of its size");
 PFE_PARAM(probe_every, 16, 1, 1000000, "eager 2: one in this many allocations of a CPU-first size is moved when made");
+PFE_PARAM(trail, 0, 0, 1, "1: while the CPU writes an allocation moved when made, move what it has finished back");
+PFE_PARAM(lag_mb, 64, 2, 65536, "trail: MiB behind the CPU's write front left to it");
 PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS | PFE_W_PULLS);
 
 PFE_COUNTER(allocations);
@@ -42,12 +52,15 @@ PFE_COUNTER(eager_probes);	/* eager 2: ... moved when made all the same (probe_e
 PFE_COUNTER(cpu_pulls);		/* the CPU wrote an allocation just moved when made */
 PFE_COUNTER(cpu_sizes);		/* sizes found CPU-first */
 PFE_COUNTER(gpu_sizes);		/* CPU-first sizes found GPU-first again */
+PFE_COUNTER(trail_moves);	/* trail: moves of what the CPU finished */
+PFE_COUNTER(trail_bytes);
+PFE_COUNTER(trail_stops);	/* trail: allocations the CPU came back to */
 
 #define NEXTENTS 4096	/* a power of 2 */
 
 #define NSIZES 1024	/* sizes remembered (a power of 2) */
 
-enum { X_EAGER = 1, X_PULLED = 2 };
+enum { X_EAGER = 1, X_PULLED = 2, X_NOTRAIL = 4 };
 
 struct extent {
 	__u64 start, end;	/* 0, 0: free slot */
@@ -55,6 +68,8 @@ struct extent {
 	__u64 done_ts;		/* when the last of it was done, 0: pending */
 	__u64 pending;		/* requests not done yet */
 	__u64 flags;		/* X_EAGER: moved when made; X_PULLED: the CPU wrote it since */
+	__u64 trail_done;	/* trail: moved back up to here (0: nothing yet) */
+	__u64 gpu;		/* where its move when made went */
 };
 
 /* eager 2: what the allocations of one size did after an eager move */
@@ -116,7 +131,7 @@ static __always_inline int wanted(__u64 s, __u64 end, __u64 ts, __u32 *kp)
 	if (x->start != s || x->end != end) {
 		x->start = s;
 		x->end = end;
-		x->issued_ts = x->done_ts = x->pending = x->flags = 0;
+		x->issued_ts = x->done_ts = x->pending = x->flags = x->trail_done = 0;
 		allocations++;
 		return 1;
 	}
@@ -186,6 +201,42 @@ static __always_inline void eager_verdict(struct extent *x)
 	}
 }
 
+/*
+ * trail: a PULL in x, moved when made and written by the CPU since:
+ * behind what was moved already, the CPU came back (trailing ends); a
+ * write: [trail_done, front - lag) back to the GPU, or the watch alone when
+ * that is empty; a read ahead: the watch alone.
+ */
+static __always_inline void trail_one(__u32 k, const struct pfe_event *e, __u64 *room)
+{
+	struct extent *x = &ext[k & (NEXTENTS - 1)];
+	__u64 front = e->addr & ~(PFE_BLOCK - 1), lag = lag_mb << 20, done = x->trail_done;
+
+	if (!done)
+		done = x->start;
+	if (front < done) {
+		x->flags |= X_NOTRAIL;	/* the CPU came back to what was moved */
+		trail_stops++;
+		return;
+	}
+	/* a read ahead of what was moved: watched again, nothing moves */
+	if (front >= done + lag + PFE_BLOCK &&
+	    (e->access == PFE_ACC_WRITE || e->access == PFE_ACC_ATOMIC)) {
+		__u64 n = front - lag - done;
+
+		n = n < *room ? n : *room;
+		if (n && !pfe_req_one(done, n, x->gpu, k)) {
+			x->pending++;
+			x->trail_done = done + n;
+			trail_moves++;
+			trail_bytes += n;
+			return;
+		}
+	}
+	if (!pfe_req_one(x->start, x->end - x->start, PFE_DST_WATCH, k))
+		x->pending++;
+}
+
 /* The CPU's first fault in an allocation since the engine moved it to a GPU. */
 static __always_inline void pulled(const struct pfe_event *e)
 {
@@ -226,6 +277,9 @@ static long one(__u32 i, void *ctx)
 	}
 	if (e->kind == PFE_EV_PULL) {
 		pulled(e);
+		x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
+		if (trail && x->start == e->ext_start && (x->flags & X_PULLED) && !(x->flags & X_NOTRAIL))
+			trail_one(slot_of(e->ext_start), e, &room);
 		return 0;
 	}
 	if (e->kind == PFE_EV_FREE || e->kind == PFE_EV_ALLOC) {
@@ -247,6 +301,7 @@ static long one(__u32 i, void *ctx)
 		x->issued_ts = e->ts_ns;
 		x->done_ts = 0;
 		x->flags = X_EAGER;
+		x->gpu = e->gpu;
 		eager_moved++;
 		return 0;
 	}

@@ -96,6 +96,9 @@ enum pfe_flag {
 
 #define PFE_GPU_NONE 0xffff	/* event: no GPU known */
 #define PFE_DST_CPU 0xfffe	/* request: to the CPU (system memory) */
+#define PFE_DST_WATCH 0xfffd	/* request: nothing moves; the allocations in the range are
+				 * watched for the CPU's next fault (a PULL) again, as after a
+				 * move to a GPU (DONE follows, len 0) */
 
 struct pfe_event {
 	__u64 addr;		/* FAULT: the address; DONE: the request's; ALLOC/FREE: ext_start */
@@ -116,7 +119,7 @@ struct pfe_event {
 struct pfe_request {
 	__u64 addr;		/* the range to move (the engine rounds to pages) */
 	__u64 len;
-	__u16 dst;		/* a GPU index of the process, or PFE_DST_CPU */
+	__u16 dst;		/* a GPU index of the process, PFE_DST_CPU or PFE_DST_WATCH */
 	__u16 pad;
 	__u32 cookie;		/* handed back in the request's DONE event */
 };

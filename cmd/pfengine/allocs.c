@@ -371,6 +371,16 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
 	}
 }
 
+void allocs_watch(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
+{
+	for (int i = lower(a, addr); i < a->n && a->v[i].s < addr + len; i++) {
+		if (!a->v[i].acc)
+			continue;
+		a->v[i].pull = true;
+		a->v[i].pull_until = ts + PULL_WINDOW_NS;
+	}
+}
+
 struct alloc *allocs_pull(struct allocs *a, uint64_t addr, uint64_t ts)
 {
 	struct alloc *x = allocs_find(a, addr);

@@ -76,6 +76,8 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
  * longer watched), else NULL.
  */
 struct alloc *allocs_pull(struct allocs *a, uint64_t addr, uint64_t ts);
+/* [addr, addr + len): its allocations watched for a PULL from ts on (PFE_DST_WATCH). */
+void allocs_watch(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
 /* Allocations moved to a GPU that no CPU fault has touched since, watched at now. */
 int allocs_pull_waiting(const struct allocs *a, uint64_t now);
 /* The engine ends: allocations faulted but never served count as missed. */

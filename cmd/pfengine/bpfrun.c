@@ -62,7 +62,7 @@ const char *const pfe_ctr_names[PFE_C_MAX] = {
 	[PFE_C_MISSED] = "allocs_missed",
 	[PFE_C_AGE_P50] = "age_p50_us",
 	[PFE_C_AGE_P99] = "age_p99_us",
-	[PFE_C_PULLS] = "cpu_pulls",
+	[PFE_C_PULLS] = "pull_events",
 	[PFE_C_PULL_ON] = "cpu_faults_on",
 };
 

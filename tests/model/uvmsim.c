@@ -36,8 +36,9 @@
  * mmap/munmap pairs before wait_ms (a burst of mapping calls for the
  * engine's watcher).  cpu_blocks N (alloc): beside each allocation a
  * scratch of N blocks is mapped (after the pattern's blocks), written by the
- * CPU (one write a block, touch_ms after the mapping) and never by a GPU,
- * and unmapped with it (a CPU fault for each block the GPU holds then).
+ * CPU (one write a block, touch_ms after the mapping, cpu_gap_ms apart: a
+ * CPU filling it from the front) and never by a GPU, and unmapped with it
+ * (a CPU fault for each block the GPU holds then).
  * gpu N: the accesses are GPU N's
  * (its faults carry GPU N; the model has gpus=N GPUs, default 2).
  */
@@ -175,7 +176,7 @@ static uint64_t rnd(void)
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
 	uint64_t wait_ms, slice, gap_ms, hold_ms, alloc;
-	uint64_t life_ms, reuse, fixed, churn, touch_ms, cpu_blocks;
+	uint64_t life_ms, reuse, fixed, churn, touch_ms, cpu_blocks, cpu_gap_ms;
 	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
@@ -308,18 +309,20 @@ static int cmd_reset(int argc, char **argv)
 	return 0;
 }
 
-/* The CPU writes the first page of each of n blocks from first on. */
-static void cpu_write(uint64_t first, uint64_t n)
+/* The CPU writes the first page of each of n blocks from first on, gap_ms apart. */
+static void cpu_write(uint64_t first, uint64_t n, uint64_t gap_ms)
 {
-	struct uvm_model_access w[64];
-	struct uvm_model_accesses req = { .ptr = (uintptr_t)w, .count = 0, .warps = 0 };
+	struct uvm_model_access w;
+	struct uvm_model_accesses req = { .ptr = (uintptr_t)&w, .count = 1, .warps = 0 };
 
-	for (uint64_t b = 0; b < n && b < 64; b++, req.count++) {
-		w[b].addr = (first + b) * BLOCK_BYTES;
-		w[b].tenant = 0;
-		w[b].type = UVM_MODEL_ACCESS_WRITE | UVM_MODEL_ACCESS_CPU;
+	for (uint64_t b = 0; b < n; b++) {
+		if (b && gap_ms)
+			sleep_ms(gap_ms);
+		w.addr = (first + b) * BLOCK_BYTES;
+		w.tenant = 0;
+		w.type = UVM_MODEL_ACCESS_WRITE | UVM_MODEL_ACCESS_CPU;
+		xioctl(UVM_MODEL_IOC_ACCESS, &req, "cpu access");
 	}
-	xioctl(UVM_MODEL_IOC_ACCESS, &req, "cpu access");
 }
 
 static int cmd_run(int argc, char **argv)
@@ -361,6 +364,7 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "churn")) o.churn = v;
 		else if (!strcmp(argv[i], "touch_ms")) o.touch_ms = v;
 		else if (!strcmp(argv[i], "cpu_blocks")) o.cpu_blocks = v;
+		else if (!strcmp(argv[i], "cpu_gap_ms")) o.cpu_gap_ms = v;
 		else if (!strcmp(argv[i], "gpu")) access_gpu = (uint32_t)v;
 		else die("unknown run key '%s'", argv[i]);
 	}
@@ -403,7 +407,7 @@ static int cmd_run(int argc, char **argv)
 		if (alloc)
 			sleep_ms(o.touch_ms);	/* a kernel launched after the allocation */
 		if (alloc && o.cpu_blocks)
-			cpu_write(o.first + o.blocks, o.cpu_blocks);
+			cpu_write(o.first + o.blocks, o.cpu_blocks, o.cpu_gap_ms);
 		req.ptr = (uintptr_t)(acc + done);
 		req.count = (uint32_t)n;
 		xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");

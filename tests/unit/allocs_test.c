@@ -119,6 +119,9 @@ int main(void)
 	      a.served == 1 && allocs_pull(&a, B, 6500000));
 	allocs_event(&a, &m2, 7000000);
 	CHECK("pull: a new allocation is not watched before its move", !allocs_pull(&a, B + 2 * M, 7500000));
+	allocs_watch(&a, B + 2 * M, 4096, 8000000);
+	CHECK("pull: watched on request (PFE_DST_WATCH), nothing served", a.served == 1 &&
+	      allocs_pull(&a, B + 2 * M, 8500000));
 	allocs_free(&a);
 	printf("%d passed, %d failed\n", pass, failed);
 	return failed ? 1 : 0;

@@ -430,6 +430,45 @@ static void test_populate_auto(void)
 	pfe_run_free(&r);
 }
 
+/* populate trail 1: what the CPU finished writing moves back while it writes the rest */
+static void test_populate_trail(void)
+{
+	char *args[] = { "trail", "1" };
+	struct pfe_run r = start("populate", 2, args);
+	uint64_t a = BASE, len = 1024 * MB;
+	struct out o;
+
+	CHECK("trail: moved when made", ALLOC(&r, a, len, 1, &o) == 4);
+	CHECK("trail: the CPU's first write at the start: only the watch again",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 4096, PFE_ACC_WRITE, 2, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH && req_is(&o, 0, a, len) && ctr(&r, "cpu_pulls") == 1);
+	CHECK("trail: the front 100 MiB in: what lies lag_mb (64) behind it moves back",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB + 8192, PFE_ACC_WRITE, 3, &o) == 1 &&
+	      o.req[0].dst == 0 && req_is(&o, 0, a, 36 * MB) && ctr(&r, "trail_moves") == 1 &&
+	      ctr(&r, "trail_bytes") == 36 * MB);
+	CHECK("trail: a front too near what was moved: the watch alone",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 101 * MB, PFE_ACC_WRITE, 4, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH);
+	CHECK("trail: a read far ahead: the watch alone, nothing moves",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 500 * MB, PFE_ACC_READ, 5, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH && ctr(&r, "trail_moves") == 1);
+	CHECK("trail: the next step of the front: the next part moves",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 200 * MB, PFE_ACC_WRITE, 6, &o) == 1 &&
+	      req_is(&o, 0, a + 36 * MB, 100 * MB) && ctr(&r, "trail_moves") == 2);
+	CHECK("trail: the CPU back behind what was moved: trailing ends, nothing asked",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 10 * MB, PFE_ACC_READ, 7, &o) == 0 &&
+	      ctr(&r, "trail_stops") == 1);
+	CHECK("trail: and stays ended", event(&r, PFE_EV_PULL, a, a + len, a + 900 * MB, PFE_ACC_WRITE, 8, &o) == 0);
+	pfe_run_free(&r);
+
+	r = start("populate", 0, NULL);
+	ALLOC(&r, a, len, 1, &o);
+	CHECK("trail 0 (the default): a CPU write asks for nothing",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 0 &&
+	      ctr(&r, "trail_moves") == 0);
+	pfe_run_free(&r);
+}
+
 static void test_common(void)
 {
 	struct pfe_run r;
@@ -689,6 +728,7 @@ int main(void)
 		test_stride();
 		test_populate();
 		test_populate_auto();
+		test_populate_trail();
 		test_common();
 		test_thrashing();
 		test_adaptive();

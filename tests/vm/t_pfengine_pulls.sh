@@ -57,11 +57,21 @@ ge "eager 1: the scratch buffers moved too" eager_moved 14
 	ok "eager 1: the CPU pulled more back than under the default ($TO_CPU_ONE > $TO_CPU_AUTO pages)" ||
 	fail "eager 1 pulls" "to the CPU: eager 1 $TO_CPU_ONE, default $TO_CPU_AUTO"
 
+# --- trail 1: what the CPU finished writing moves back while it writes the rest --
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate trail 1 lag_mb 2 $MAX -- uvmsim run alloc blocks 2 alloc 2 \
+	cpu_blocks 8 cpu_gap_ms 150 touch_ms 150 life_ms 100 wait_ms 5000 hold_ms 300
+ge "trail: the finished blocks moved back while the CPU wrote on" trail_moves 3
+ge "trail: at least 3 blocks of them" trail_bytes 6291456
+eq "trail: the CPU never came back to them" trail_stops 0
+ge "trail: watched again where nothing was finished yet (PFE_DST_WATCH)" pull_events 5
+expect_json_eq "trail: no call refused" .errors 0
+
 # --- none: no CPU fault recorded, none handed on ---------------------------------
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load none $MAX -- $RUN
 eq "none: CPU fault recording never on" cpu_faults_on 0
-eq "none: no PULL" cpu_pulls 0
+eq "none: no PULL" pull_events 0
 
 # --- the watcher: a policy that wants no ALLOC/FREE is not woken per mapping call --
 AW=/sys/fs/bpf/gpuctl/allocwatch
