@@ -12,7 +12,7 @@ void rl_init(struct rl *l)
 	memset(l, 0, sizeof(*l));
 }
 
-void rl_free(struct rl *l)
+void rl_release(struct rl *l)
 {
 	free(l->ev);
 	free(l->procs);

@@ -54,7 +54,7 @@ struct rl {
 };
 
 void rl_init(struct rl *l);
-void rl_free(struct rl *l);
+void rl_release(struct rl *l);
 /*
  * A record into l, one event at a time as the caller reads it: rl_begin
  * once a record (0, or -1 after p_err "NAME: at most 4 records"), rl_add

@@ -231,7 +231,7 @@ int tr_report_many(FILE *const *in, const char *const *names, int n,
 	}
 	free(p.f.v);
 	ts_free(&p.sum);
-	rl_free(&p.l);
+	rl_release(&p.l);
 	return rc;
 }
 
