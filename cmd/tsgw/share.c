@@ -44,6 +44,9 @@ static void share_lines(FILE *f, const struct gate_share *s)
 			(unsigned long long)s->switches, (unsigned long long)s->suppressed,
 			(unsigned long long)s->calls, (unsigned long long)s->busy_turns,
 			(unsigned long long)s->reported);
+	if (s->hint)
+		fprintf(f, "lat %llu %llu %.1f %.1f %.1f\n", (unsigned long long)s->lat.begun,
+			(unsigned long long)s->lat.count, s->lat.p50_us, s->lat.p99_us, s->lat.max_us);
 	for (int i = 0; i < s->n; i++) {
 		const struct gate_share_row *r = &s->rows[i];
 
@@ -102,6 +105,10 @@ int share_file_read(struct gate_share *s)
 			   (unsigned long long *)&s->switches, (unsigned long long *)&s->suppressed,
 			   (unsigned long long *)&s->calls, (unsigned long long *)&s->busy_turns,
 			   (unsigned long long *)&s->reported) == 6)
+			continue;
+		if (sscanf(line, "lat %llu %llu %lf %lf %lf", (unsigned long long *)&s->lat.begun,
+			   (unsigned long long *)&s->lat.count, &s->lat.p50_us, &s->lat.p99_us,
+			   &s->lat.max_us) == 5)
 			continue;
 		if (s->n < (int)(sizeof(s->rows) / sizeof(s->rows[0])) &&
 		    sscanf(line, "be %u %u %15s %lf %lf %lf %lf %lf %lf %d %d", &r->gpu, &r->pid,

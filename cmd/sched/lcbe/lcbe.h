@@ -8,6 +8,7 @@
  *   gate.c       the hint gate: BE TSGs off the runlist while an LC process
  *                says (hint/gpuctl_hint.h) it has work in flight; be-rotate.
  *   hint_file.c  the hint page and its safety.
+ *   latency.c    the LC's request latencies the hint library reports.
  *   ledger.c     each BE process's share and stall, from the gate's ledger.
  *   share.c      the ledger file (tsgw.h's struct gate_share): written here,
  *                read by sched status and the exporter.
@@ -124,7 +125,7 @@ void gate_forget(struct gate *g);
 
 /* The ledger file (struct gate_share, RUN_SHARE): tsgw.h, where the exporter reads it too. */
 void share_write(const struct gate_opts *o, const struct gate_stats *st,
-		 const struct gate_share_row *rows, int n);
+		 const struct gate_lat *lat, const struct gate_share_row *rows, int n);
 /* The running policy's ledger: 0, or -ENOENT when none is written. */
 int share_read(struct gate_share *s);
 void share_remove(void);

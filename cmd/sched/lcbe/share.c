@@ -52,14 +52,14 @@ const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len
 }
 
 void share_write(const struct gate_opts *o, const struct gate_stats *st,
-		 const struct gate_share_row *rows, int n)
+		 const struct gate_lat *lat, const struct gate_share_row *rows, int n)
 {
 	struct gate_share sh = {
 		.pid = getpid(), .floor_pct = o->floor_pct, .stall_ms = o->stall_ms,
 		.rotate_ms = o->rotate_ms, .hint = !!o->hint, .lc_ts = o->lc_ts, .be_ts = o->be_ts,
 		.min_off_ms = o->min_off_ms, .switches = st->switches,
 		.suppressed = st->suppressed, .calls = st->calls, .busy_turns = st->busy_turns,
-		.reported = st->reported,
+		.reported = st->reported, .lat = *lat,
 	};
 
 	sh.n = n < (int)(sizeof(sh.rows) / sizeof(sh.rows[0])) ? n :
@@ -139,6 +139,16 @@ void share_print(pid_t runner)
 			jsonw_u64_field(json_wtr, "lc_busy_turns_seen", sh.busy_turns);
 			jsonw_u64_field(json_wtr, "lc_requests_reported_by_hint_writers",
 					sh.reported);
+			jsonw_name(json_wtr, "lc_latency_last_second");
+			jsonw_start_object(json_wtr);
+			jsonw_u64_field(json_wtr, "begun", sh.lat.begun);
+			jsonw_u64_field(json_wtr, "timed", sh.lat.count);
+			if (sh.lat.count) {
+				jsonw_float_field(json_wtr, "p50_us", sh.lat.p50_us);
+				jsonw_float_field(json_wtr, "p99_us", sh.lat.p99_us);
+				jsonw_float_field(json_wtr, "max_us", sh.lat.max_us);
+			}
+			jsonw_end_object(json_wtr);
 			jsonw_end_object(json_wtr);
 		}
 		jsonw_name(json_wtr, "be");
@@ -179,6 +189,14 @@ void share_print(pid_t runner)
 		       (unsigned long long)sh.switches, (unsigned long long)sh.calls,
 		       (unsigned long long)sh.suppressed, sh.min_off_ms,
 		       (unsigned long long)sh.busy_turns, (unsigned long long)sh.reported);
+	if (sh.hint && sh.lat.count)
+		printf("LC latency, last second (the hint library's report): %llu requests, P50 "
+		       "%.2f ms, P99 %.2f ms, max %.2f ms\n", (unsigned long long)sh.lat.count,
+		       sh.lat.p50_us / 1e3, sh.lat.p99_us / 1e3, sh.lat.max_us / 1e3);
+	else if (sh.hint && sh.lat.begun)
+		printf("LC latency: %llu requests begun in the last second, none timed "
+		       "(a libgpuctl-hint.so older than this gpuctl?)\n",
+		       (unsigned long long)sh.lat.begun);
 	if (sh.n)
 		printf("  %-4s %-8s %-15s %6s %7s %7s %12s %10s %s\n", "GPU", "PID", "COMM", "ON%",
 		       "SHARE%", "FLOOR%", "LONGEST-OFF", "RM-WAIT", "FLOOR");
