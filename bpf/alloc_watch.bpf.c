@@ -48,6 +48,8 @@ struct call {
 	__u64 a[5];		/* the syscall's first five arguments */
 	__u32 nr;
 	__u32 uvm_rdev;
+	__u32 tflags;		/* the target's aw_target.flags */
+	__u32 pad;
 };
 
 struct {
@@ -96,6 +98,7 @@ int aw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	c.nr = nr;
 	c.uvm_rdev = t->uvm_rdev;
+	c.tflags = t->flags;
 	bpf_probe_read_kernel(&c.a[0], 8, (void *)(regs + REGS_DI));
 	bpf_probe_read_kernel(&c.a[1], 8, (void *)(regs + REGS_SI));
 	bpf_probe_read_kernel(&c.a[2], 8, (void *)(regs + REGS_DX));
@@ -203,6 +206,6 @@ int aw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 		e->prot = c.a[2];
 		break;
 	}
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, (c.tflags & AW_T_NO_WAKE) ? BPF_RB_NO_WAKEUP : 0);
 	return 0;
 }

@@ -50,10 +50,17 @@ struct aw_event {
 };
 _Static_assert(sizeof(struct aw_event) == 56, "aw_event");
 
+enum aw_target_flag {
+	AW_T_NO_WAKE = 0x1,	/* post without waking the engine: it drains its ring on its
+				 * own turns (its policy wants no ALLOC/FREE at once) */
+};
+
 /* targets' value: what the engine of that process wants told. */
 struct aw_target {
 	__u32 uvm_rdev;		/* the device number of its /dev/nvidia-uvm (new_encode_dev) */
 	__u32 in_calls;		/* its threads' mapping calls in flight (the program counts) */
+	__u32 flags;		/* enum aw_target_flag (0 from an engine that knows none) */
+	__u32 _pad;
 	/*
 	 * events lost (the program counts): its ring buffer had no room, or a
 	 * call was not followed -- more of its threads inside a mapping call at
@@ -63,5 +70,6 @@ struct aw_target {
 	 */
 	__u64 lost;
 };
+_Static_assert(sizeof(struct aw_target) == 24, "aw_target");
 
 #endif

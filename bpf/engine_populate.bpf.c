@@ -5,9 +5,27 @@
  * buffers the CPU wrote, in one go.  It needs an allocation's first fault
  * only (the engine turns the driver's fault recording off while every
  * allocation has had one), and the allocations as they are made and freed:
- * an address freed and mapped again is a new allocation.  With eager, an
- * allocation moves as soon as it is made, before any fault (right for a
- * program whose GPU writes it first, wrong for one whose CPU fills it).
+ * an address freed and mapped again is a new allocation.
+ *
+ * When to move a new allocation (eager):
+ *   1  as soon as it is made, before any fault (right for a program whose
+ *      GPU touches it first; a CPU that writes it pulls it back);
+ *   0  on its first GPU fault (right for memory the CPU fills first);
+ *   2  (the default) decided per allocation: as soon as it is made, unless
+ *      the CPU wrote an earlier allocation of the same size right after its
+ *      eager move (a PULL with a write access: that size is CPU-first, its
+ *      allocations wait for their first GPU fault).  Every probe_every-th
+ *      allocation of a CPU-first size is moved eagerly all the same, and one
+ *      freed (or faulted on by the GPU) with no CPU write since its move
+ *      makes the size GPU-first again.
+ *
+ * trail 1: an allocation moved when made that the CPU then writes (a PULL
+ * with a write) is followed: each PULL says where the CPU's write front is,
+ * and what lies lag_mb behind it (finished) moves back to the GPU while the
+ * CPU writes the rest.  Each move watches the allocation for the CPU's next
+ * fault again; where there is nothing to move yet the policy asks for the
+ * watch alone (PFE_DST_WATCH).  A PULL behind what was moved (the CPU came
+ * back) ends it for that allocation.
  */
 #include "engine_common.bpf.h"
 #include "pfengine_abi.h"
@@ -18,25 +36,51 @@ PFE_PARAM(max_mb, 16384, 2, 1048576, "most MiB of one allocation moved on its fi
 PFE_PARAM(chunk_mb, 256, 2, 65536, "MiB per migrate call (the fault's side first)");
 PFE_PARAM(min_kb, 64, 4, 1048576, "allocations smaller than this are left to faults");
 PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allocation");
-PFE_PARAM(eager, 0, 0, 1, "1: move each allocation when it is made, before it faults (GPU-written data)");
-PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS);
+PFE_PARAM(eager, 2, 0, 2, "when made: 1 always, 0 never (first GPU fault), 2 unless the CPU wrote the last of its size");
+PFE_PARAM(probe_every, 16, 1, 1000000, "eager 2: one in this many allocations of a CPU-first size is moved when made");
+PFE_PARAM(trail, 0, 0, 1, "1: while the CPU writes an allocation moved when made, move what it has finished back");
+PFE_PARAM(lag_mb, 64, 2, 65536, "trail: MiB behind the CPU's write front left to it");
+PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS | PFE_W_PULLS);
 
 PFE_COUNTER(allocations);
 PFE_COUNTER(unmanaged_faults);
 PFE_COUNTER(repopulated);
 PFE_COUNTER(eager_moved);
 PFE_COUNTER(freed);
+PFE_COUNTER(eager_skipped);	/* eager 2: allocations of a CPU-first size left to their first fault */
+PFE_COUNTER(eager_probes);	/* eager 2: ... moved when made all the same (probe_every) */
+PFE_COUNTER(cpu_pulls);		/* the CPU wrote an allocation just moved when made */
+PFE_COUNTER(cpu_sizes);		/* sizes found CPU-first */
+PFE_COUNTER(gpu_sizes);		/* CPU-first sizes found GPU-first again */
+PFE_COUNTER(trail_moves);	/* trail: moves of what the CPU finished */
+PFE_COUNTER(trail_bytes);
+PFE_COUNTER(trail_stops);	/* trail: allocations the CPU came back to */
 
 #define NEXTENTS 4096	/* a power of 2 */
+
+#define NSIZES 1024	/* sizes remembered (a power of 2) */
+
+enum { X_EAGER = 1, X_PULLED = 2, X_NOTRAIL = 4 };
 
 struct extent {
 	__u64 start, end;	/* 0, 0: free slot */
 	__u64 issued_ts;	/* when its population was asked for */
 	__u64 done_ts;		/* when the last of it was done, 0: pending */
 	__u64 pending;		/* requests not done yet */
+	__u64 flags;		/* X_EAGER: moved when made; X_PULLED: the CPU wrote it since */
+	__u64 trail_done;	/* trail: moved back up to here (0: nothing yet) */
+	__u64 gpu;		/* where its move when made went */
+};
+
+/* eager 2: what the allocations of one size did after an eager move */
+struct size_rec {
+	__u64 len;		/* 0: free */
+	__u64 cpu;		/* 1: the CPU wrote the last one moved when made */
+	__u64 seen;		/* allocations of this size made while cpu */
 };
 
 struct extent ext[NEXTENTS];
+struct size_rec sizes[NSIZES];
 
 static __always_inline __u32 slot_of(__u64 start)
 {
@@ -87,7 +131,7 @@ static __always_inline int wanted(__u64 s, __u64 end, __u64 ts, __u32 *kp)
 	if (x->start != s || x->end != end) {
 		x->start = s;
 		x->end = end;
-		x->issued_ts = x->done_ts = x->pending = 0;
+		x->issued_ts = x->done_ts = x->pending = x->flags = x->trail_done = 0;
 		allocations++;
 		return 1;
 	}
@@ -98,6 +142,120 @@ static __always_inline int wanted(__u64 s, __u64 end, __u64 ts, __u32 *kp)
 		return 0;
 	repopulated++;
 	return 1;
+}
+
+/* The record of allocations of len bytes (made when absent). */
+static __always_inline struct size_rec *size_of(__u64 len)
+{
+	__u32 h = (__u32)((len >> 12) * 0x9E3779B1u) & (NSIZES - 1);
+
+	for (__u32 i = 0; i < 4; i++) {
+		struct size_rec *r = &sizes[(h + i) & (NSIZES - 1)];
+
+		if (r->len == len)
+			return r;
+		if (!r->len) {
+			r->len = len;
+			r->cpu = r->seen = 0;
+			return r;
+		}
+	}
+	/* full: the first candidate is forgotten (its size starts GPU-first) */
+	sizes[h].len = len;
+	sizes[h].cpu = sizes[h].seen = 0;
+	return &sizes[h];
+}
+
+/* Whether an allocation of len bytes is to move when made (eager 2), counted. */
+static __always_inline int eager_now(__u64 len)
+{
+	struct size_rec *r;
+
+	if (eager != 2)
+		return eager == 1;
+	if (len < min_kb << 10)
+		return 0;
+	r = size_of(len);
+	if (!r->cpu)
+		return 1;
+	if (r->seen++ % probe_every == probe_every - 1) {
+		eager_probes++;
+		return 1;
+	}
+	eager_skipped++;
+	return 0;
+}
+
+/* An allocation moved when made is done with: freed, or the GPU faulted in it. */
+static __always_inline void eager_verdict(struct extent *x)
+{
+	struct size_rec *r;
+
+	if (!(x->flags & X_EAGER) || (x->flags & X_PULLED))
+		return;
+	x->flags &= ~X_EAGER;
+	r = size_of(x->end - x->start);
+	if (r->cpu) {
+		r->cpu = 0;
+		gpu_sizes++;
+	}
+}
+
+/*
+ * trail: a PULL in x, moved when made and written by the CPU since:
+ * behind what was moved already, the CPU came back (trailing ends); a
+ * write: [trail_done, front - lag) back to the GPU, or the watch alone when
+ * that is empty; a read ahead: the watch alone.
+ */
+static __always_inline void trail_one(__u32 k, const struct pfe_event *e, __u64 *room)
+{
+	struct extent *x = &ext[k & (NEXTENTS - 1)];
+	__u64 front = e->addr & ~(PFE_BLOCK - 1), lag = lag_mb << 20, done = x->trail_done;
+
+	if (!done)
+		done = x->start;
+	if (front < done) {
+		x->flags |= X_NOTRAIL;	/* the CPU came back to what was moved */
+		trail_stops++;
+		return;
+	}
+	/* a read ahead of what was moved: watched again, nothing moves */
+	if (front >= done + lag + PFE_BLOCK &&
+	    (e->access == PFE_ACC_WRITE || e->access == PFE_ACC_ATOMIC)) {
+		__u64 n = front - lag - done;
+
+		n = n < *room ? n : *room;
+		if (n && !pfe_req_one(done, n, x->gpu, k)) {
+			x->pending++;
+			x->trail_done = done + n;
+			trail_moves++;
+			trail_bytes += n;
+			return;
+		}
+	}
+	if (!pfe_req_one(x->start, x->end - x->start, PFE_DST_WATCH, k))
+		x->pending++;
+}
+
+/* The CPU's first fault in an allocation since the engine moved it to a GPU. */
+static __always_inline void pulled(const struct pfe_event *e)
+{
+	struct extent *x;
+	struct size_rec *r;
+
+	if (!(e->flags & PFE_F_MANAGED) || (e->access != PFE_ACC_WRITE && e->access != PFE_ACC_ATOMIC))
+		return;		/* a read: the CPU takes a result, it did not make the data */
+	x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
+	if (x->start != e->ext_start || !(x->flags & X_EAGER) || (x->flags & X_PULLED))
+		return;
+	x->flags |= X_PULLED;
+	cpu_pulls++;
+	r = size_of(x->end - x->start);
+	if (!r->cpu) {
+		r->cpu = 1;
+		r->seen = 0;
+		cpu_sizes++;
+	}
 }
 
 static long one(__u32 i, void *ctx)
@@ -117,21 +275,33 @@ static long one(__u32 i, void *ctx)
 		}
 		return 0;
 	}
+	if (e->kind == PFE_EV_PULL) {
+		pulled(e);
+		x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
+		if (trail && x->start == e->ext_start && (x->flags & X_PULLED) && !(x->flags & X_NOTRAIL))
+			trail_one(slot_of(e->ext_start), e, &room);
+		return 0;
+	}
 	if (e->kind == PFE_EV_FREE || e->kind == PFE_EV_ALLOC) {
 		/* whatever was known at this address is gone: a new allocation comes */
 		x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
 		if (x->start == e->ext_start) {
+			if (e->kind == PFE_EV_FREE)
+				eager_verdict(x);
 			x->start = x->end = 0;
 			freed += e->kind == PFE_EV_FREE;
 		}
 	}
 	if (e->kind == PFE_EV_ALLOC) {
-		if (!eager || !wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
+		if (!eager_now(e->ext_end - e->ext_start) ||
+		    !wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
 			return 0;
 		chunks(k, e->ext_start, e->ext_end, e->gpu, &room);
 		x = &ext[k & (NEXTENTS - 1)];
 		x->issued_ts = e->ts_ns;
 		x->done_ts = 0;
+		x->flags = X_EAGER;
+		x->gpu = e->gpu;
 		eager_moved++;
 		return 0;
 	}
@@ -141,6 +311,9 @@ static long one(__u32 i, void *ctx)
 		unmanaged_faults++;
 		return 0;
 	}
+	x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
+	if (x->start == e->ext_start && x->end == e->ext_end)
+		eager_verdict(x);	/* the GPU uses it: its size is not CPU-first */
 	if (!wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
 		return 0;
 	/* from the fault's block to the end, then what lies before it */

@@ -15,7 +15,9 @@
  * access, the driver's time, the managed allocation around the address),
  * completions of earlier requests (DONE: with the request's cookie),
  * managed allocations as the process makes them (ALLOC) and frees them
- * (FREE), and events the engine lost (GAP).  Kinds are only ever added: a
+ * (FREE), events the engine lost (GAP), and the CPU pulling back memory the
+ * engine moved to a GPU (PULL: the first CPU fault in an allocation within
+ * a second of each move into it).  Kinds are only ever added: a
  * program skips kinds it does not know.  Requests: a range and a
  * destination, a GPU of the process by index or the CPU.  The engine caps
  * each request (GPU free memory, --max-bytes) and carries it out with
@@ -64,6 +66,8 @@ enum pfe_kind {
 	PFE_EV_ALLOC = 3,	/* a managed allocation was made: [ext_start, ext_end) */
 	PFE_EV_FREE = 4,	/* a managed allocation (or part of one) was freed: [ext_start, ext_end) */
 	PFE_EV_GAP = 5,		/* events lost: len of them, between ext_start and ext_end (ns) */
+	PFE_EV_PULL = 6,	/* the CPU faulted in an allocation the engine moved to a GPU:
+				 * its first CPU fault within 1 s of that move (addr, access, ts) */
 };
 
 /* PFE_WANTS: what a policy needs (the engine's interest switch). */
@@ -71,10 +75,12 @@ enum pfe_want {
 	PFE_W_FAULTS = 0x1,	/* every GPU fault */
 	PFE_W_FIRST_FAULT = 0x2,/* the first GPU fault of each allocation (and faults outside them) */
 	PFE_W_ALLOCS = 0x4,	/* ALLOC and FREE */
-	PFE_W_ALL = 0x7,
+	PFE_W_ALL = 0x7,	/* what an object without PFE_WANTS gets (ABI 1 as first made) */
+	PFE_W_PULLS = 0x8,	/* PULL: the driver records CPU faults only while some
+				 * allocation the engine moved (< 1 s ago) waits for its first */
 };
 
-enum pfe_access {		/* FAULT: what the GPU did (gpuctl trace's words) */
+enum pfe_access {		/* FAULT: what the GPU did, PULL: the CPU (gpuctl trace's words) */
 	PFE_ACC_NONE = 0,
 	PFE_ACC_READ = 1,
 	PFE_ACC_WRITE = 2,
@@ -90,6 +96,9 @@ enum pfe_flag {
 
 #define PFE_GPU_NONE 0xffff	/* event: no GPU known */
 #define PFE_DST_CPU 0xfffe	/* request: to the CPU (system memory) */
+#define PFE_DST_WATCH 0xfffd	/* request: nothing moves; the allocations in the range are
+				 * watched for the CPU's next fault (a PULL) again, as after a
+				 * move to a GPU (DONE follows, len 0) */
 
 struct pfe_event {
 	__u64 addr;		/* FAULT: the address; DONE: the request's; ALLOC/FREE: ext_start */
@@ -100,7 +109,8 @@ struct pfe_event {
 	__u32 kind;		/* enum pfe_kind */
 	__u32 cookie;		/* DONE: the request's cookie */
 	__u16 gpu;		/* FAULT: the process's GPU index; DONE: the destination;
-				 * ALLOC/FREE: --gpu's, else the process's first GPU */
+				 * ALLOC/FREE: --gpu's, else the process's first GPU;
+				 * PULL: PFE_GPU_NONE */
 	__u8 access;		/* enum pfe_access */
 	__u8 flags;		/* enum pfe_flag */
 	__u32 pad;
@@ -109,7 +119,7 @@ struct pfe_event {
 struct pfe_request {
 	__u64 addr;		/* the range to move (the engine rounds to pages) */
 	__u64 len;
-	__u16 dst;		/* a GPU index of the process, or PFE_DST_CPU */
+	__u16 dst;		/* a GPU index of the process, PFE_DST_CPU or PFE_DST_WATCH */
 	__u16 pad;
 	__u32 cookie;		/* handed back in the request's DONE event */
 };

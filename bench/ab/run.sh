@@ -11,32 +11,37 @@
 #   tree      the tree's engine, the same command with gpuctl-tree
 #   none      the tree's engine under `none` (watching only)
 #   ref-none  REF's engine under `none`
+#   tree-alt  the tree's engine under --alt-policy (e.g. 'populate eager 1'
+#             beside the default: two policies of one build in one call)
 #   trace     gpuctl-tree trace faults --backend uvm-tools -- W (output dropped)
 #   stat      gpuctl-tree stat --backend uvm-tools -- W
 # as many rounds as the time budget allows (up to --rounds), each run under
 # `timeout`; a failed run is recorded as failed and the bench goes on.
 #
 #   run.sh [--dry-run] [--budget S] [--workloads W,...] [--configs C,...]
-#          [--policy 'P [KEY VALUE]...'] [--rounds N] [--min-rounds N]
+#          [--policy 'P [KEY VALUE]...'] [--alt-policy 'P [KEY VALUE]...']
+#          [--rounds N] [--min-rounds N]
 #          [--run-timeout S] [--max-bytes SIZE] [--out DIR]
 #
-# Workloads (bench/ab/workloads/): sweep, cupy, torch, torch-cache, gnn.
-# Default: all of them, configurations alone,device,ref,tree (torch adds
+# Workloads (bench/ab/workloads/): sweep, cupy, torch, torch-cache, gnn,
+# cpumix (built to make a move at creation lose; not in the default list).
+# Default: the first five, configurations alone,device,ref,tree (torch adds
 # none,trace), policy populate, 5 rounds, budget 540 s (one 10-minute call).
 # Writes to $OUT (or --out, default bench/ab/out): results.jsonl (one line a
 # run, and a first {"meta":...} line), summary.md (summarize.py), log.txt.
 # --dry-run: no GPU; prints the plan and checks that the scripts parse.
 # Sizes: SWEEP_MIB (8192), CUPY_GIB (4), TORCH_STEPS (5), GNN_NODES
-# (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3) in the environment;
+# (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3), CPUMIX_ITERS (16) in the environment;
 # PYTHON: the workloads' python3.
 # Exit: 0 done (failed runs are in the results), 1 nothing could run, 2 usage.
 set -u
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
-ALL_WL="sweep cupy torch torch-cache gnn"
-ALL_CFG="alone device ref tree none ref-none trace stat"
-DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB=''
-WORKLOADS=$ALL_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
+ALL_WL="sweep cupy torch torch-cache gnn cpumix"
+DEF_WL="sweep cupy torch torch-cache gnn"
+ALL_CFG="alone device ref tree none ref-none trace stat tree-alt"
+DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB='' ALT_POLICY=''
+WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
 BIN=${AB_BIN:-$D/bin}
 PY=${PYTHON:-python3}	# the workloads' python (torch, cupy, torch_geometric)
 
@@ -46,7 +51,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) DRY=1; shift; continue ;;
 	-h|--help) sed -n '3,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-	--budget|--workloads|--configs|--policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
+	--budget|--workloads|--configs|--policy|--alt-policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
 		[ $# -ge 2 ] || die "$1 needs a value" ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--workloads) WORKLOADS=${2//,/ } ;;
 	--configs) CONFIGS=${2//,/ } ;;
 	--policy) POLICY=$2 ;;
+	--alt-policy) ALT_POLICY=$2 ;;
 	--rounds) ROUNDS=$2 ;;
 	--min-rounds) MIN_ROUNDS=$2 ;;
 	--run-timeout) RUN_TIMEOUT=$2 ;;
@@ -74,6 +80,7 @@ for c in $CONFIGS; do
 	[[ " $ALL_CFG " == *" $c "* ]] || die "unknown configuration '$c' (one of: $ALL_CFG)"
 done
 [ -n "${POLICY// /}" ] || die "--policy is empty"
+[[ " $CONFIGS " != *" tree-alt "* ]] || [ -n "${ALT_POLICY// /}" ] || die "tree-alt needs --alt-policy"
 [ -z "$MAXB" ] || [[ $MAXB =~ ^[0-9]+[KMG]?$ ]] || die "--max-bytes takes N, NK, NM or NG, not '$MAXB'"
 
 # The build's record (bench/ab/build.sh): key=value lines.
@@ -99,6 +106,7 @@ wl_cmd() {	# wl_cmd WORKLOAD DEVICE(0/1)
 			   --steps "${TORCH_STEPS:-5}" "${dev[@]}") ;;
 	gnn) WCMD=("$PY" "$D/workloads/gnn_sage.py" --so "$W/alloc.so" --nodes "${GNN_NODES:-2000000}"
 		   --edges "${GNN_EDGES:-20000000}" --epochs "${GNN_EPOCHS:-3}" "${dev[@]}") ;;
+	cpumix) WCMD=("$W/cpumix" --iters "${CPUMIX_ITERS:-16}" "${dev[@]}") ;;
 	esac
 }
 
@@ -110,6 +118,7 @@ cfg_pre() {	# cfg_pre CONFIG
 	ref) PRE=("$REF_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	tree) PRE=("$TREE_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	ref-none) PRE=("$REF_BIN" -j prefetch load none --) ;;
+	tree-alt) PRE=("$TREE_BIN" -j prefetch load $ALT_POLICY --max-bytes "$MAXB" --) ;;
 	none) PRE=("$TREE_BIN" -j prefetch load none --) ;;
 	trace) PRE=("$TREE_BIN" trace faults --backend uvm-tools --) ;;
 	stat) PRE=("$TREE_BIN" stat --backend uvm-tools --) ;;
@@ -125,12 +134,13 @@ order_of() {	# order_of ROUND CONFIG...: the configurations rotated by ROUND-1
 
 # Rough seconds a run takes on an H100 (process start, imports and setup
 # included); only the dry run's estimate uses them.
-est_run_s() { case $1 in sweep) echo 6 ;; cupy) echo 10 ;; torch) echo 15 ;; torch-cache) echo 12 ;; gnn) echo 25 ;; esac; }
+est_run_s() { case $1 in sweep) echo 6 ;; cupy) echo 10 ;; torch) echo 15 ;; torch-cache) echo 12 ;; gnn) echo 25 ;;
+	cpumix) echo 6 ;; esac; }
 
-needs_nvcc() {	# what the workloads need built: sweep and/or alloc.so
+needs_nvcc() {	# what the workloads need built: sweep, cpumix and/or alloc.so
 	local w need=''
 	for w in $WORKLOADS; do
-		case $w in sweep) need="$need sweep" ;; *) [[ $need == *alloc* ]] || need="$need alloc" ;; esac
+		case $w in sweep|cpumix) need="$need $w" ;; *) [[ $need == *alloc* ]] || need="$need alloc" ;; esac
 	done
 	echo "$need"
 }

@@ -26,6 +26,7 @@ dry_run() {
 		if [ -x "$b" ]; then echo "binary: ${b#"$R"/}"
 		else echo "binary missing: ${b#"$R"/} (bench/ab/build.sh REF makes it; carry bench/ab/bin)"; fi
 	done
+	[ -n "$ALT_POLICY" ] && echo "tree-alt's policy: $ALT_POLICY"
 	echo "policy: $POLICY; budget ${BUDGET}s (${RESERVE}s kept for the summary); up to $ROUNDS rounds" \
 		"(at least $MIN_ROUNDS wanted); each run under timeout ${RUN_TIMEOUT}s"
 	echo "built on the GPU machine first (nvcc, about 30 s):$(needs_nvcc)"
@@ -64,7 +65,7 @@ dry_run() {
 	done
 	b=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
 	t=$(mktemp -d)
-	for f in sweep.cu alloc.cu; do
+	for f in sweep.cu cpumix.cu alloc.cu; do
 		if [ ! -s "$D/workloads/$f" ]; then echo "MISSING: bench/ab/workloads/$f"; rc=1
 		elif [ -z "$b" ]; then echo "present: bench/ab/workloads/$f (no nvcc here: not compiled)"
 		elif "$b" -O2 -arch=sm_90 -shared -Xcompiler -fPIC -o "$t/x" "$D/workloads/$f" >"$t/log" 2>&1; then
@@ -79,23 +80,22 @@ dry_run() {
 # Builds what the workloads need into $W; drops (and records) the workloads
 # whose piece did not build.
 build_pieces() {
-	local nvcc t arch ok_sweep=1 ok_alloc=1 w keep=''
+	local nvcc t arch w keep='' piece
 	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 	for t in $(needs_nvcc); do
 		log "building $t"
 		for arch in -arch=native -arch=sm_90 ''; do
 			# shellcheck disable=SC2086
 			case $t in
-			sweep) "$nvcc" -O2 $arch -o "$W/sweep" "$D/workloads/sweep.cu" >>"$W/build.txt" 2>&1 && break ;;
+			sweep|cpumix) "$nvcc" -O2 $arch -o "$W/$t" "$D/workloads/$t.cu" >>"$W/build.txt" 2>&1 && break ;;
 			alloc) "$nvcc" -O2 $arch -shared -Xcompiler -fPIC -o "$W/alloc.so" \
 				"$D/workloads/alloc.cu" >>"$W/build.txt" 2>&1 && break ;;
 			esac
 		done
-		[ "$t" = sweep ] && [ ! -x "$W/sweep" ] && ok_sweep=0
-		[ "$t" = alloc ] && [ ! -s "$W/alloc.so" ] && ok_alloc=0
 	done
 	for w in $WORKLOADS; do
-		if { [ "$w" = sweep ] && [ $ok_sweep = 0 ]; } || { [ "$w" != sweep ] && [ $ok_alloc = 0 ]; }; then
+		case $w in sweep|cpumix) piece=$W/$w ;; *) piece=$W/alloc.so ;; esac
+		if [ ! -e "$piece" ] || { [ "$piece" != "$W/alloc.so" ] && [ ! -x "$piece" ]; }; then
 			log "$w: its CUDA piece did not build (log.txt): not run"
 			python3 "$D/record.py" run --out "$RES" --run-id "$RUN_ID" --workload "$w" --round 0 \
 				--pos 0 --config build --policy "$POLICY" --status build-failed --log "$W/build.txt" >/dev/null
@@ -109,7 +109,7 @@ build_pieces() {
 
 # One run: one line in results.jsonl.
 run_one() {	# run_one WORKLOAD ROUND POS CONFIG
-	local w=$1 r=$2 pos=$3 c=$4 to left p rc t0 t1 bin=''
+	local w=$1 r=$2 pos=$3 c=$4 to left p rc t0 t1 bin='' pol
 	local mf=$W/metric.txt ej=$W/engine.json rl=$W/run.txt
 	: >"$mf"; : >"$ej"; : >"$rl"
 	left=$(( DEADLINE - RESERVE - $(now) ))
@@ -121,12 +121,12 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	fi
 	cfg_pre "$c"
 	wl_cmd "$w" "$([ "$c" = device ] && echo 1 || echo 0)"
-	case $c in ref|ref-none) bin=$REF_SHA ;; tree|none|trace|stat) bin=tree:$TREE_SHA ;; esac
+	case $c in ref|ref-none) bin=$REF_SHA ;; tree|none|trace|stat|tree-alt) bin=tree:$TREE_SHA ;; esac
 	t0=$(date +%s.%N)
 	# timeout makes its own process group and signals all of it; whatever
 	# is left of the group afterwards is killed below
 	case $c in
-	ref|tree|none|ref-none)	# -j: the engine's report on stdout, the workload's on stderr
+	ref|tree|none|ref-none|tree-alt)	# -j: the engine's report on stdout, the workload's on stderr
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >"$ej" 2>"$rl" </dev/null & ;;
 	trace)
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >/dev/null 2>"$rl" </dev/null & ;;
@@ -138,8 +138,10 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	rc=$?
 	kill -KILL -- "-$p" 2>/dev/null
 	t1=$(date +%s.%N)
+	pol=$POLICY
+	[ "$c" = tree-alt ] && pol=$ALT_POLICY
 	python3 "$D/record.py" run --out "$RES" --run-id "$RUN_ID" --workload "$w" --round "$r" \
-		--pos "$pos" --config "$c" --policy "$POLICY" --bin "$bin" --rc "$rc" --timeout "$to" \
+		--pos "$pos" --config "$c" --policy "$pol" --bin "$bin" --rc "$rc" --timeout "$to" \
 		--wall "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
 		--metric-file "$mf" --engine-json "$ej" --log "$rl"
 	{ echo "== $w round $r $c rc $rc: $(quote "${PRE[@]}" "${WCMD[@]}")"; tail -n 12 "$rl"
@@ -184,7 +186,7 @@ need_bin() {	# need_bin CONFIG...: the binaries the configurations use exist
 		for c in $(configs_of "$w"); do
 			case $c in
 			ref|ref-none) [ -x "$REF_BIN" ] || miss="$miss $REF_BIN" ;;
-			tree|none|trace|stat) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
+			tree|none|trace|stat|tree-alt) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
 			esac
 		done
 	done
@@ -220,7 +222,7 @@ real_run() {
 	[ -n "$MAXB" ] || MAXB=$(( FREE_MIB > 8192 ? FREE_MIB - 4096 : FREE_MIB / 2 ))M
 	log "GPU: $gpu (MiB); ref ${REF_NAME:-?} $REF_SHA; tree $TREE_SHA; policy $POLICY; --max-bytes $MAXB"
 	python3 "$D/record.py" meta --out "$RES" --run-id "$RUN_ID" gpu="$gpu" ref_name="$REF_NAME" \
-		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" max_bytes="$MAXB" \
+		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" alt_policy="$ALT_POLICY" max_bytes="$MAXB" \
 		budget_s="$BUDGET" rounds="$ROUNDS" workloads="$WORKLOADS" configs="$CONFIGS" \
 		host="$(uname -n)" kernel="$(uname -r)" cpus="$(nproc)" \
 		ref_version="$("$REF_BIN" --version 2>&1 | head -1)" \

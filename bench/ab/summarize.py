@@ -6,6 +6,10 @@
 # or ratio of two configurations, its median, mean and the 95 % confidence
 # interval of the mean (Student's t over the rounds), and where that interval
 # lies (below / above / spans 0 or 1: only then is the difference resolved).
+# Beside the workload's metric, the whole program: each run's wall time
+# (wall_s, the command from start to exit, the engine's start included) and,
+# where the workload prints it, its CPU phase (fill_ms, cpu_write_ms or
+# cpu_ms): medians per configuration and the same paired ratios.
 # Rounds pair only within one call (run_id): the GPU machine can change
 # between calls.  Failed, timed-out and skipped runs are listed, never used.
 import json
@@ -31,9 +35,21 @@ COMPARISONS = [
     ("stat / alone", "stat", "alone", "ratio"),
     ("none / trace", "none", "trace", "ratio"),
     ("tree / trace", "tree", "trace", "ratio"),
+    ("tree / tree-alt", "tree", "tree-alt", "ratio"),
+    ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt", "ratio"),
 ]
 
-ENGINE_KEYS = [("seen", 1, "seen"), ("driver_gpu_faults", 1, "GPU faults"),
+# The whole program's comparisons (wall time, the CPU phase): (label, a, b).
+WHOLE = [("tree / ref", "tree", "ref"), ("alone / tree (tree's speed-up)", "alone", "tree"),
+         ("alone / ref (ref's speed-up)", "alone", "ref"), ("tree / device", "tree", "device"),
+         ("none / alone", "none", "alone"), ("trace / alone", "trace", "alone"),
+         ("stat / alone", "stat", "alone"), ("tree / tree-alt", "tree", "tree-alt"),
+         ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt")]
+# The CPU phase a workload prints, by the name it uses (the first found).
+FILL_KEYS = ("fill_ms", "cpu_write_ms", "cpu_ms")
+
+ENGINE_KEYS = [("seen", 1, "seen"), ("eager_moved", 1, "eager moves"),
+               ("eager_skipped", 1, "eager skipped"), ("cpu_pulls", 1, "CPU pulls"), ("driver_gpu_faults", 1, "GPU faults"),
                ("migrated_bytes", 2**30, "migrated GiB"), ("ioctls", 1, "ioctls"),
                ("lost_events", 1, "lost"), ("maps_reads", 1, "maps reads"),
                ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped")]
@@ -91,10 +107,27 @@ def flat_engine(e):
 
 
 def value_of(run, which):
-    if ":" in which:
+    """which: CONFIG (the metric), CONFIG:FIELD (a field the workload printed), CONFIG@wall."""
+    if which.endswith("@wall"):
+        v = run.get("wall_s")
+    elif ":" in which:
         v = (run.get("extra") or {}).get(which.split(":", 1)[1])
-        return v if isinstance(v, (int, float)) else None
-    return run.get("value")
+    else:
+        v = run.get("value")
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def fill_key(runs):
+    """The CPU-phase field the workload prints, or None."""
+    for k in FILL_KEYS:
+        if any(isinstance((r.get("extra") or {}).get(k), (int, float)) for r in runs):
+            return k
+    return None
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
 
 
 def fmt(v, nd=2):
@@ -111,7 +144,7 @@ def where(lo, hi, ref):
     return "spans %g: not resolved" % ref
 
 
-def config_table(ok, configs, metric):
+def config_table(ok, configs, metric, fk):
     eng = {}
     for c in configs:
         for r in ok[c]:
@@ -119,8 +152,10 @@ def config_table(ok, configs, metric):
     keys = [k for k in ENGINE_KEYS if k[0] in eng]
     keys += [(k, 1, k) for k in sorted(eng) if ("age" in k or "missed" in k or "gap" in k)
              and k not in [x[0] for x in keys]]
-    print("| config | runs | median %s | min | max |%s" % (metric, "".join(" %s |" % k[2] for k in keys)))
-    print("|---|---:|---:|---:|---:|%s" % ("---:|" * len(keys)))
+    whole = " median wall s |" + (" median %s |" % fk if fk else "")
+    print("| config | runs | median %s | min | max |%s%s" % (
+        metric, whole, "".join(" %s |" % k[2] for k in keys)))
+    print("|---|---:|---:|---:|---:|---:|%s%s" % ("---:|" if fk else "", "---:|" * len(keys)))
     for c in configs:
         vs = [r["value"] for r in ok[c]]
         cells = []
@@ -128,46 +163,78 @@ def config_table(ok, configs, metric):
             xs = [flat_engine(r.get("engine")).get(k) for r in ok[c]]
             xs = [x for x in xs if x is not None]
             cells.append(fmt(statistics.median(xs) / scale, 2 if scale > 1 else 0) if xs else "–")
-        print("| %s | %d | %s | %s | %s |%s" % (
+        whole = " %s |" % fmt(med([value_of(r, c + "@wall") for r in ok[c]]))
+        if fk:
+            whole += " %s |" % fmt(med([value_of(r, c + ":" + fk) for r in ok[c]]), 1)
+        print("| %s | %d | %s | %s | %s |%s%s" % (
             c, len(vs), fmt(statistics.median(vs) if vs else None), fmt(min(vs) if vs else None),
-            fmt(max(vs) if vs else None), "".join(" %s |" % x for x in cells)))
+            fmt(max(vs) if vs else None), whole, "".join(" %s |" % x for x in cells)))
     ceil = [r["extra"]["ceiling_ms"] for r in ok.get("device", [])
             if isinstance((r.get("extra") or {}).get("ceiling_ms"), (int, float))]
     if ceil:
         mig = [r["extra"].get("migrate_ms") for r in ok["device"] if r["extra"].get("migrate_ms") is not None]
         print("| ceiling (device: prefetch + kernel) | %d | %s | %s | %s |%s" % (
-            len(ceil), fmt(statistics.median(ceil)), fmt(min(ceil)), fmt(max(ceil)), " |" * len(keys)))
+            len(ceil), fmt(statistics.median(ceil)), fmt(min(ceil)), fmt(max(ceil)),
+            " |" * (len(keys) + 1 + (1 if fk else 0))))
         if mig:
             print("\nThe ceiling's cudaMemPrefetchAsync of the buffer: median %s ms." % fmt(statistics.median(mig)))
 
 
-def pair_table(wl_runs):
+def paired(rounds, a, b, kind):
+    """The per-round values of a against b (diff or ratio), rounds of one call only."""
+    xs = []
+    for cfgs in rounds.values():
+        ra, rb = cfgs.get(a.split(":")[0].split("@")[0]), cfgs.get(b.split(":")[0].split("@")[0])
+        if not ra or not rb:
+            continue
+        va, vb = value_of(ra, a), value_of(rb, b)
+        if va is None or vb is None or (kind == "ratio" and vb == 0):
+            continue
+        xs.append(va - vb if kind == "diff" else va / vb)
+    return xs
+
+
+def pair_row(label, xs, kind):
+    m, lo, hi = ci95(xs)
+    nd = 2 if kind == "diff" else 3
+    return "| %s | %d | %s | %s | %s | %s |" % (
+        label, len(xs), fmt(statistics.median(xs), nd), fmt(m, nd),
+        "–" if lo is None else "[%s, %s]" % (fmt(lo, nd), fmt(hi, nd)),
+        where(lo, hi, 0 if kind == "diff" else 1))
+
+
+def print_pairs(title, rows):
+    if rows:
+        print("\n| %s | pairs | median | mean | 95 %% CI of the mean | the interval |" % title)
+        print("|---|---:|---:|---:|---|---|")
+        print("\n".join(rows))
+
+
+def pair_table(wl_runs, fk):
     rounds = {}
     for r in wl_runs:
         rounds.setdefault((r.get("run_id"), r.get("round")), {})[r["config"]] = r
     rows = []
     for label, a, b, kind in COMPARISONS:
-        xs = []
-        for cfgs in rounds.values():
-            ra, rb = cfgs.get(a.split(":")[0]), cfgs.get(b.split(":")[0])
-            if not ra or not rb:
-                continue
-            va, vb = value_of(ra, a), value_of(rb, b)
-            if va is None or vb is None or (kind == "ratio" and vb == 0):
-                continue
-            xs.append(va - vb if kind == "diff" else va / vb)
-        if not xs:
-            continue
-        m, lo, hi = ci95(xs)
-        nd = 2 if kind == "diff" else 3
-        rows.append("| %s | %d | %s | %s | %s | %s |" % (
-            label, len(xs), fmt(statistics.median(xs), nd), fmt(m, nd),
-            "–" if lo is None else "[%s, %s]" % (fmt(lo, nd), fmt(hi, nd)),
-            where(lo, hi, 0 if kind == "diff" else 1)))
-    if rows:
-        print("\n| paired, per round | pairs | median | mean | 95 % CI of the mean | the interval |")
-        print("|---|---:|---:|---:|---|---|")
-        print("\n".join(rows))
+        xs = paired(rounds, a, b, kind)
+        if xs:
+            rows.append(pair_row(label, xs, kind))
+    print_pairs("paired, per round", rows)
+    rows = []
+    xs = paired(rounds, "tree@wall", "ref@wall", "diff")
+    if xs:
+        rows.append(pair_row("tree − ref (s)", xs, "diff"))
+    for label, a, b in WHOLE:
+        xs = paired(rounds, a + "@wall", b + "@wall", "ratio")
+        if xs:
+            rows.append(pair_row(label, xs, "ratio"))
+    print_pairs("whole program (wall), per round", rows)
+    rows = []
+    for label, a, b in WHOLE if fk else ():
+        xs = paired(rounds, a + ":" + fk, b + ":" + fk, "ratio")
+        if xs:
+            rows.append(pair_row(label, xs, "ratio"))
+    print_pairs("CPU phase (%s), per round" % fk, rows)
 
 
 def main(paths):
@@ -187,8 +254,9 @@ def main(paths):
         rounds = len({(r.get("run_id"), r.get("round")) for r in ok_runs})
         print("\n## %s (%s, lower is better; %d round(s))\n" % (wl, metric, rounds))
         if ok_runs:
-            config_table(ok, configs, metric)
-            pair_table(ok_runs)
+            fk = fill_key(ok_runs)
+            config_table(ok, configs, metric, fk)
+            pair_table(ok_runs, fk)
         scaled = sorted({"%s=%s" % (k, v) for r in ok_runs for k, v in (r.get("extra") or {}).items()
                          if k.startswith("scaled_from")})
         if scaled:

@@ -299,7 +299,7 @@ int ut_open_queue(struct ut_session *s, uint32_t entries, uint64_t events,
 	}
 	th.threshold = threshold ? threshold : entries / 2;
 	ret = tools_ioctl(fd, UT_IOC_SET_NOTIFICATION_THRESHOLD, &th, &th.rm_status);
-	if (!ret) {
+	if (!ret && events) {	/* none: enabled later, or never */
 		en.flags = events;
 		ret = tools_ioctl(fd, UT_IOC_ENABLE_EVENTS, &en, &en.rm_status);
 	}

@@ -95,13 +95,15 @@ static uint64_t budget(struct engine *g, int i)
 	return pfe_budget(g->o->max_bytes, true, g->free_bytes[i], g->since_free[i]);
 }
 
-/* The destination of request q: GPU index (-1: the CPU), or -2 when it names none to use. */
+/* The destination of request q: GPU index (-1: the CPU, -3: a watch), or -2 when it names none to use. */
 static int dest_of(struct engine *g, const struct pfe_request *q)
 {
 	int i = q->dst;
 
 	if (q->dst == PFE_DST_CPU)
 		return -1;
+	if (q->dst == PFE_DST_WATCH)
+		return -3;
 	if (i >= g->ngpus || !memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
 		act_read_gpus(g, true);	/* a GPU the process registered since */
 	if (i >= g->ngpus || !memcmp(&g->gpu[i], &zero_uuid, sizeof(zero_uuid)))
@@ -119,6 +121,12 @@ void act(struct engine *g, const struct pfe_request *q)
 	int ret, i = dest_of(g, q);
 	bool ok = false;
 
+	if (q->dst == PFE_DST_WATCH) {	/* nothing moves: the PULL watch again */
+		allocs_watch(&g->al, q->addr, q->len, monoraw_ns());
+		len = 0;
+		ok = true;
+		goto out;
+	}
 	if (i == -2) {
 		c[PFE_C_BAD_REQS]++;
 		if (!g->bad_said) {

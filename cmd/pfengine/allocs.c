@@ -120,7 +120,7 @@ static void cut(struct allocs *a, uint64_t s, uint64_t e, uint64_t ts, int *acc)
 /* [s, e) is now mapped from the device (over whatever was there). */
 static void put(struct allocs *a, uint64_t s, uint64_t e, bool acc, uint64_t ts)
 {
-	struct alloc x = { .s = s, .e = e, .acc = acc, .first_ns = acc ? ts : 0 };
+	struct alloc x = { .s = s, .e = e, .acc = acc, .first_ns = acc ? ts : 0, .made_ns = ts };
 
 	if (e <= s)
 		return;
@@ -155,6 +155,19 @@ static uint64_t page_up(uint64_t len)
 	return (len + PAGE - 1) & ~(PAGE - 1);
 }
 
+/*
+ * Whether the mapping [s, e) of the device made at ts is in the table
+ * already from a maps read after ts (the watcher's event of a call made
+ * before the engine read the maps): then it is not a new allocation.
+ */
+static bool known_since(const struct allocs *a, uint64_t s, uint64_t e, bool acc, uint64_t ts)
+{
+	int i = lower(a, s);
+
+	return i < a->n && a->v[i].s == s && a->v[i].e == e && a->v[i].acc == acc &&
+	       a->v[i].from_maps && a->v[i].made_ns >= ts;
+}
+
 void allocs_event(struct allocs *a, const struct aw_event *ev, uint64_t ts)
 {
 	uint64_t s = ev->addr, e = ev->addr + page_up(ev->len);
@@ -162,6 +175,8 @@ void allocs_event(struct allocs *a, const struct aw_event *ev, uint64_t ts)
 
 	switch (ev->op) {
 	case AW_MMAP:
+		if ((ev->flags & AW_F_UVM) && known_since(a, s, e, ev->prot != 0, ts))
+			break;
 		if (ev->flags & AW_F_UVM)
 			put(a, s, e, ev->prot != 0, ts);
 		else
@@ -236,6 +251,9 @@ int allocs_resync(struct allocs *a, uint64_t ts)
 		if (k < a->n && a->v[k].s == l.v[i].s && a->v[k].e == l.v[i].e)
 			continue;
 		put(a, l.v[i].s, l.v[i].e, l.v[i].acc, ts);
+		k = lower(a, l.v[i].s);
+		if (k < a->n && a->v[k].s == l.v[i].s)
+			a->v[k].from_maps = true;
 	}
 	free(l.v);
 	return 0;
@@ -340,13 +358,46 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
 	for (int i = lower(a, addr); i < a->n && a->v[i].s < addr + len; i++) {
 		struct alloc *x = &a->v[i];
 
-		if (!x->acc || x->served)
+		if (!x->acc)
+			continue;
+		x->pull = true;		/* each move watched anew */
+		x->pull_until = ts + PULL_WINDOW_NS;
+		if (x->served)
 			continue;
 		x->served = true;
 		a->served++;
 		if (x->first_ns && ts >= x->first_ns)
 			age_add(a, (ts - x->first_ns) / 1000);
 	}
+}
+
+void allocs_watch(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
+{
+	for (int i = lower(a, addr); i < a->n && a->v[i].s < addr + len; i++) {
+		if (!a->v[i].acc)
+			continue;
+		a->v[i].pull = true;
+		a->v[i].pull_until = ts + PULL_WINDOW_NS;
+	}
+}
+
+struct alloc *allocs_pull(struct allocs *a, uint64_t addr, uint64_t ts)
+{
+	struct alloc *x = allocs_find(a, addr);
+
+	if (!x || !x->pull || ts > x->pull_until)
+		return NULL;
+	x->pull = false;
+	return x;
+}
+
+int allocs_pull_waiting(const struct allocs *a, uint64_t now)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->n; i++)
+		n += a->v[i].acc && a->v[i].pull && now <= a->v[i].pull_until;
+	return n;
 }
 
 void allocs_finish(struct allocs *a)

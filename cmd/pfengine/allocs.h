@@ -19,9 +19,13 @@
 struct alloc {
 	uint64_t s, e;		/* [s, e) */
 	uint64_t first_ns;	/* creation or first GPU fault, whichever came first (0: neither) */
+	uint64_t made_ns;	/* when the table learnt of it (a mapping call, or a maps read) */
 	bool acc;		/* accessible: managed memory (else CUDA's reservation) */
 	bool faulted;		/* a GPU fault in it was seen */
 	bool served;		/* a UVM_MIGRATE into it ended well */
+	bool pull;		/* moved to a GPU, no CPU fault in it since (PULL) ... */
+	uint64_t pull_until;	/* ... watched until then: PULL_WINDOW_NS after the move */
+	bool from_maps;		/* learnt from a maps read (its mapping call may still be reported) */
 	uint32_t gen;		/* the fault sample it last had a fault handed on in */
 };
 
@@ -59,6 +63,23 @@ struct alloc *allocs_find_read(struct allocs *a, uint64_t addr, uint64_t ts);
 bool allocs_fault(struct allocs *a, struct alloc *x, uint64_t ts);
 /* [addr, addr + len) moved to a GPU, ending at ts: the allocations in it are served. */
 void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
+/*
+ * How long after a move to a GPU the CPU's first fault in the allocation
+ * counts as pulling it back: a CPU that fills what was moved at its
+ * creation starts at once; a long-lived GPU allocation is not watched (nor
+ * every CPU fault of the process recorded) for the rest of its life.
+ */
+#define PULL_WINDOW_NS 1000000000ull
+/*
+ * A CPU fault at addr at ts: the allocation it is in when that is the CPU's
+ * first fault in it within PULL_WINDOW_NS of a move to a GPU (then no
+ * longer watched), else NULL.
+ */
+struct alloc *allocs_pull(struct allocs *a, uint64_t addr, uint64_t ts);
+/* [addr, addr + len): its allocations watched for a PULL from ts on (PFE_DST_WATCH). */
+void allocs_watch(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
+/* Allocations moved to a GPU that no CPU fault has touched since, watched at now. */
+int allocs_pull_waiting(const struct allocs *a, uint64_t now);
 /* The engine ends: allocations faulted but never served count as missed. */
 void allocs_finish(struct allocs *a);
 /* The age (µs) below which pct % of the served allocations were served; 0: none. */

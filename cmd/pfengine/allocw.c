@@ -139,10 +139,10 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
+int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev, uint32_t flags,
 		 void (*fn)(const struct aw_event *e, void *arg), void *arg, char *err, size_t len)
 {
-	struct aw_target t = { .uvm_rdev = rdev };
+	struct aw_target t = { .uvm_rdev = rdev, .flags = flags };
 	char dir[PATH_MAX];
 	uint32_t key = (uint32_t)tgid;
 	int lock = -1, ret;

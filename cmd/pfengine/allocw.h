@@ -27,7 +27,8 @@ struct allocw {
 /*
  * Starts reporting tgid's mappings to fn (from allocw_poll): the shared
  * watcher is loaded and pinned by the first engine, joined by the next.
- * rdev: the device whose mappings are flagged AW_F_UVM (major << 20 | minor).
+ * rdev: the device whose mappings are flagged AW_F_UVM (major << 20 | minor);
+ * flags: AW_T_* (AW_T_NO_WAKE: events wait for the engine's own turn).
  * 0, or -errno with a line in err (the engine then reads the maps on demand).
  */
 /*
@@ -35,7 +36,7 @@ struct allocw {
  * 0, or -1 after one p_err line (not root's, writable by others, a link).
  */
 int allocw_check(void);
-int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
+int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev, uint32_t flags,
 		 void (*fn)(const struct aw_event *e, void *arg), void *arg, char *err, size_t len);
 /* Hands what is waiting to fn: the number of events, or -errno. */
 int allocw_poll(struct allocw *w);

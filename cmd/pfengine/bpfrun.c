@@ -62,6 +62,8 @@ const char *const pfe_ctr_names[PFE_C_MAX] = {
 	[PFE_C_MISSED] = "allocs_missed",
 	[PFE_C_AGE_P50] = "age_p50_us",
 	[PFE_C_AGE_P99] = "age_p99_us",
+	[PFE_C_PULLS] = "pull_events",
+	[PFE_C_PULL_ON] = "cpu_faults_on",
 };
 
 /* --- the objects' data by BTF name ---------------------------------------- */
@@ -246,7 +248,7 @@ static int check_obj(struct bpf_object *obj, struct pfe_policy *pol, enum pfe_fi
 		return -1;
 	}
 	abi = initial(obj, "pfe_wants", &sz);
-	pol->wants = abi && sz == 4 ? *abi & PFE_W_ALL : PFE_W_ALL;
+	pol->wants = abi && sz == 4 ? *abi & (PFE_W_ALL | PFE_W_PULLS) : PFE_W_ALL;
 	doc = initial(obj, "pfe_doc", &sz);
 	if (doc && sz)
 		snprintf(pol->doc, sizeof(pol->doc), "%.*s", (int)sz, doc);

@@ -30,6 +30,8 @@
  */
 #define QUEUE_WAKE (QUEUE_ENTRIES / 2)
 #define WAIT_MS 2
+/* The driver's counters the engine enables: the two it reports (not stat's four). */
+#define ENGINE_CTR_MASK ((1u << UT_CTR_GPU_FAULTS) | (1u << UT_CTR_BYTES_HTOD))
 
 struct engine {
 	const struct pfe_opts *o;
@@ -49,6 +51,7 @@ struct engine {
 	/* the interest switch (feed.c) */
 	uint32_t wants;			/* the policy's PFE_W_* */
 	bool faults_on;			/* the driver records GPU faults for us now */
+	bool cpu_on;			/* ... and CPU faults (PFE_W_PULLS) */
 	double sample_until;		/* a sample of faults runs until then */
 	uint64_t drv_faults_at;		/* the driver's fault counter when last looked */
 	uint64_t last_ev_ts;		/* the last event handed on (a gap starts there) */
@@ -74,7 +77,19 @@ int act_first_gpu(const struct engine *g);
 void act(struct engine *g, const struct pfe_request *q);
 
 /* --- stats.c --------------------------------------------------------------- */
+/* The counters at the engine's end, kept past its resources (the report). */
+#define STATS_SNAP_MAX (PFE_C_MAX + 1 + PFE_MAX_CTRS + PFE_MAX_GPUS)
+struct stats_snap {
+	int n;
+	pid_t pid;
+	double seconds;
+	char policy[64];
+	char name[STATS_SNAP_MAX][64];
+	uint64_t v[STATS_SNAP_MAX];
+};
 void stats_write(struct engine *g);
-void stats_report(struct engine *g);
+void stats_take(struct engine *g, struct stats_snap *sn);
+/* The closing report: text on stderr, or JSON (-j); exit_status < 0: none (-p). */
+void stats_print(const struct stats_snap *sn, int exit_status);
 
 #endif

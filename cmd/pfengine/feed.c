@@ -16,7 +16,10 @@
  * fault (populate) gets the driver's fault events on only while some
  * allocation has not faulted yet, and for a short sample when the driver's
  * own fault counter (nearly free) says faults go on while they are off.
- * One that wants none (none) never turns them on.
+ * One that wants none (none) never turns them on.  One that wants PULL
+ * events (populate) gets the driver's CPU fault events on only while some
+ * allocation the engine moved to a GPU within the last second has had no
+ * CPU fault since: the first one in it is the CPU pulling it back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +33,7 @@
 #define SAMPLE_S 0.005		/* a sample of faults, when the counter moves while off */
 #define SAMPLE_FAULTS 64	/* faults counted while off that start a sample */
 #define FAULT_EVENTS (1ull << UT_EV_GPU_FAULT)
+#define CPU_EVENTS (1ull << UT_EV_CPU_FAULT)
 
 /* CLOCK_MONOTONIC_RAW less CLOCK_MONOTONIC (the watcher's clock), now. */
 static int64_t raw_minus_mono(void)
@@ -131,6 +135,29 @@ static bool wanted(struct engine *g, const struct gt_event *t, struct alloc **xp
 	return false;
 }
 
+/* A CPU fault: a PULL event when it is the first in an allocation since its move. */
+static void on_cpu_fault(struct engine *g, const struct gt_event *t)
+{
+	struct alloc *x;
+	struct pfe_event *e;
+
+	if (!(g->wants & PFE_W_PULLS) || !(x = allocs_pull(&g->al, t->addr, t->ts_ns)))
+		return;
+	g->run.ctr[PFE_C_PULLS]++;
+	e = slot(g);
+	if (!e)
+		return;
+	e->kind = PFE_EV_PULL;
+	e->addr = t->addr;
+	e->ts_ns = t->ts_ns;
+	e->gpu = PFE_GPU_NONE;
+	e->access = t->access;
+	e->flags = PFE_F_MANAGED;
+	e->ext_start = x->s;
+	e->ext_end = x->e;
+	g->last_ev_ts = t->ts_ns;
+}
+
 static void on_entry(const uint8_t *entry, void *arg)
 {
 	struct engine *g = arg;
@@ -139,7 +166,13 @@ static void on_entry(const uint8_t *entry, void *arg)
 	struct alloc *x;
 	bool dup;
 
-	if (!ut_decode(entry, g->s.q.abi, &t) || t.type != GT_EV_GPU_FAULT)
+	if (!ut_decode(entry, g->s.q.abi, &t))
+		return;
+	if (t.type == GT_EV_CPU_FAULT) {
+		on_cpu_fault(g, &t);
+		return;
+	}
+	if (t.type != GT_EV_GPU_FAULT)
 		return;
 	if (g->only >= 0 && t.gpu != g->only)
 		return;		/* --gpu: the others' faults are not ours */
@@ -177,6 +210,17 @@ static void set_faults(struct engine *g, bool on)
 	g->run.ctr[on ? PFE_C_FAULTS_ON : PFE_C_FAULTS_OFF]++;
 }
 
+/* PFE_W_PULLS: the CPU's faults recorded while a moved allocation waits for one. */
+static void set_cpu_faults(struct engine *g)
+{
+	bool on = (g->wants & PFE_W_PULLS) && allocs_pull_waiting(&g->al, monoraw_ns()) > 0;
+
+	if (on == g->cpu_on || ut_set_events(&g->s, CPU_EVENTS, on))
+		return;
+	g->cpu_on = on;
+	g->run.ctr[PFE_C_PULL_ON] += on;
+}
+
 static int awaiting(const struct allocs *a)
 {
 	int n = 0;
@@ -207,6 +251,7 @@ static void interest(struct engine *g)
 	if (on || g->faults_on)
 		g->drv_faults_at = f;
 	set_faults(g, on);
+	set_cpu_faults(g);
 }
 
 int feed_watch(struct engine *g)
@@ -222,7 +267,9 @@ int feed_watch(struct engine *g)
 	if (ret)
 		snprintf(err, sizeof(err), "no /dev/nvidia-uvm (%s)", strerror(-ret));
 	else
-		ret = allocw_start(&g->aw, g->w.pid, rdev, on_mapping, g, err, sizeof(err));
+		/* a policy that wants no ALLOC/FREE does not wake the engine per mapping call */
+		ret = allocw_start(&g->aw, g->w.pid, rdev, g->wants & PFE_W_ALLOCS ? 0 : AW_T_NO_WAKE,
+				   on_mapping, g, err, sizeof(err));
 	if (ret)
 		p_info("engine: %s; reading the process's maps on demand instead", err);
 	g->run.ctr[PFE_C_WATCHER] = !ret;
@@ -231,7 +278,8 @@ int feed_watch(struct engine *g)
 
 int feed_start(struct engine *g)
 {
-	g->faults_on = true;	/* as the queue was opened */
+	/* as the queue was opened (loop.c: only for a policy that wants GPU faults) */
+	g->faults_on = (g->wants & (PFE_W_FAULTS | PFE_W_FIRST_FAULT)) != 0;
 	/* the watcher runs already: what the maps miss now, it reports */
 	allocs_resync(&g->al, monoraw_ns());
 	interest(g);

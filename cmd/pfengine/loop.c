@@ -36,12 +36,18 @@ static int attach(struct engine *g, bool quiet_if_absent)
 		ut_close(&g->s);
 		return 1;
 	}
-	/* the driver's own counts, to report by (stat's counters) */
-	if (!ret && ut_enable_counters(&g->s, UT_CTR_STAT_MASK, err, sizeof(err)))
+	/*
+	 * the driver's own counts the engine reports (and samples faults by):
+	 * only those two, each enabled counter hooks the driver's fault or
+	 * migration path (the CPU fault counter every CPU fault of a fill)
+	 */
+	if (!ret && ut_enable_counters(&g->s, ENGINE_CTR_MASK, err, sizeof(err)))
 		err[0] = '\0';
+	/* a policy that wants no GPU fault (none) never has the driver record one */
 	if (!ret)
-		ret = ut_open_queue(&g->s, QUEUE_ENTRIES, 1u << UT_EV_GPU_FAULT, QUEUE_WAKE, err,
-				    sizeof(err));
+		ret = ut_open_queue(&g->s, QUEUE_ENTRIES,
+				    g->run.pol->wants & (PFE_W_FAULTS | PFE_W_FIRST_FAULT) ?
+				    1u << UT_EV_GPU_FAULT : 0, QUEUE_WAKE, err, sizeof(err));
 	if (ret) {
 		p_err("%s", err);
 		ut_close(&g->s);
@@ -185,11 +191,12 @@ static int engine_init(struct engine *g, const struct pfe_opts *o)
 	return pfe_run_init(&g->run, o->pol, o->nargs, o->args) ? -1 : 0;
 }
 
-/* Foreground: set up, run, report. */
+/* Foreground: set up, run, report (once the command's status is known). */
 static int engine_fg(const struct pfe_opts *o)
 {
+	static struct stats_snap sn;
 	struct engine g;
-	int ret = EXIT_FAIL, setup;
+	int ret = EXIT_FAIL, setup, st;
 
 	if (engine_init(&g, o))
 		return EXIT_USAGE;
@@ -201,19 +208,22 @@ static int engine_fg(const struct pfe_opts *o)
 		       "ends it", o->pol->name, (int)g.w.pid, (int)g.w.pid);
 		stats_write(&g);
 		engine_loop(&g);
-		stats_report(&g);
+		stats_take(&g, &sn);
 		ret = EXIT_OK;
 	}
 	engine_end(&g);
 	workload_end(&g.w, stop_requested());
+	st = o->cmd ? workload_status(&g.w) : -1;
+	if (!setup)
+		stats_print(&sn, st);
 	/*
 	 * -- CMD: its failure is the caller's (as stat -- CMD and perf stat):
 	 * gpuctl exits with CMD's status (128+N: signal N) unless it stopped it.
 	 */
-	if ((ret == EXIT_OK || setup == 1) && o->cmd && !stop_requested() &&
-	    workload_status(&g.w) > 0) {
-		ret = workload_status(&g.w);
-		p_info("the command exited with status %d", ret);
+	if ((ret == EXIT_OK || setup == 1) && o->cmd && !stop_requested() && st > 0) {
+		ret = st;
+		if (setup == 1)	/* no report says it */
+			p_info("the command exited with status %d", ret);
 	}
 	return ret;
 }

@@ -117,6 +117,8 @@ enum pfe_ctr {
 	PFE_C_MISSED,		/* allocations faulted on and freed (or left) unserved */
 	PFE_C_AGE_P50,		/* served allocations' age at service, µs: median */
 	PFE_C_AGE_P99,		/* ... 99th percentile */
+	PFE_C_PULLS,		/* PULL events: the CPU's first fault after a move to a GPU */
+	PFE_C_PULL_ON,		/* the driver's CPU fault recording turned on (PFE_W_PULLS) */
 	PFE_C_MAX,
 };
 extern const char *const pfe_ctr_names[PFE_C_MAX];

@@ -2,7 +2,10 @@
 /*
  * stats.c - an engine's counters: its own (pfe_ctr_names), the program's
  * (by BTF name) and bytes by GPU, in the stats file `prefetch show` reads
- * (written safely, once a second), in -j and in the closing report.
+ * (written safely, once a second), in -j and in the closing report: taken
+ * when the engine stops (stats_take), printed once the command's exit
+ * status is known (stats_print): text on stderr, as perf stat's (the
+ * command's own output keeps stdout), or one JSON document on stdout.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -62,16 +65,14 @@ static void ctr_file(const char *name, uint64_t v, void *arg)
 	fprintf(arg, "%s %llu\n", name, (unsigned long long)v);
 }
 
-static void ctr_json(const char *name, uint64_t v, void *arg)
+static void ctr_snap(const char *name, uint64_t v, void *arg)
 {
-	(void)arg;
-	jsonw_uint_field(json_wtr, name, v);
-}
+	struct stats_snap *sn = arg;
 
-static void ctr_text(const char *name, uint64_t v, void *arg)
-{
-	(void)arg;
-	printf("  %-22s %llu\n", name, (unsigned long long)v);
+	if (sn->n >= STATS_SNAP_MAX)
+		return;
+	snprintf(sn->name[sn->n], sizeof(sn->name[0]), "%s", name);
+	sn->v[sn->n++] = v;
 }
 
 void stats_write(struct engine *g)
@@ -99,22 +100,34 @@ void stats_write(struct engine *g)
 	g->stats_at = mono_s();
 }
 
-void stats_report(struct engine *g)
+void stats_take(struct engine *g, struct stats_snap *sn)
 {
-	const struct pfe_policy *pol = g->run.pol;
-
 	update_ctrs(g);
+	sn->n = 0;
+	sn->pid = g->w.pid;
+	sn->seconds = mono_s() - g->started;
+	snprintf(sn->policy, sizeof(sn->policy), "%s", g->run.pol->name);
+	each_ctr(g, ctr_snap, sn);
+}
+
+void stats_print(const struct stats_snap *sn, int exit_status)
+{
 	if (json_output) {
 		jsonw_start_object(json_wtr);
-		jsonw_int_field(json_wtr, "pid", g->w.pid);
-		jsonw_string_field(json_wtr, "policy", pol->name);
-		jsonw_float_field(json_wtr, "seconds", mono_s() - g->started);
-		each_ctr(g, ctr_json, NULL);
+		jsonw_int_field(json_wtr, "pid", sn->pid);
+		jsonw_string_field(json_wtr, "policy", sn->policy);
+		jsonw_float_field(json_wtr, "seconds", sn->seconds);
+		if (exit_status >= 0)
+			jsonw_int_field(json_wtr, "exit_status", exit_status);
+		for (int i = 0; i < sn->n; i++)
+			jsonw_uint_field(json_wtr, sn->name[i], sn->v[i]);
 		jsonw_end_object(json_wtr);
 		return;
 	}
-	printf("prefetch engine: policy %s on pid %d for %.1f s\n", pol->name, (int)g->w.pid,
-	       mono_s() - g->started);
-	each_ctr(g, ctr_text, NULL);
+	fprintf(stderr, "\nprefetch engine: policy %s on pid %d for %.1f s\n", sn->policy,
+		(int)sn->pid, sn->seconds);
+	for (int i = 0; i < sn->n; i++)
+		fprintf(stderr, "  %-22s %llu\n", sn->name[i], (unsigned long long)sn->v[i]);
+	if (exit_status >= 0)
+		fprintf(stderr, "  %-22s %d\n", "exit_status", exit_status);
 }
-

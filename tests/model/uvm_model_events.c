@@ -169,6 +169,13 @@ void uvm_model_ev_migrate_user(NvU64 addr, NvU64 bytes, bool to_gpu)
 			 UVM_MAKE_RESIDENT_CAUSE_API_MIGRATE);
 }
 
+/* The CPU's fault: the tools event only (the driver's perf event is not modelled for the CPU). */
+void uvm_model_ev_cpu_fault(NvU64 addr, bool write)
+{
+	if (cur_va_space)
+		uvm_model_tools_cpu_fault(cur_va_space, cur_va(addr) & ~(MODEL_PAGE_SIZE - 1), write);
+}
+
 void uvm_model_ev_evict(uvm_gpu_chunk_t *chunk, NvU64 addr, NvU64 bytes)
 {
 	uvm_gpu_root_chunk_t root = { .chunk = *chunk };

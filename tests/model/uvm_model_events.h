@@ -171,6 +171,7 @@ void uvm_model_ev_current(struct file *file);	/* ioctl on this file begins */
 void uvm_model_ev_fault(NvU64 addr, bool write, bool duplicate, NvU32 batch_id);
 void uvm_model_ev_migrate(NvU64 addr, NvU64 bytes, bool prefetch);
 void uvm_model_ev_migrate_user(NvU64 addr, NvU64 bytes, bool to_gpu);	/* UVM_MIGRATE */
+void uvm_model_ev_cpu_fault(NvU64 addr, bool write);	/* the CPU faulted on a GPU page */
 void uvm_model_ev_evict(uvm_gpu_chunk_t *chunk, NvU64 addr, NvU64 bytes);
 void uvm_model_ev_replay(NvU32 batch_id);
 void uvm_model_ev_thrashing(NvU64 addr, NvU64 bytes);
@@ -184,6 +185,7 @@ void uvm_model_ev_service_batch(NvU32 batch_id, NvU32 entries, NvU32 duplicates,
 void uvm_model_tools_va_space_init(uvm_va_space_t *vs);
 void uvm_model_tools_fault(uvm_va_space_t *vs, NvU64 va, bool write, bool duplicate,
 			   NvU32 batch_id);
+void uvm_model_tools_cpu_fault(uvm_va_space_t *vs, NvU64 va, bool write);
 void uvm_model_tools_migration(uvm_va_space_t *vs, NvU64 va, NvU64 bytes, bool to_gpu,
 			       uvm_make_resident_cause_t cause, NvU64 begin_ns);
 void uvm_model_tools_replay(uvm_va_space_t *vs, NvU32 batch_id);

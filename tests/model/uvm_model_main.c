@@ -411,12 +411,28 @@ static void thrashing_detected(uvm_va_block_t *blk, unsigned int page)
 	}
 }
 
+/* A CPU access (UVM_MODEL_ACCESS_CPU): a fault when the GPU holds the page. */
+static void cpu_access(const struct uvm_model_access *a)
+{
+	uvm_va_block_t *blk = &model.blocks[a->addr >> UVM_MODEL_BLOCK_SHIFT];
+	unsigned int page = (a->addr >> UVM_MODEL_PAGE_SHIFT) & (PAGES - 1);
+
+	if (!test_bit(page, blk->resident.bitmap))
+		return;
+	uvm_model_ev_cpu_fault(a->addr, (a->type & 0xff) == UVM_MODEL_ACCESS_WRITE);
+	migrate_block(blk, 0, PAGES, false, blk->gpu);
+}
+
 static void access_one(const struct uvm_model_access *a, NvU32 pending)
 {
 	NvU64 block = a->addr >> UVM_MODEL_BLOCK_SHIFT;
 	unsigned int page = (a->addr >> UVM_MODEL_PAGE_SHIFT) & (PAGES - 1);
 	uvm_va_block_t *blk = &model.blocks[block];
 
+	if (a->type & UVM_MODEL_ACCESS_CPU) {
+		cpu_access(a);
+		return;
+	}
 	model.stats.accesses++;
 	if (test_bit(page, blk->resident.bitmap)) {
 		if (test_and_clear_bit(page, blk->prefetched.bitmap))

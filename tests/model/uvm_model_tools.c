@@ -14,8 +14,8 @@
  *
  * Events come from the model's trace points (uvm_model_events.c) for the
  * va_space the model runs for: GPU faults, migrations (fault, prefetch,
- * UVM_MIGRATE, eviction), replays, evictions and thrashing.  No CPU faults:
- * the model's CPU never touches managed memory.  The device exists while
+ * UVM_MIGRATE, eviction), replays, evictions and thrashing, and CPU faults
+ * on pages the GPU holds (uvmsim's CPU accesses: UVM_MODEL_ACCESS_CPU).  The device exists while
  * the parameter tools_device is 1 (below).  The counters count what
  * the driver counts: a GPU fault per fault notification, bytes per
  * migration (CPU to GPU, GPU to CPU).
@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -214,6 +215,19 @@ void uvm_model_tools_fault(uvm_va_space_t *vs, NvU64 va, bool write, bool duplic
 	put8(e, UT_GPU_FAULT_ACCESS_565, write ? UT_ACCESS_WRITE : UT_ACCESS_READ);
 	record(vs, e);
 	count(vs, UT_CTR_GPU_FAULTS, 1);
+}
+
+void uvm_model_tools_cpu_fault(uvm_va_space_t *vs, NvU64 va, bool write)
+{
+	u8 e[UT_ENTRY_SIZE] = { 0 };
+
+	put8(e, 0, UT_EV_CPU_FAULT);
+	put8(e, UT_CPU_FAULT_ACCESS, write ? UT_ACCESS_WRITE : UT_ACCESS_READ);
+	put64(e, UT_CPU_FAULT_ADDR, va);
+	put64(e, UT_CPU_FAULT_TS, now());
+	put32(e, UT_CPU_FAULT_PID, task_tgid_nr(current));
+	record(vs, e);
+	count(vs, UT_CTR_CPU_FAULTS, 1);
 }
 
 static u8 tools_cause(uvm_make_resident_cause_t cause)

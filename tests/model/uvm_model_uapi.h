@@ -51,6 +51,13 @@ enum {
 };
 /* uvm_model_access.type's bits 8..15: the GPU that accesses (0 .. gpus-1). */
 #define UVM_MODEL_ACCESS_GPU_SHIFT 8
+/*
+ * uvm_model_access.type's bit 16: the CPU accesses, not a GPU.  A page the
+ * GPU holds makes a CPU fault (a tools event) that moves all of its block's
+ * GPU-resident pages back (the driver's CPU fault takes a large part back at
+ * once); a page on the CPU already is not modelled further (no event).
+ */
+#define UVM_MODEL_ACCESS_CPU 0x10000u
 
 struct uvm_model_access {
 	__u64 addr;		/* offset in the managed range */

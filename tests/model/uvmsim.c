@@ -37,7 +37,12 @@
  * engine's watcher).  storm N: N threads making and dropping anonymous
  * mappings all at once for storm_ms (default 3000) from the start, beside
  * the run (most of them inside mmap or munmap at any moment, waiting for
- * the address space's lock: the watcher's calls in flight).  gpu N: the accesses are GPU N's
+ * the address space's lock: the watcher's calls in flight).  cpu_blocks N
+ * (alloc): beside each allocation a scratch of N blocks is mapped (after
+ * the pattern's blocks), written by the CPU (one write a block, touch_ms
+ * after the mapping, cpu_gap_ms apart: a CPU filling it from the front) and
+ * never by a GPU, and unmapped with it (a CPU fault for each block the GPU
+ * holds then).  gpu N: the accesses are GPU N's
  * (its faults carry GPU N; the model has gpus=N GPUs, default 2).
  */
 #include <errno.h>
@@ -218,7 +223,7 @@ static uint64_t rnd(void)
 struct run_opts {
 	uint64_t first, blocks, pages, stride, passes, warps, tenant, hot, count;
 	uint64_t wait_ms, slice, gap_ms, hold_ms, alloc;
-	uint64_t life_ms, reuse, fixed, churn, touch_ms, storm, storm_ms;
+	uint64_t life_ms, reuse, fixed, churn, touch_ms, storm, storm_ms, cpu_blocks, cpu_gap_ms;
 	uint64_t hot_tenant;	/* hotcold: tenant of the hot accesses (+1) */
 	const char *file;
 };
@@ -351,6 +356,22 @@ static int cmd_reset(int argc, char **argv)
 	return 0;
 }
 
+/* The CPU writes the first page of each of n blocks from first on, gap_ms apart. */
+static void cpu_write(uint64_t first, uint64_t n, uint64_t gap_ms)
+{
+	struct uvm_model_access w;
+	struct uvm_model_accesses req = { .ptr = (uintptr_t)&w, .count = 1, .warps = 0 };
+
+	for (uint64_t b = 0; b < n; b++) {
+		if (b && gap_ms)
+			sleep_ms(gap_ms);
+		w.addr = (first + b) * BLOCK_BYTES;
+		w.tenant = 0;
+		w.type = UVM_MODEL_ACCESS_WRITE | UVM_MODEL_ACCESS_CPU;
+		xioctl(UVM_MODEL_IOC_ACCESS, &req, "cpu access");
+	}
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .blocks = 64, .stride = 16, .passes = 1, .warps = 16 };
@@ -391,6 +412,8 @@ static int cmd_run(int argc, char **argv)
 		else if (!strcmp(argv[i], "storm")) o.storm = v;
 		else if (!strcmp(argv[i], "storm_ms")) o.storm_ms = v;
 		else if (!strcmp(argv[i], "touch_ms")) o.touch_ms = v;
+		else if (!strcmp(argv[i], "cpu_blocks")) o.cpu_blocks = v;
+		else if (!strcmp(argv[i], "cpu_gap_ms")) o.cpu_gap_ms = v;
 		else if (!strcmp(argv[i], "gpu")) access_gpu = (uint32_t)v;
 		else die("unknown run key '%s'", argv[i]);
 	}
@@ -430,8 +453,12 @@ static int cmd_run(int argc, char **argv)
 		if (alloc)
 			map_blocks_how(at, o.alloc, done && o.reuse && o.fixed ? MAP_FIXED :
 						    MAP_FIXED_NOREPLACE);
+		if (alloc && o.cpu_blocks)
+			map_blocks(o.first + o.blocks, o.cpu_blocks);
 		if (alloc)
 			sleep_ms(o.touch_ms);	/* a kernel launched after the allocation */
+		if (alloc && o.cpu_blocks)
+			cpu_write(o.first + o.blocks, o.cpu_blocks, o.cpu_gap_ms);
 		req.ptr = (uintptr_t)(acc + done);
 		req.count = (uint32_t)n;
 		xioctl(UVM_MODEL_IOC_ACCESS, &req, "access");
@@ -440,6 +467,8 @@ static int cmd_run(int argc, char **argv)
 			if (!(o.reuse && o.fixed) || done + n >= nacc)
 				unmap_blocks(at, o.alloc);
 		}
+		if (alloc && o.cpu_blocks)
+			unmap_blocks(o.first + o.blocks, o.cpu_blocks);
 	}
 	sleep_ms(o.hold_ms);
 	return 0;

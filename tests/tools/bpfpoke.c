@@ -9,6 +9,8 @@
  *   bpfpoke user UID CMD ARG...  run CMD as user and group UID, no
  *                             supplementary groups, no capabilities
  *   bpfpoke raw-tp-links      print how many raw tracepoint links the host has
+ *   bpfpoke word PATH KEY I   print u32 word I of the value at u32 KEY of
+ *                             the map pinned at PATH (exit 1: no such key)
  *
  * Raw bpf(2) so that it links statically and needs nothing in the guest.
  */
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -123,6 +126,29 @@ static int raw_tp_links(void)
 	return 0;
 }
 
+static int word(const char *path, const char *key_s, const char *i_s)
+{
+	uint32_t key = (uint32_t)strtoul(key_s, NULL, 0), val[64];
+	unsigned long i = strtoul(i_s, NULL, 0);
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)path;
+	fd = (int)sys_bpf(BPF_OBJ_GET, &a);
+	if (fd < 0 || i >= 64)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	memset(val, 0, sizeof(val));
+	a.map_fd = fd;
+	a.key = (unsigned long)&key;
+	a.value = (unsigned long)val;
+	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+		return -1;
+	printf("%u\n", val[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = -1;
@@ -137,9 +163,11 @@ int main(int argc, char **argv)
 		ret = as_user(argv[2], argv + 3);
 	else if (argc == 2 && !strcmp(argv[1], "raw-tp-links"))
 		ret = raw_tp_links();
+	else if (argc == 5 && !strcmp(argv[1], "word"))
+		ret = word(argv[2], argv[3], argv[4]);
 	else {
 		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD... | user UID CMD... | "
-			"raw-tp-links}\n");
+			"raw-tp-links | word PATH KEY I}\n");
 		return 2;
 	}
 	if (ret < 0) {

@@ -103,6 +103,25 @@ int main(void)
 	CHECK("faulted and freed unserved: missed", a.missed == 1);
 	allocs_finish(&a);
 	CHECK("served ones are not missed at the end", a.missed == 1);
+
+	/* pulls: the CPU's first fault in an allocation after each move to a GPU */
+	CHECK("pull: the served one waits for the CPU", allocs_pull_waiting(&a, 4500000) == 1);
+	CHECK("pull: ... only for PULL_WINDOW_NS after its move",
+	      allocs_pull_waiting(&a, 4000001 + PULL_WINDOW_NS) == 0 &&
+	      !allocs_pull(&a, B, 4000001 + PULL_WINDOW_NS));
+	CHECK("pull: a CPU fault outside every allocation: none", !allocs_pull(&a, B + 64 * M, 4500000));
+	x = allocs_pull(&a, B + 4096, 4500000);
+	CHECK("pull: the first CPU fault in it: it", x && x->s == B && x->e == B + 2 * M);
+	CHECK("pull: the second: none", !allocs_pull(&a, B + 8192, 4600000) &&
+	      allocs_pull_waiting(&a, 4600000) == 0);
+	allocs_served(&a, B, 2 * M, 6000000);
+	CHECK("pull: moved again, watched again (not served twice)", allocs_pull_waiting(&a, 6500000) == 1 &&
+	      a.served == 1 && allocs_pull(&a, B, 6500000));
+	allocs_event(&a, &m2, 7000000);
+	CHECK("pull: a new allocation is not watched before its move", !allocs_pull(&a, B + 2 * M, 7500000));
+	allocs_watch(&a, B + 2 * M, 4096, 8000000);
+	CHECK("pull: watched on request (PFE_DST_WATCH), nothing served", a.served == 1 &&
+	      allocs_pull(&a, B + 2 * M, 8500000));
 	allocs_free(&a);
 	printf("%d passed, %d failed\n", pass, failed);
 	return failed ? 1 : 0;

@@ -335,6 +335,141 @@ static void test_populate(void)
 	pfe_run_free(&r);
 }
 
+/* One ALLOC, FREE or PULL event as a batch of its own; how many requests it made. */
+static int event(struct pfe_run *r, uint32_t kind, uint64_t s, uint64_t x, uint64_t addr,
+		 uint8_t access, uint64_t ts, struct out *out)
+{
+	struct pfe_event *e = pfe_run_slot(r);
+
+	e->kind = kind;
+	e->addr = kind == PFE_EV_PULL ? addr : s;
+	e->ext_start = s;
+	e->ext_end = x;
+	e->flags = PFE_F_MANAGED;
+	e->access = access;
+	e->ts_ns = ts;
+	e->gpu = kind == PFE_EV_PULL ? PFE_GPU_NONE : 0;
+	out->n = 0;
+	if (pfe_run_batch(r))
+		return -1;
+	out->n = (int)r->io->nreq;
+	memcpy(out->req, r->io->req, out->n * sizeof(out->req[0]));
+	return out->n;
+}
+
+#define ALLOC(r, s, len, ts, o) event(r, PFE_EV_ALLOC, s, (s) + (len), 0, 0, ts, o)
+#define FREE(r, s, len, ts, o) event(r, PFE_EV_FREE, s, (s) + (len), 0, 0, ts, o)
+#define PULL(r, s, len, acc, ts, o) event(r, PFE_EV_PULL, s, (s) + (len), (s) + 4096, acc, ts, o)
+
+/* populate's default (eager 2): moved when made, unless the CPU wrote the last of its size */
+static void test_populate_auto(void)
+{
+	char *probe4[] = { "probe_every", "4" };
+	struct pfe_run r = start("populate", 2, probe4);
+	uint64_t a = BASE, b = BASE + (1ull << 30), c = BASE + (2ull << 30);
+	struct out o;
+	int moved = 0;
+
+	int pe = param_find(r.pol->params, r.pol->nparams, "eager");
+
+	CHECK("auto: eager's default is 2", pe >= 0 && r.pol->params[pe].def == 2);
+	CHECK("auto: a new allocation moves when made", ALLOC(&r, a, 64 * MB, 1, &o) == 1 &&
+	      req_is(&o, 0, a, 64 * MB) && ctr(&r, "eager_moved") == 1);
+	CHECK("auto: a CPU read after the move: not a CPU-first size",
+	      PULL(&r, a, 64 * MB, PFE_ACC_READ, 2, &o) == 0 && ctr(&r, "cpu_pulls") == 0);
+	CHECK("auto: a CPU write after the move: its size is CPU-first",
+	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 3, &o) == 0 && ctr(&r, "cpu_pulls") == 1 &&
+	      ctr(&r, "cpu_sizes") == 1);
+	CHECK("auto: the same write again: counted once", PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 4, &o) == 0 &&
+	      ctr(&r, "cpu_pulls") == 1);
+	FREE(&r, a, 64 * MB, 5, &o);
+	CHECK("auto: freed after the CPU wrote it: the size stays CPU-first", ctr(&r, "gpu_sizes") == 0);
+	CHECK("auto: the next one of that size waits for its first GPU fault",
+	      ALLOC(&r, a, 64 * MB, 6, &o) == 0 && ctr(&r, "eager_skipped") == 1);
+	CHECK("auto: another size still moves when made", ALLOC(&r, b, 32 * MB, 7, &o) == 1 &&
+	      ctr(&r, "eager_moved") == 2);
+	next = 1;
+	ext[0][0] = a;
+	ext[0][1] = a + 64 * MB;
+	CHECK("auto: the one left waiting moves on its first GPU fault",
+	      feed(&r, ENV, a + 4096, 8, &o) == 1 && req_is(&o, 0, a, 64 * MB));
+	FREE(&r, a, 64 * MB, 9, &o);
+	/* probe_every 4: of the CPU-first size, skipped, skipped, then one moved */
+	for (int i = 0; i < 3; i++) {
+		moved += ALLOC(&r, c + i * 64 * MB, 64 * MB, 10 + i, &o);
+		PULL(&r, c + i * 64 * MB, 64 * MB, PFE_ACC_WRITE, 20 + i, &o);
+	}
+	CHECK("auto: one in probe_every of a CPU-first size moved all the same",
+	      moved == 1 && ctr(&r, "eager_probes") == 1 && ctr(&r, "eager_skipped") == 3);
+	CHECK("auto: the probe written by the CPU again: still CPU-first",
+	      ctr(&r, "cpu_pulls") == 2 && ctr(&r, "gpu_sizes") == 0);
+	moved = 0;
+	for (int i = 3; i < 7; i++)
+		moved += ALLOC(&r, c + i * 64 * MB, 64 * MB, 30 + i, &o);
+	CHECK("auto: the next probe", moved == 1 && ctr(&r, "eager_probes") == 2);
+	FREE(&r, c + 6 * 64 * MB, 64 * MB, 40, &o);
+	CHECK("auto: a probe freed with no CPU write since its move: GPU-first again",
+	      ctr(&r, "gpu_sizes") == 1);
+	CHECK("auto: so the next one of that size moves when made",
+	      ALLOC(&r, c + 7 * 64 * MB, 64 * MB, 41, &o) == 1);
+	pfe_run_free(&r);
+
+	char *always[] = { "eager", "1" }, *never[] = { "eager", "0" };
+
+	r = start("populate", 2, always);
+	ALLOC(&r, a, 64 * MB, 1, &o);
+	PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 2, &o);
+	FREE(&r, a, 64 * MB, 3, &o);
+	CHECK("eager 1: moved when made whatever the CPU did", ALLOC(&r, a, 64 * MB, 4, &o) == 1 &&
+	      ctr(&r, "eager_skipped") == 0);
+	pfe_run_free(&r);
+	r = start("populate", 2, never);
+	CHECK("eager 0: never moved when made", ALLOC(&r, a, 64 * MB, 1, &o) == 0 &&
+	      ctr(&r, "eager_moved") == 0);
+	CHECK("eager 0: a PULL of what it did not move: nothing",
+	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 2, &o) == 0 && ctr(&r, "cpu_pulls") == 0);
+	pfe_run_free(&r);
+}
+
+/* populate trail 1: what the CPU finished writing moves back while it writes the rest */
+static void test_populate_trail(void)
+{
+	char *args[] = { "trail", "1" };
+	struct pfe_run r = start("populate", 2, args);
+	uint64_t a = BASE, len = 1024 * MB;
+	struct out o;
+
+	CHECK("trail: moved when made", ALLOC(&r, a, len, 1, &o) == 4);
+	CHECK("trail: the CPU's first write at the start: only the watch again",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 4096, PFE_ACC_WRITE, 2, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH && req_is(&o, 0, a, len) && ctr(&r, "cpu_pulls") == 1);
+	CHECK("trail: the front 100 MiB in: what lies lag_mb (64) behind it moves back",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB + 8192, PFE_ACC_WRITE, 3, &o) == 1 &&
+	      o.req[0].dst == 0 && req_is(&o, 0, a, 36 * MB) && ctr(&r, "trail_moves") == 1 &&
+	      ctr(&r, "trail_bytes") == 36 * MB);
+	CHECK("trail: a front too near what was moved: the watch alone",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 101 * MB, PFE_ACC_WRITE, 4, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH);
+	CHECK("trail: a read far ahead: the watch alone, nothing moves",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 500 * MB, PFE_ACC_READ, 5, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH && ctr(&r, "trail_moves") == 1);
+	CHECK("trail: the next step of the front: the next part moves",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 200 * MB, PFE_ACC_WRITE, 6, &o) == 1 &&
+	      req_is(&o, 0, a + 36 * MB, 100 * MB) && ctr(&r, "trail_moves") == 2);
+	CHECK("trail: the CPU back behind what was moved: trailing ends, nothing asked",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 10 * MB, PFE_ACC_READ, 7, &o) == 0 &&
+	      ctr(&r, "trail_stops") == 1);
+	CHECK("trail: and stays ended", event(&r, PFE_EV_PULL, a, a + len, a + 900 * MB, PFE_ACC_WRITE, 8, &o) == 0);
+	pfe_run_free(&r);
+
+	r = start("populate", 0, NULL);
+	ALLOC(&r, a, len, 1, &o);
+	CHECK("trail 0 (the default): a CPU write asks for nothing",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 0 &&
+	      ctr(&r, "trail_moves") == 0);
+	pfe_run_free(&r);
+}
+
 static void test_common(void)
 {
 	struct pfe_run r;
@@ -617,6 +752,8 @@ int main(void)
 		test_stream();
 		test_stride();
 		test_populate();
+		test_populate_auto();
+		test_populate_trail();
 		test_common();
 		test_thrashing();
 		test_adaptive();

@@ -22,6 +22,17 @@ expect_out "dry run: an expected duration" '^expected duration: '
 expect_exit 0 $A/run.sh --dry-run --workloads gnn --configs alone,tree --policy 'populate eager 0' --rounds 7
 expect_out "dry run: chosen policy and configurations" '^   tree: .*prefetch load populate eager 0 --max-bytes'
 expect_out "dry run: seven rounds" '^   round 7: alone tree $'
+expect_exit 0 $A/run.sh --dry-run --workloads cpumix,sweep --configs alone,ref,tree
+expect_out "dry run: cpumix, built like sweep" '^built on the GPU machine first .*: cpumix sweep$'
+expect_out "dry run: cpumix's command" '^   tree: .*gpuctl-tree -j prefetch load populate --max-bytes [^ ]+ -- \$W/cpumix --iters 16$'
+expect_out "dry run: cpumix.cu present" 'bench/ab/workloads/cpumix.cu'
+expect_exit 0 $A/run.sh --dry-run --workloads torch --configs alone,tree,tree-alt --policy populate --alt-policy 'populate eager 1'
+expect_out "dry run: tree-alt, the tree under the other policy" '^   tree-alt: .*gpuctl-tree -j prefetch load populate eager 1 --max-bytes [^ ]+ -- '
+expect_out "dry run: tree keeps --policy" '^   tree: .*gpuctl-tree -j prefetch load populate --max-bytes '
+expect_exit 2 $A/run.sh --dry-run --configs tree-alt && expect_stderr_line "run.sh: tree-alt without --alt-policy"
+expect_exit 0 $A/run.sh --dry-run
+if printf '%s\n' "$OUT" | grep -q '^== cpumix'; then fail "dry run: cpumix not in the default list" "$OUT"
+else ok "dry run: cpumix not in the default list"; fi
 
 for bad in "--workloads bogus" "--configs alone,nope" "--budget 0" "--budget abc" "--rounds" \
 	"--max-bytes 1T" "--frobnicate"; do
@@ -51,7 +62,10 @@ dev = [50, 50, 50, 50, 50]
 for r in range(5):
     for c, v in (("ref", ref[r]), ("tree", tree[r]), ("alone", alone[r]), ("device", dev[r])):
         d = {"run_id": "A", "workload": "w", "round": r + 1, "config": c, "status": "ok", "ok": True,
-             "metric": "kernel_ms", "value": v, "extra": {}, "engine": None}
+             "metric": "kernel_ms", "value": v, "extra": {}, "engine": None,
+             "wall_s": {"ref": 10 + r, "tree": 9, "alone": 12, "device": 6}[c]}
+        if c in ("ref", "tree", "alone"):
+            d["extra"] = {"fill_ms": {"ref": 150, "tree": 100, "alone": 200}[c]}
         if c == "device":
             d["extra"] = {"ceiling_ms": 80.0, "migrate_ms": 30.0}
         if c in ("ref", "tree"):
@@ -74,8 +88,13 @@ expect_out "summary: against the ceiling" '^\| tree / ceiling \| 5 \| 1\.238 \|'
 expect_out "summary: tree / ref spans nothing of 1" '^\| tree / ref \| 5 \| .* \| below 1 \|$'
 expect_out "summary: the ceiling row" '^\| ceiling \(device: prefetch \+ kernel\) \| 5 \| 80\.00 \|'
 expect_out "summary: the failed run listed" '^- round 6 tree: timeout: killed$'
+expect_out "summary: the whole program's table" '^\| whole program \(wall\), per round \|'
+expect_out "summary: wall tree − ref and its CI" '^\| tree − ref \(s\) \| 5 \| -3\.00 \| -3\.00 \| \[-4\.96, -1\.04\] \| below 0 \|$'
+expect_out "summary: wall speed-up" '^\| alone / tree \(tree.s speed-up\) \| 5 \| 1\.333 \| 1\.333 \|'
+expect_out "summary: the CPU phase's table, by the field printed" '^\| CPU phase \(fill_ms\), per round \|'
+expect_out "summary: the CPU phase's speed-up" '^\| alone / tree \(tree.s speed-up\) \| 5 \| 2\.000 \|'
+expect_out "summary: wall and fill medians per configuration" '^\| tree \| 6 \| 99\.00 \| 1\.00 \| 99\.00 \| 9\.00 \| 100\.0 \|'
 expect_out "summary: nested engine figures shown" 'alloc_age\.p99_us'
-expect_out "summary: the tree's runs, the other call's included" '^\| tree \| 6 \| 99\.00 \| 1\.00 \| 99\.00 \|'
 expect_exit 2 python3 $A/summarize.py
 
 # --- a whole run against fakes: no GPU, no engine ------------------------------

@@ -1,0 +1,127 @@
+#!/bin/sh
+# populate's default decides per allocation (eager 2): a new allocation is
+# moved when made unless the CPU wrote an earlier one of its size right
+# after its move.  The model's CPU writes a scratch buffer beside each
+# allocation (uvmsim ... cpu_blocks 1: a CPU fault on the GPU's pages, which
+# come back); the engine records CPU faults only while an allocation it
+# moved waits for one, hands the first as a PULL, and populate leaves the
+# scratch buffers of that size alone from then on while it still moves
+# every GPU allocation when made.  eager 1 moves the scratch buffers every
+# time (and the CPU pulls each back); none records no CPU fault.  The
+# closing report: text on stderr, -j with the command's exit status.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/model.sh"
+G=$GPUCTL
+echo 1 >/sys/module/${MODEL_NAME:-uvm_model}/parameters/tools_device
+export GPUCTL_RUN_DIR=$T_DIR/run
+mkdir -m 755 "$GPUCTL_RUN_DIR"
+MAX="--max-bytes 256M"	# no NVML in the VM
+RUN="uvmsim run alloc blocks 16 alloc 2 cpu_blocks 1 touch_ms 150 life_ms 60 wait_ms 5000 gap_ms 30 hold_ms 300"
+
+jnum() { printf '%s\n' "$OUT" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -1; }
+ge() {	# ge NAME KEY MIN
+	v=$(jnum "$2")
+	[ -n "$v" ] && [ "$v" -ge "$3" ] && ok "$1 ($2 $v)" || fail "$1" "$2 is '$v', want >= $3: $OUT"
+}
+le() {	# le NAME KEY MAX
+	v=$(jnum "$2")
+	[ -n "$v" ] && [ "$v" -le "$3" ] && ok "$1 ($2 $v)" || fail "$1" "$2 is '$v', want <= $3: $OUT"
+}
+eq() {	# eq NAME KEY V
+	v=$(jnum "$2")
+	[ "$v" = "$3" ] && ok "$1 ($2 $v)" || fail "$1" "$2 is '$v', want $3: $OUT"
+}
+
+# --- the default: 8 GPU allocations of 4 MiB, 8 CPU scratch buffers of 2 MiB -----
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate $MAX -- $RUN
+STATS=$(uvmsim stats)
+TO_CPU_AUTO=$(stat_of pages_migrated_to_cpu)
+ge "default: the CPU's first write after a move seen (PULL)" cpu_pulls 1
+eq "default: one size found CPU-first" cpu_sizes 1
+ge "default: later scratch buffers of that size left alone" eager_skipped 5
+ge "default: every GPU allocation still moved when made" eager_moved 9
+eq "default: no GPU allocation's size called CPU-first again" gpu_sizes 0
+ge "default: CPU fault recording turned on for a moved allocation" cpu_faults_on 1
+expect_json_eq "default: the command's exit status in the document" .exit_status 0
+expect_json_eq "default: no call refused" .errors 0
+
+# --- eager 1: every scratch buffer moved, and pulled back ------------------------
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate eager 1 $MAX -- $RUN
+STATS=$(uvmsim stats)
+TO_CPU_ONE=$(stat_of pages_migrated_to_cpu)
+eq "eager 1: nothing skipped" eager_skipped 0
+ge "eager 1: the scratch buffers moved too" eager_moved 14
+[ "${TO_CPU_ONE:-0}" -gt "${TO_CPU_AUTO:-0}" ] &&
+	ok "eager 1: the CPU pulled more back than under the default ($TO_CPU_ONE > $TO_CPU_AUTO pages)" ||
+	fail "eager 1 pulls" "to the CPU: eager 1 $TO_CPU_ONE, default $TO_CPU_AUTO"
+
+# --- trail 1: what the CPU finished writing moves back while it writes the rest --
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate trail 1 lag_mb 2 $MAX -- uvmsim run alloc blocks 2 alloc 2 \
+	cpu_blocks 8 cpu_gap_ms 150 touch_ms 150 life_ms 100 wait_ms 5000 hold_ms 300
+ge "trail: the finished blocks moved back while the CPU wrote on" trail_moves 3
+ge "trail: at least 3 blocks of them" trail_bytes 6291456
+eq "trail: the CPU never came back to them" trail_stops 0
+ge "trail: watched again where nothing was finished yet (PFE_DST_WATCH)" pull_events 5
+expect_json_eq "trail: no call refused" .errors 0
+
+# --- none: no CPU fault recorded, none handed on ---------------------------------
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load none $MAX -- $RUN
+eq "none: CPU fault recording never on" cpu_faults_on 0
+eq "none: no PULL" pull_events 0
+
+# --- the watcher: a policy that wants no ALLOC/FREE is not woken per mapping call --
+AW=/sys/fs/bpf/gpuctl/allocwatch
+# flags_of POLICY: aw_target.flags (u32 word 1) of the engine's process while it runs
+flags_of() {
+	uvmsim reset va_blocks 64 >/dev/null
+	$G prefetch load $1 $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 4000 >/dev/null 2>&1 &
+	GP=$!
+	n=0
+	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
+		sleep 0.05; n=$((n + 1))
+	done
+	SIMP=$(ls "$GPUCTL_RUN_DIR"/prefetch/ | sed -n 's/^\([0-9]*\)\.pid$/\1/p' | head -1)
+	FL=$(tests/tools/bpfpoke word $AW/targets "$SIMP" 1 2>&1)
+	wait $GP
+}
+flags_of none
+[ "$FL" = 1 ] && ok "watcher: none's process posts without a wake-up (AW_T_NO_WAKE)" || fail "none flags" "'$FL'"
+flags_of populate
+[ "$FL" = 0 ] && ok "watcher: populate's is woken at once (ALLOC latency)" || fail "populate flags" "'$FL'"
+
+# --- the closing report: stderr in text, the command's status (killed: 128+15) --
+# ends_killed J: runs gpuctl [J] prefetch load populate -- uvmsim ..., kills
+# uvmsim with SIGTERM once the engine is attached; RC, stdout in o, stderr in e
+ends_killed() {
+	uvmsim reset va_blocks 64 >/dev/null
+	# shellcheck disable=SC2086
+	$G $1 prefetch load populate $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 10000 \
+		>"$T_DIR/o" 2>"$T_DIR/e" &
+	GP=$!
+	n=0
+	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
+		sleep 0.05; n=$((n + 1))
+	done
+	sleep 0.5
+	# the engine's pid file is named by its target: uvmsim
+	SIMP=$(ls "$GPUCTL_RUN_DIR"/prefetch/ | sed -n 's/^\([0-9]*\)\.pid$/\1/p' | head -1)
+	kill -TERM "$SIMP"
+	wait $GP
+	RC=$?
+}
+ends_killed ""
+[ $RC -eq 143 ] && ok "text: gpuctl exits with the command's status (143)" || fail "text rc" "$RC"
+[ ! -s "$T_DIR/o" ] && ok "text: nothing of the engine on stdout" || fail "text stdout" "$(head -c 300 "$T_DIR/o")"
+grep -q '^prefetch engine: policy populate on pid' "$T_DIR/e" && grep -q '^  exit_status  *143$' "$T_DIR/e" &&
+	ok "text: the report on stderr, with the exit status" || fail "text stderr" "$(head -c 600 "$T_DIR/e")"
+ends_killed -j
+OUT=$(cat "$T_DIR/o")
+[ $RC -eq 143 ] && ok "-j: gpuctl exits with the command's status" || fail "-j rc" "$RC"
+expect_json "-j: stdout is one JSON document"
+expect_json_eq "-j: exit_status in it" .exit_status 143
+expect_json_eq "-j: beside the counters" .policy populate
+summary
