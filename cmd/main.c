@@ -95,8 +95,13 @@ static int do_shell(int argc, char **argv)
 	return shell_main(&dispatch, argc, argv);
 }
 
-/* help, every object of object_list, batch, shell, version: filled by main(). */
-static struct cmd objects[sizeof(object_list) / sizeof(object_list[0]) + 4];
+static int do_complete(int argc, char **argv)
+{
+	return complete_main(&dispatch, argc, argv);
+}
+
+/* help, every object of object_list, batch, shell, version, __complete: filled by main(). */
+static struct cmd objects[sizeof(object_list) / sizeof(object_list[0]) + 5];
 
 static void objects_fill(void)
 {
@@ -108,6 +113,7 @@ static void objects_fill(void)
 	objects[n++] = (struct cmd){ "batch", do_batch };
 	objects[n++] = (struct cmd){ "shell", do_shell };
 	objects[n++] = (struct cmd){ "version", do_version };
+	objects[n++] = (struct cmd){ "__complete", do_complete };	/* for the shell's completer */
 	objects[n] = (struct cmd){ NULL, NULL };
 }
 

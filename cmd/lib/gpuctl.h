@@ -49,7 +49,12 @@ extern json_writer_t *json_wtr;	/* non-NULL under -j */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Informational line on stderr; silent under -j. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* p_err, then return EXIT_USAGE: for bad command lines. */
+/*
+ * The "code" of the next p_err under -j, chosen where the error happens
+ * (gpuctl(8), JSON OUTPUT); without it the code is read from the message.
+ */
+void err_code(const char *code);
+/* p_err, then return EXIT_USAGE: for bad command lines (code USAGE). */
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A command table, as bpftool has them: a NULL name ends it. */
@@ -114,6 +119,8 @@ struct dispatch {
 	const struct cmd *batch_cmds;		/* batch's own commands, for completion */
 };
 int batch_main(const struct dispatch *d, int argc, char **argv);
+/* gpuctl __complete WORDS...: what may come next (cmd/complete.c). */
+int complete_main(const struct dispatch *d, int argc, char **argv);
 int shell_main(const struct dispatch *d, int argc, char **argv);
 extern const struct cmd batch_cmds[];
 

@@ -58,7 +58,12 @@ static char *line_text(const char *text)
  * strerror(err) every caller writes), USAGE for usage_err's bad command
  * lines, else FAILED.
  */
-static bool usage_pending;
+static const char *code_pending;
+
+void err_code(const char *code)
+{
+	code_pending = code;
+}
 
 static bool ends_errno_text(const char *text, const char *desc)
 {
@@ -79,8 +84,8 @@ static const char *error_code(const char *text)
 	const char *best = NULL;
 	size_t best_len = 0;
 
-	if (usage_pending)
-		return "USAGE";
+	if (code_pending)
+		return code_pending;
 	for (int e = 1; e < 256; e++) {
 		const char *name = strerrorname_np(e), *desc = strerrordesc_np(e);
 
@@ -139,6 +144,7 @@ void p_err(const char *fmt, ...)
 		free(line);
 	}
 	free(msg);
+	code_pending = NULL;
 }
 
 void p_info(const char *fmt, ...)
@@ -169,9 +175,8 @@ int usage_err(const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	usage_pending = true;
+	err_code("USAGE");
 	p_err("%s", msg ? msg : "bad command line");
-	usage_pending = false;
 	free(msg);
 	return EXIT_USAGE;
 }

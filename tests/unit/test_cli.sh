@@ -27,8 +27,9 @@ expect_exit 2 "$G" --bogus && expect_stderr_line "unknown long option"
 expect_exit 2 "$G" -Z && expect_stderr_line "unknown short option"
 expect_exit 2 "$G" probe bogus && expect_stderr_line "unknown probe command"
 expect_exit 0 "$G" batch && expect_out "batch without command is help" 'Usage: gpuctl batch'
-# Options stop at the object: -j after it belongs to the object.
-expect_exit 2 "$G" probe -j && expect_stderr_line "option after the object"
+# Global options after the object work too (probe -j); an unknown one is one line.
+expect_exit 0 "$G" probe -j && expect_json "probe -j after the object"
+expect_exit 2 "$G" probe --bogus && expect_stderr_line "unknown option after the object"
 expect_exit 0 "$G" pro help && expect_out "prefix 'pro' is probe" 'gpuctl probe'
 
 # --- JSON errors ------------------------------------------------------------

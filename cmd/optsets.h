@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * optsets.h - every command whose options are rows (opts.h), one line each:
+ * the faces define them, gpuctl __complete (complete.c) and the man-page
+ * test read them.  A face that turns its options into rows adds its set here.
+ */
+#ifndef GPUCTL_OPTSETS_H
+#define GPUCTL_OPTSETS_H
+
+#include "opts.h"
+
+extern const struct optset stat_opts;	/* stat.c */
+extern const struct optset probe_opts;	/* probe.c */
+
+#define GPUCTL_OPTSETS &stat_opts, &probe_opts
+
+#endif
