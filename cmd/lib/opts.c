@@ -9,6 +9,7 @@
 
 #include "gpuctl.h"
 #include "opts.h"
+#include "units.h"
 #include "target.h"
 
 enum { G_JSON, G_PRETTY, G_DEBUG, G_HELP };

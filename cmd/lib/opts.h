@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "units.h"
+
 enum opt_kind {
 	OPT_FLAG,	/* bool, set to true */
 	OPT_COUNT,	/* unsigned int, one more each time */

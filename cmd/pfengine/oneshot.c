@@ -12,6 +12,7 @@
 
 #include "gpuctl.h"
 #include "target.h"
+#include "units.h"
 #include "engine.h"
 #include "ut.h"
 #include "nvml.h"
