@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	}
 
 	if (json_output) {
-		json_wtr = jsonw_new(stdout);
+		json_wtr = json_stdout_writer();
 		if (!json_wtr) {
 			fprintf(stderr, "Error: cannot create the JSON writer\n");
 			return EXIT_FAIL;

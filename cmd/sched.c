@@ -199,7 +199,7 @@ static void list_json(const struct tsg *t, bool ok, __u64 ts, __u32 level, const
 		jsonw_null_field(json_wtr, "interleave");
 		jsonw_string_field(json_wtr, "state", err);
 	}
-	jsonw_string_field(json_wtr, "class", policy_class_name(t->info.want_class));
+	jsonw_string_field(json_wtr, "class", policy_class_json(t->info.want_class));
 	jsonw_uint_field(json_wtr, "app_controls", t->info.app_controls);
 	if (t->info.app_timeslice)
 		jsonw_u64_field(json_wtr, "app_timeslice_us", t->info.app_timeslice);

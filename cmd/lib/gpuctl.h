@@ -35,6 +35,15 @@
  */
 #define GPUCTL_MAX_GPUS 64
 
+/*
+ * The version of gpuctl's JSON documents (gpuctl(8), JSON OUTPUT): every
+ * document's "schema_version".  It goes up when a member changes meaning or
+ * type or goes away; members are added without it.
+ */
+#define GPUCTL_SCHEMA_VERSION 1
+/* A JSON writer for stdout with the stamp and -p's indentation: NULL when out of memory. */
+json_writer_t *json_stdout_writer(void);
+
 #define BPFFS_ROOT "/sys/fs/bpf"
 #define GPUCTL_PIN_DIR BPFFS_ROOT "/gpuctl"
 

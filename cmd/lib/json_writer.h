@@ -29,6 +29,12 @@ json_writer_t *jsonw_new(FILE *f);
 /* Closes whatever is still open, flushes, frees, and sets *w to NULL. */
 void jsonw_destroy(json_writer_t **w);
 void jsonw_pretty(json_writer_t *w, bool on);
+/*
+ * name: val as the last member of every document: each top-level object,
+ * and each object that is an element of a top-level array (a list's rows,
+ * batch's results).  name NULL: none (the default).
+ */
+void jsonw_stamp(json_writer_t *w, const char *name, uint64_t val);
 void jsonw_flush(json_writer_t *w);
 /*
  * Whether each complete top-level document is flushed at once (the

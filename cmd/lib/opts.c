@@ -29,7 +29,7 @@ void json_turn_on(bool pretty)
 	if (pretty)
 		pretty_output = true;
 	if (!json_wtr)
-		json_wtr = jsonw_new(stdout);
+		json_wtr = json_stdout_writer();
 	if (json_wtr)
 		jsonw_pretty(json_wtr, pretty_output);
 }

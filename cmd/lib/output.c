@@ -60,6 +60,17 @@ static char *line_text(const char *text)
  */
 static const char *code_pending;
 
+json_writer_t *json_stdout_writer(void)
+{
+	json_writer_t *w = jsonw_new(stdout);
+
+	if (w) {
+		jsonw_pretty(w, pretty_output);
+		jsonw_stamp(w, "schema_version", GPUCTL_SCHEMA_VERSION);
+	}
+	return w;
+}
+
 void err_code(const char *code)
 {
 	code_pending = code;

@@ -40,7 +40,7 @@ void tb_json_on(void)
 	if (json_wtr)
 		return;
 	json_output = true;
-	json_wtr = jsonw_new(stdout);
+	json_wtr = json_stdout_writer();
 }
 
 const char *tb_name(const struct tb *t)
