@@ -75,9 +75,10 @@ static void commas(char *buf, size_t len, uint64_t v)
 	buf[o] = '\0';
 }
 
+/* cmd_status: -- CMD's exit status (shell convention), -1 when none ran or it is not known. */
 static void print_block(const struct tb_counters *c, const uint64_t *prev, double t,
 			bool interval, const char *sep, const char *target, const char *backend,
-			double elapsed)
+			double elapsed, int cmd_status)
 {
 	if (json_output) {
 		jsonw_start_object(json_wtr);
@@ -110,6 +111,10 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 			}
 			jsonw_end_array(json_wtr);
 			jsonw_float_field(json_wtr, "elapsed_s", elapsed);
+			if (cmd_status >= 0)
+				jsonw_int_field(json_wtr, "command_status", cmd_status);
+			else
+				jsonw_null_field(json_wtr, "command_status");
 		}
 		jsonw_end_object(json_wtr);	/* one document (a line) per interval */
 		return;
@@ -279,7 +284,7 @@ static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 			break;
 		if (o->interval_ns && mono_s() >= next) {
 			tb_read_counters(t, c);
-			print_block(c, prev, mono_s() - start, true, o->sep, o->target, tb_name(t), 0);
+			print_block(c, prev, mono_s() - start, true, o->sep, o->target, tb_name(t), 0, -1);
 			fflush(stdout);
 			memcpy(prev, c->total, sizeof(prev));
 			next += step;
@@ -322,7 +327,8 @@ static int do_stat(int argc, char **argv)
 	status = tb_cmd_status(t);
 	tb_read_counters(t, &c);
 	if (!o.interval_ns)
-		print_block(&c, NULL, elapsed, false, o.sep, o.target, tb_name(t), elapsed);
+		print_block(&c, NULL, elapsed, false, o.sep, o.target, tb_name(t), elapsed,
+			    o.tb.target.cmd ? status : -1);
 	else if (!json_output && !o.sep)
 		printf(" %14.6f seconds time elapsed\n", elapsed);
 	free(c.rows);
