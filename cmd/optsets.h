@@ -11,7 +11,8 @@
 
 extern const struct optset stat_opts;	/* stat.c */
 extern const struct optset probe_opts;	/* probe.c */
+extern const struct optset exporter_serve_opts, exporter_textfile_opts;	/* exporter.c */
 
-#define GPUCTL_OPTSETS &stat_opts, &probe_opts
+#define GPUCTL_OPTSETS &stat_opts, &probe_opts, &exporter_serve_opts, &exporter_textfile_opts
 
 #endif

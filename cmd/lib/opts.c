@@ -374,6 +374,17 @@ static void help_rows(const struct opt *rows)
 	}
 }
 
+void opts_help_rows(const struct optset *s)
+{
+	if (json_output || !s->rows || !s->rows[0].name)
+		return;
+	if (s->command)
+		printf("\nOptions of %s:\n", s->command);
+	else
+		printf("\nOptions:\n");
+	help_rows(s->rows);
+}
+
 int opts_help(const struct optset *s)
 {
 	if (json_output) {
@@ -384,10 +395,7 @@ int opts_help(const struct optset *s)
 		printf("%s %s %s\n", i ? "      " : "Usage:", bin_name, s->usage[i]);
 	if (s->about)
 		printf("\n%s\n", s->about);
-	if (s->rows && s->rows[0].name) {
-		printf("\nOptions:\n");
-		help_rows(s->rows);
-	}
+	opts_help_rows(s);
 	printf("\nAfter the object: -j, --json; --pretty; -d, --debug; -h, --help.\n"
 	       "Long options take any unique prefix and --opt=VALUE; sizes, durations\n"
 	       "and percentages as gpuctl(8) UNITS says (4GiB, 500ms, 10%%).\n");

@@ -95,6 +95,9 @@ bool opts_seen(const struct optset *s, const struct opts_result *res, const char
 /* The help made from the rows: Usage lines, about, the options.  Under -j: null. */
 int opts_help(const struct optset *s);
 
+/* The option list alone ("Options of CMD:"), for an object's own help text. */
+void opts_help_rows(const struct optset *s);
+
 /* "-I, --interval MS" of a row into buf. */
 const char *opt_spelling(const struct opt *o, char *buf, size_t len);
 
