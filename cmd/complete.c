@@ -198,6 +198,8 @@ static int complete_set(const struct optset *s, char **words, int n, const char 
 			offer("--");
 		return 0;
 	}
+	if ((s->flags & OPTS_WORDS) && !cmds)
+		return NOT_MINE;	/* the command's own words (policy names): the completer's lists */
 	for (int i = 0; cmds && cmds[i]; i++)
 		offer(cmds[i]);
 	return 0;

@@ -12,7 +12,9 @@
 extern const struct optset stat_opts;	/* stat.c */
 extern const struct optset probe_opts;	/* probe.c */
 extern const struct optset exporter_serve_opts, exporter_textfile_opts;	/* exporter.c */
+extern const struct optset prefetch_load_opts;	/* prefetch/args.c */
 
-#define GPUCTL_OPTSETS &stat_opts, &probe_opts, &exporter_serve_opts, &exporter_textfile_opts
+#define GPUCTL_OPTSETS &stat_opts, &probe_opts, &exporter_serve_opts, &exporter_textfile_opts, \
+	&prefetch_load_opts
 
 #endif

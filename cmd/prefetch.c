@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "optsets.h"
 #include "pfengine/engine.h"
 #include "policy/policy.h"
 #include "policy/kinds.h"
@@ -54,7 +55,7 @@ static int do_help(int argc, char **argv)
 	printf("\n       ENGINE := ");
 	print_names(en);
 	fprintf(stdout,
-		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID | --max-bytes BYTES | --async | --duration S | --allow-helpers }\n"
+		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU | --max-bytes BYTES | --async | --duration S | --allow-helpers }\n"
 		"       HINT := { preferred-location | unset-preferred-location | accessed-by |\n"
 		"                 unset-accessed-by | read-duplication | unset-read-duplication }\n"
 		"\n"
@@ -70,6 +71,7 @@ static int do_help(int argc, char **argv)
 		"An ENGINE policy is a BPF program (bpf/pfengine_abi.h); 'load file PATH -p PID'\n"
 		"runs a user's own (--allow-helpers: whatever kernel helpers it calls). 'set -p PID'\n"
 		"changes a running engine's parameter.\n");
+	opts_help_rows(&prefetch_load_opts);
 	return EXIT_OK;
 }
 
@@ -84,7 +86,7 @@ static int do_load(int argc, char **argv)
 	int ret;
 
 	ret = pf_args_parse(argc, argv, &a);
-	if (ret)
+	if (ret || a.help)
 		return ret;
 	proc = a.target.pid || a.target.cmd;
 	if (a.bk == PF_BK_ENGINE || (a.bk == PF_BK_AUTO && proc)) {

@@ -27,7 +27,7 @@ bad "runs in the per-process engine" load populate distance 2
 bad "not both" load stream -p 1 -- true
 bad "invalid pid" load stream -p abc
 bad "invalid pid" load stream -p 0
-bad "not a GPU UUID" load stream -p 1 --gpu GPU-12
+bad "--gpu GPU-12" load stream -p 1 --gpu GPU-12
 bad "no parameter 'nosuch'" load stream -p 1 nosuch 1
 bad "invalid distance" load stream -p 1 distance 0
 bad "needs a value" load stream -p 1 distance
@@ -46,10 +46,10 @@ bad "are the engine's" load always_max --gpu GPU-4a1b2c3d-0011-2233-4455-6677889
 bad "are the engine's" load none --async
 bad "system-wide" load stride -p 1 --backend struct_ops
 bad "give -p PID or -- CMD" load stream --backend engine
-bad "unknown backend" load stream -p 1 --backend gpu
-bad "at least 4096" load stream -p 1 --max-bytes 0
-bad "at least 4096" load stream -p 1 --max-bytes 1
-bad "at least 4096" load stream -p 1 --max-bytes 4095
+bad "invalid --backend 'gpu'" load stream -p 1 --backend gpu
+bad "at least 4KiB" load stream -p 1 --max-bytes 0
+bad "at least 4KiB" load stream -p 1 --max-bytes 1
+bad "at least 4KiB" load stream -p 1 --max-bytes 4095
 bad "at least 4096" migrate -p 1 0x1000 4096 --max-bytes 1
 bad "invalid --max-bytes" load stream -p 1 --max-bytes 1X
 bad "'--' needs a command" load stream --
