@@ -21,7 +21,7 @@ expect_out "stat -x CSV" "^[0-9]+,,gpu_faults$"
 expect_exit 0 $G stat -I 100 --interval-count 2 -- sleep 1
 expect_out "stat -I intervals" "gpu_faults"
 # one grammar: -I100, -x, --interval-count=N, a duration with its unit, -j after the object
-expect_exit 0 $G stat -I100 -x, --interval-c=1 -- uvmsim run seq blocks 1
+expect_exit 0 $G stat -I100 -x, --interval-c=1 -- sh -c 'uvmsim run seq blocks 1; sleep 0.5'
 expect_out "stat -I100 -x, (perf's spellings)" "^[0-9.]+,[0-9]+,,gpu_faults$"
 expect_exit 0 $G stat -j --duration=300ms
 expect_json_expr "stat -j --duration=300ms: system-wide, no command" 'j["command_status"] is None and j["schema_version"] == 1'
