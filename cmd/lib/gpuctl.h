@@ -18,6 +18,7 @@
 
 #include "json_writer.h"
 #include "text.h"
+#include "units.h"
 
 /* Exit codes, documented in gpuctl(8). */
 #define EXIT_OK 0
