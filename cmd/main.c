@@ -50,7 +50,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s batch file FILE\n"
 		"       %1$s version\n"
 		"\n"
-		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | exporter | batch | shell }\n"
+		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | exporter | run | batch | shell }\n"
 		"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n",
 		bin_name);
 	return EXIT_OK;
@@ -80,7 +80,7 @@ static int do_version(int argc, char **argv)
 
 static const struct object *const object_list[] = {
 	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
-	&trace_object, &stat_object, &exporter_object, NULL,
+	&trace_object, &stat_object, &exporter_object, &run_object, NULL,
 };
 
 static const struct dispatch dispatch = { run_command, object_list, batch_cmds };

@@ -119,7 +119,7 @@ struct object {
 /* The objects; each lives in cmd/<object>.c. */
 extern const struct object prefetch_object, evict_object, replay_object, probe_object,
 	sched_object, trace_object, stat_object;
-extern const struct object exporter_object;
+extern const struct object exporter_object, run_object;
 
 /* What batch and shell get from main to run one command line. */
 struct dispatch {

@@ -268,6 +268,19 @@ void jsonw_stringf(json_writer_t *w, const char *fmt, ...)
 	va_end(ap);
 }
 
+void jsonw_raw(json_writer_t *w, const char *json, size_t len)
+{
+	while (len && (json[len - 1] == '\n' || json[len - 1] == ' '))
+		len--;
+	if (!len || memchr(json, '\n', len)) {	/* nothing, or more than one document */
+		jsonw_null(w);
+		return;
+	}
+	begin_value(w);
+	fwrite(json, 1, len, w->f);
+	end_value(w);
+}
+
 void jsonw_uint(json_writer_t *w, uint64_t val)
 {
 	begin_value(w);

@@ -60,6 +60,12 @@ void jsonw_u64(json_writer_t *w, uint64_t val);
 void jsonw_float(json_writer_t *w, double val);
 void jsonw_bool(json_writer_t *w, bool val);
 void jsonw_null(json_writer_t *w);
+/*
+ * One whole JSON document another writer made (gpuctl's own, from a child),
+ * as a value; the trailing newline dropped; null when it is empty or more
+ * than one line.  The caller vouches that it is JSON.
+ */
+void jsonw_raw(json_writer_t *w, const char *json, size_t len);
 
 /* name + value in one call. */
 void jsonw_string_field(json_writer_t *w, const char *name, const char *val);
