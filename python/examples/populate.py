@@ -5,4 +5,4 @@ import sys, gpuctl
 g = gpuctl.Gpuctl()
 with g.loaded("evict", "lfu"):
     r = g.run(sys.argv[1:], prefetch="populate", stat=True)
-print(r["status"], r["wall_s"], r["stat"]["counters"], r["prefetch"])
+print(r["command_status"], r["wall_s"], r["stat"]["counters"], r["prefetch"])

@@ -10,8 +10,8 @@ output (gpuctl(8), JSON OUTPUT); nothing here talks to the driver.
     with g.loaded("prefetch", "stride", max_pages=64):
         ...                                   # unloaded (or the policy before
                                               # put back) on exit, exception, Ctrl-C
-    r = g.run(["./train"], prefetch="populate", stat=True)
-    r["status"], r["wall_s"], r["prefetch"], r["stat"]["counters"]["gpu_faults"]
+    r = g.run(["./train"], prefetch="populate", stat=True)   # gpuctl run's document
+    r["command_status"], r["wall_s"], r["prefetch"], r["stat"]["counters"]["gpu_faults"]
 """
 import contextlib
 import json
@@ -20,7 +20,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 
 from .errors import (GpuctlError, UsageError, PermissionDenied, NotFound, Busy,
                      NotSupported, Failed, ProtocolError, error_from)
@@ -32,8 +31,6 @@ __all__ = ["Gpuctl", "GpuctlError", "UsageError", "PermissionDenied", "NotFound"
 
 # The newest "schema_version" this library reads (cmd/lib/gpuctl.h GPUCTL_SCHEMA_VERSION).
 SCHEMA_VERSION = 1
-# The device a process has open once it uses UVM (GPUCTL_UVM_DEVICE: another, for tests).
-UVM_DEVICE = os.environ.get("GPUCTL_UVM_DEVICE", "/dev/nvidia-uvm")
 
 
 def documents(text):
@@ -172,109 +169,37 @@ class Gpuctl:
                 self.json("sched", "stop")
 
     # ------------------------------------------------------ one experiment
-    def run(self, cmd, prefetch=None, params=None, stat=False, record=None, attach_timeout=30.0):
-        """Runs cmd (a list) under a prefetch engine policy, counting, recording.
+    def run(self, cmd, prefetch=None, params=None, stat=False, record=None, attach_timeout=None):
+        """gpuctl -j run: cmd (a list) under an engine prefetch policy, counted, recorded.
 
-        Returns {"command", "status" (cmd's exit status, 128+N for signal N),
-        "wall_s", "prefetch" (the engine's closing report, or None), "stat"
-        (gpuctl stat's document, or None), "record" (the file, or None),
-        "schema_version"}.  One tool alone runs cmd itself (nothing missed);
-        several follow it by pid once it has /dev/nvidia-uvm open, so what it
-        did before they attach is not seen.
+        Returns gpuctl run's document as a dict: "command", "command_status"
+        (cmd's exit status, 128+N for signal N), "wall_s", "prefetch" (the
+        engine's closing report), "stat" (gpuctl stat's document), "record",
+        "schema_version".  A tool that failed raises its error (typed, as
+        json() does); a failing cmd does not raise: its status is in the dict.
         """
-        cmd = [str(c) for c in cmd]
-        tools = sum(bool(x) for x in (prefetch, stat, record))
-        t0 = time.monotonic()
-        out = {"command": cmd, "status": None, "wall_s": None, "prefetch": None,
-               "stat": None, "record": record, "schema_version": SCHEMA_VERSION}
-        if tools == 0:
-            p = subprocess.run(cmd)
-            out["status"] = _status(p.returncode)
-        elif tools == 1 and prefetch:
-            doc = self._run_doc(["prefetch", "load", prefetch] + _kv(params) + ["--"] + cmd)
-            out["prefetch"] = doc
-            out["status"] = _doc_status(doc)
-        elif tools == 1 and stat:
-            doc = self._run_doc(["stat", "--"] + cmd)
-            out["stat"] = doc
-            out["status"] = _doc_status(doc)
-        elif tools == 1:
-            self._run_doc(["trace", "record", "-o", record, "--"] + cmd)
-        else:
-            out.update(self._run_follow(cmd, prefetch, params, stat, record, attach_timeout))
-        out["wall_s"] = time.monotonic() - t0
-        return out
-
-    def _run_doc(self, args):
-        argv = self._argv(args)
+        args = ["run"]
+        if prefetch:
+            args += ["--prefetch", prefetch] + _kv(params)
+        elif params:
+            raise ValueError("params are the prefetch policy's: give prefetch=")
+        if stat:
+            args.append("--stat")
+        if record:
+            args += ["--record", record]
+        if attach_timeout is not None:
+            args += ["--attach-timeout", "%dms" % round(attach_timeout * 1000)]
+        argv = self._argv(args + ["--"] + [str(c) for c in cmd])
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            stdin=subprocess.DEVNULL)
         docs = documents(p.stdout)
-        self._check(argv, p.returncode if not docs else 0, docs, p.stderr)
-        doc = docs[-1] if docs else None
-        if isinstance(doc, dict) and "command_status" not in doc and "exit_status" not in doc:
-            doc["command_status"] = _status(p.returncode)
+        self._check(argv, p.returncode, docs, p.stderr)
+        if len(docs) != 1 or not isinstance(docs[0], dict):
+            raise ProtocolError("gpuctl run wrote %d documents" % len(docs), "PROTOCOL",
+                                p.returncode, argv)
+        doc = docs[0]
+        for member in ("prefetch", "stat"):
+            d = doc.get(member)
+            if isinstance(d, dict) and "error" in d:
+                raise error_from(d, p.returncode or 1, argv)
         return doc
-
-    def _run_follow(self, cmd, prefetch, params, stat, record, attach_timeout):
-        child = subprocess.Popen(cmd)
-        try:
-            _wait_uvm(child, attach_timeout)
-            procs = []
-            pid = str(child.pid)
-            if prefetch:
-                procs.append(("prefetch", ["prefetch", "load", prefetch] + _kv(params) + ["-p", pid]))
-            if stat:
-                procs.append(("stat", ["stat", "-p", pid]))
-            if record:
-                procs.append(("record", ["trace", "record", "-o", record, "-p", pid]))
-            running = [(k, a, subprocess.Popen(self._argv(a), stdout=subprocess.PIPE,
-                                               stderr=subprocess.PIPE, text=True))
-                       for k, a in procs]
-            status = _status(child.wait())
-            res = {"status": status}
-            for k, a, p in running:
-                o, e = p.communicate()
-                docs = documents(o)
-                self._check(self._argv(a), p.returncode, docs, e)
-                if k != "record":
-                    res[k] = docs[-1] if docs else None
-            return res
-        finally:
-            if child.poll() is None:
-                child.terminate()
-                child.wait()
-
-
-def _status(rc):
-    return 128 - rc if rc < 0 else rc
-
-
-def _doc_status(doc):
-    if isinstance(doc, dict):
-        for k in ("command_status", "exit_status"):
-            if isinstance(doc.get(k), int):
-                return doc[k]
-    return None
-
-
-def _wait_uvm(child, timeout):
-    """Until child has UVM_DEVICE open (then gpuctl can follow it by pid)."""
-    end = time.monotonic() + timeout
-    fd_dir = "/proc/%d/fd" % child.pid
-    while time.monotonic() < end:
-        if child.poll() is not None:
-            raise Failed("the command exited (status %d) before it opened %s"
-                         % (_status(child.returncode), UVM_DEVICE), "FAILED", 1, [])
-        try:
-            for fd in os.listdir(fd_dir):
-                try:
-                    if os.readlink(os.path.join(fd_dir, fd)) == UVM_DEVICE:
-                        return
-                except OSError:
-                    pass
-        except OSError:
-            pass
-        time.sleep(0.005)
-    raise Failed("the command did not open %s within %.0f s" % (UVM_DEVICE, timeout),
-                 "FAILED", 1, [])

@@ -109,6 +109,28 @@ if obj == "sched" and cmd == "run":
 if obj == "sched" and cmd == "stop":
     state.pop("sched", None)
     out(None)
+if obj == "run":
+    words = a[1:]
+    i = words.index("--")
+    opts, cmd = words[:i], words[i + 1:]
+    doc = {"command": cmd, "command_status": None, "wall_s": 0.01, "prefetch": None,
+           "stat": None, "record": None}
+    if "--prefetch" in opts:
+        pol = opts[opts.index("--prefetch") + 1]
+        if pol == "nope":
+            doc["prefetch"] = {"error": "unknown engine policy 'nope'", "code": "USAGE",
+                               "schema_version": V}
+            out(doc, 2)
+        doc["prefetch"] = {"pid": 1, "policy": pol, "faults": 5, "schema_version": V}
+    if "--stat" in opts:
+        doc["stat"] = {"counters": {"gpu_faults": 9}, "schema_version": V}
+    if "--record" in opts:
+        doc["record"] = opts[opts.index("--record") + 1]
+        with open(doc["record"], "w") as f:
+            f.write("record\n")
+    rc = subprocess.run(cmd, stdout=sys.stderr).returncode
+    doc["command_status"] = rc
+    out(doc, rc if rc > 0 else 0)
 if obj == "stream":
     print(json.dumps({"t": 1, "schema_version": V}))
     print(json.dumps({"t": 2, "schema_version": V}))

@@ -11,7 +11,31 @@ cd "$(dirname "$0")/../.." || exit 1
 
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     fail "python3 venv" "python3-venv is missing (make deps)"
-    summary
+    
+# against the real binary (no driver here): documents, a typed error, run's document, completion
+real=$(cd "$T_DIR" && GPUCTL=$GPUCTL "$V/bin/python" - <<'PY' 2>&1
+import gpuctl
+g = gpuctl.Gpuctl()
+assert g.json("version")["schema_version"] == gpuctl.SCHEMA_VERSION
+try:
+    g.json("bogus")
+    raise SystemExit("no UsageError")
+except gpuctl.UsageError as e:
+    assert e.code == "USAGE" and e.status == 2, e
+r = g.run(["sh", "-c", "exit 3"])
+assert r["command_status"] == 3 and r["prefetch"] is None, r
+try:
+    g.run(["true"], stat=True)
+    raise SystemExit("a failing tool did not raise")
+except gpuctl.Failed as e:
+    assert "backend" in e.message, e
+assert "stat" in g.complete("st"), g.complete("st")
+print("real binary: ok")
+PY
+)
+[ "$real" = "real binary: ok" ] && ok "the library against the real gpuctl" ||
+    fail "the library against the real gpuctl" "$real"
+summary
 fi
 V=$T_DIR/venv
 if python3 -m venv "$V" >"$T_DIR/venv.out" 2>&1; then ok "python3 -m venv"
@@ -21,7 +45,31 @@ if "$V/bin/pip" install --no-build-isolation --no-index "$T_DIR/src" >"$T_DIR/pi
     ok "pip install --no-build-isolation --no-index (offline)"
 else
     fail "pip install --no-build-isolation --no-index (offline)" "$(tail -5 "$T_DIR/pip.out")"
-    summary
+    
+# against the real binary (no driver here): documents, a typed error, run's document, completion
+real=$(cd "$T_DIR" && GPUCTL=$GPUCTL "$V/bin/python" - <<'PY' 2>&1
+import gpuctl
+g = gpuctl.Gpuctl()
+assert g.json("version")["schema_version"] == gpuctl.SCHEMA_VERSION
+try:
+    g.json("bogus")
+    raise SystemExit("no UsageError")
+except gpuctl.UsageError as e:
+    assert e.code == "USAGE" and e.status == 2, e
+r = g.run(["sh", "-c", "exit 3"])
+assert r["command_status"] == 3 and r["prefetch"] is None, r
+try:
+    g.run(["true"], stat=True)
+    raise SystemExit("a failing tool did not raise")
+except gpuctl.Failed as e:
+    assert "backend" in e.message, e
+assert "stat" in g.complete("st"), g.complete("st")
+print("real binary: ok")
+PY
+)
+[ "$real" = "real binary: ok" ] && ok "the library against the real gpuctl" ||
+    fail "the library against the real gpuctl" "$real"
+summary
 fi
 where=$(cd "$T_DIR" && "$V/bin/python" -c 'import gpuctl; print(gpuctl.__file__)')
 case $where in "$V"/*) ok "the installed package is the one imported" ;;
@@ -44,9 +92,33 @@ fi
 export FAKE_STATE=$T_DIR/state.json FAKE_LOG=$T_DIR/log
 lines=$(grep -cv '^#' python/examples/populate.py)
 [ "$lines" -le 10 ] && ok "the example is $lines lines" || fail "the example is $lines lines" "more than 10"
-expect_exit 0 env GPUCTL=python/tests/fake_gpuctl.py GPUCTL_UVM_DEVICE=/dev/null \
-    "$V/bin/python" python/examples/populate.py sh -c 'exec 3</dev/null; sleep 0.3'
-expect_out "example: status, counters, the engine's report" "^0 [0-9.]+ \{'gpu_faults': 9\} \{.*'policy': 'stride'|'populate'"
+expect_exit 0 env GPUCTL=python/tests/fake_gpuctl.py \
+    "$V/bin/python" python/examples/populate.py sh -c 'sleep 0.1'
+expect_out "example: status, counters, the engine's report" "^0 [0-9.]+ \{'gpu_faults': 9\} \{.*'policy': 'populate'"
 grep -q '"evict", "unload"' "$FAKE_LOG" && ok "example: evict unloaded after the block" ||
     fail "example: evict unloaded after the block" "$(cat "$FAKE_LOG")"
+
+# against the real binary (no driver here): documents, a typed error, run's document, completion
+real=$(cd "$T_DIR" && GPUCTL=$GPUCTL "$V/bin/python" - <<'PY' 2>&1
+import gpuctl
+g = gpuctl.Gpuctl()
+assert g.json("version")["schema_version"] == gpuctl.SCHEMA_VERSION
+try:
+    g.json("bogus")
+    raise SystemExit("no UsageError")
+except gpuctl.UsageError as e:
+    assert e.code == "USAGE" and e.status == 2, e
+r = g.run(["sh", "-c", "exit 3"])
+assert r["command_status"] == 3 and r["prefetch"] is None, r
+try:
+    g.run(["true"], stat=True)
+    raise SystemExit("a failing tool did not raise")
+except gpuctl.Failed as e:
+    assert "backend" in e.message, e
+assert "stat" in g.complete("st"), g.complete("st")
+print("real binary: ok")
+PY
+)
+[ "$real" = "real binary: ok" ] && ok "the library against the real gpuctl" ||
+    fail "the library against the real gpuctl" "$real"
 summary
