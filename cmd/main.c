@@ -32,6 +32,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+static const struct object *const object_list[] = {
+	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
+	&trace_object, &stat_object, &exporter_object, &run_object, NULL,
+};
+
 static int do_help(int argc, char **argv)
 {
 	if (argc > 0) {
@@ -45,14 +50,15 @@ static int do_help(int argc, char **argv)
 	}
 	if (json_output)
 		return EXIT_OK;	/* run_command writes null */
-	fprintf(stdout,
-		"Usage: %1$s [OPTIONS] OBJECT { COMMAND | help }\n"
-		"       %1$s batch file FILE\n"
-		"       %1$s version\n"
-		"\n"
-		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | exporter | run | batch | shell }\n"
-		"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n",
-		bin_name);
+	printf("Usage: %1$s [OPTIONS] OBJECT { COMMAND | help }\n"
+	       "       %1$s batch file FILE\n"
+	       "       %1$s version\n"
+	       "\n"
+	       "       OBJECT := { ", bin_name);
+	for (const struct object *const *o = object_list; *o; o++)	/* the one list */
+		printf("%s | ", (*o)->name);
+	printf("batch | shell }\n"
+	       "       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n");
 	return EXIT_OK;
 }
 
@@ -78,10 +84,6 @@ static int do_version(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const struct object *const object_list[] = {
-	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
-	&trace_object, &stat_object, &exporter_object, &run_object, NULL,
-};
 
 static const struct dispatch dispatch = { run_command, object_list, batch_cmds };
 

@@ -27,7 +27,7 @@
 
 #include "gpuctl.h"
 #include "optsets.h"
-#include "probe_facts.h"
+#include "probe/probe_facts.h"
 #include "rm.h"		/* rm_device_path */
 
 /* ------------------------------------------------------------ the probe */

@@ -31,15 +31,21 @@
 #define TOOL_ARGS 96
 
 struct ropts {
-	const char *prefetch, *record;
+	const char *prefetch, *record, *gpu;
 	bool stat;
-	uint64_t attach_ns;
+	uint64_t attach_ns, max_bytes;
 	char **cmd;
+	char max_buf[24];
 };
 
 static const struct opt run_rows[] = {
 	{ .name = "prefetch", .kind = OPT_STRING, .off = offsetof(struct ropts, prefetch),
 	  .arg = "POLICY", .help = "run CMD under this engine policy (its KEY VALUE words follow)" },
+	{ .name = "max-bytes", .kind = OPT_SIZE, .off = offsetof(struct ropts, max_bytes),
+	  .arg = "BYTES", .help = "the engine's cap per request (prefetch load --max-bytes)",
+	  .min = 4096, .max = UINT64_MAX },
+	{ .name = "gpu", .kind = OPT_GPU, .off = offsetof(struct ropts, gpu), .arg = "GPU",
+	  .help = "the engine's GPU: index, UUID or PCI bus id (prefetch load --gpu)" },
 	{ .name = "stat", .kind = OPT_FLAG, .off = offsetof(struct ropts, stat),
 	  .help = "count CMD's UVM activity (gpuctl stat)" },
 	{ .name = "record", .key = 'o', .kind = OPT_PATH, .off = offsetof(struct ropts, record),
@@ -51,7 +57,8 @@ static const struct opt run_rows[] = {
 };
 
 static const char *const run_usage[] = {
-	"run [--prefetch POLICY [KEY VALUE]...] [--stat] [--record FILE] -- CMD [ARGS]...",
+	"run [--prefetch POLICY [KEY VALUE]... [--max-bytes BYTES] [--gpu GPU]] [--stat] [--record FILE]\n"
+	"              -- CMD [ARGS]...",
 	"run help",
 	NULL,
 };
@@ -227,7 +234,7 @@ static int wait_uvm(char **cmd, uint64_t timeout_ns, pid_t *pid, int *status)
 }
 
 /* The tools' words: what each runs, with its target left for the caller. */
-static int tools_of(const struct ropts *o, struct opts_result *r, struct tool *t)
+static int tools_of(struct ropts *o, struct opts_result *r, struct tool *t)
 {
 	int n = 0;
 
@@ -241,10 +248,21 @@ static int tools_of(const struct ropts *o, struct opts_result *r, struct tool *t
 		add(&t[n], o->prefetch);
 		for (int i = 0; i < r->argc; i++)
 			add(&t[n], r->argv[i]);
+		if (o->max_bytes) {
+			snprintf(o->max_buf, sizeof(o->max_buf), "%llu", (unsigned long long)o->max_bytes);
+			add(&t[n], "--max-bytes");
+			add(&t[n], o->max_buf);
+		}
+		if (o->gpu) {
+			add(&t[n], "--gpu");
+			add(&t[n], o->gpu);
+		}
 		n++;
 	} else if (r->argc) {
 		return usage_err("unexpected argument '%s' (KEY VALUE words follow --prefetch POLICY)",
 				 r->argv[0]);
+	} else if (o->max_bytes || o->gpu) {
+		return usage_err("--max-bytes and --gpu are the engine's: give --prefetch POLICY");
 	}
 	if (o->stat) {
 		t[n] = (struct tool){ .name = "stat", .out = -1 };

@@ -30,6 +30,8 @@ expect_exit 2 "$G" run distance 2 -- true && expect_stderr_line "run: words with
 expect_exit 2 "$G" run --bogus -- true && expect_stderr_line "run: unknown option"
 expect_exit 2 "$G" run --attach-timeout 0 --stat -- true && expect_stderr_line "run: --attach-timeout 0"
 expect_exit 2 "$G" -j run --prefetch && expect_json_eq "run --prefetch without POLICY: USAGE" .code USAGE
+expect_exit 2 "$G" run --prefetch stride --max-bytes 1K -- true && expect_stderr_line "run --max-bytes 1K"
+expect_exit 2 "$G" run --max-bytes 1M -- true && expect_stderr_line "run --max-bytes without --prefetch"
 expect_exit 0 "$G" run help && expect_out "run help" '^Usage: gpuctl run \[--prefetch POLICY'
 # completion
 c=" $("$G" __complete run - | tr '\n' ' ') "
