@@ -13,9 +13,10 @@ extern const struct optset stat_opts;	/* stat.c */
 extern const struct optset probe_opts;	/* probe.c */
 extern const struct optset exporter_serve_opts, exporter_textfile_opts;	/* exporter.c */
 extern const struct optset prefetch_load_opts;	/* prefetch/args.c */
+extern const struct optset prefetch_list_opts, prefetch_set_opts, prefetch_unload_opts;	/* prefetch.c */
 extern const struct optset run_opts;	/* run.c */
 
 #define GPUCTL_OPTSETS &stat_opts, &probe_opts, &exporter_serve_opts, &exporter_textfile_opts, \
-	&prefetch_load_opts, &run_opts
+	&prefetch_load_opts, &prefetch_list_opts, &prefetch_set_opts, &prefetch_unload_opts, &run_opts
 
 #endif

@@ -159,6 +159,8 @@ static void tool_finish(struct tool *t)
 
 static bool tool_failed(const struct tool *t)
 {
+	if (!strcmp(t->name, "record"))	/* its output is the file: its status tells */
+		return t->status != 0;
 	return !t->doc || !t->len || strstr(t->doc, "\"error\":") || t->status == 127;
 }
 

@@ -68,8 +68,8 @@ bool pfe_claimed(pid_t target);
 /* Removes the lock files no engine holds. */
 void pfe_claim_sweep(void);
 
-/* prefetch set -p PID KEY VALUE: its command line after the word. */
-int pfe_set_main(int argc, char **argv);
+/* prefetch set -p PID KEY VALUE: the parameter KEY of the engine on process pid. */
+int pfe_set_main(pid_t pid, const char *key, const char *value);
 
 /* --- oneshot.c ------------------------------------------------------------ */
 

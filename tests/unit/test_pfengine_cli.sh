@@ -38,8 +38,8 @@ bad "is a struct_ops policy" load file tests/policies/wrong_type.elf -p 1
 bad "give -p PID or -- CMD" load file tests/policies/engine_example.elf
 bad "no parameter 'nosuch'" load file tests/policies/engine_example.elf -p 1 nosuch 1
 bad "'load file' needs a PATH" load file -p 1
-bad "usage: prefetch set -p PID KEY VALUE" set -p 1 distance
-bad "invalid PID" set -p abc distance 3
+bad "takes one KEY VALUE" set -p 1 distance
+bad "invalid pid 'abc'" set -p abc distance 3
 bad "unknown engine policy" load nosuch -p 1
 bad "--detach takes -p PID" load stream --detach -- true
 bad "are the engine's" load always_max --gpu GPU-4a1b2c3d-0011-2233-4455-66778899aabb
@@ -53,7 +53,7 @@ bad "at least 4KiB" load stream -p 1 --max-bytes 4095
 bad "at least 4096" migrate -p 1 0x1000 4096 --max-bytes 1
 bad "invalid --max-bytes" load stream -p 1 --max-bytes 1X
 bad "'--' needs a command" load stream --
-bad "needs a PID" unload -p
+bad "option '-p' needs a value" unload -p
 bad "invalid pid" unload -p x
 bad "unexpected argument" unload -p 1 2
 bad "needs -p PID" migrate 0x1000 4096
@@ -66,7 +66,7 @@ bad "unknown hint" advise -p 1 0x1000 4096 prefer-gpu
 bad "needs a HINT" advise -p 1 0x1000 4096
 bad "unexpected argument" advise -p 1 0x1000 4096 read-duplication cpu
 bad "takes no arguments" probe now
-bad "unknown backend" list --backend gpu
+bad "invalid --backend 'gpu'" list --backend gpu
 
 # what needs the driver: exit 1, one line
 if [ ! -e /dev/nvidia-uvm-tools ]; then
