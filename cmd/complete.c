@@ -26,11 +26,13 @@
 #define NOT_MINE 1
 
 static const char *cur;	/* the word being completed */
+static void (*emit)(const char *word, void *ctx);
+static void *emit_ctx;
 
 static void offer(const char *word)
 {
 	if (!strncmp(word, cur, strlen(cur)))
-		printf("%s\n", word);
+		emit(word, emit_ctx);
 }
 
 static void offer_opt(const struct opt *o)
@@ -112,7 +114,7 @@ static void offer_value(const struct opt *o)
 		offer_gpus();
 		break;
 	case OPT_PATH:
-		printf("__files__\n");
+		emit("__files__", emit_ctx);
 		break;
 	default:
 		break;	/* a number, a size, a duration: nothing to offer */
@@ -178,7 +180,7 @@ static int complete_set(const struct optset *s, char **words, int n, const char 
 		const struct opt *o;
 
 		if (!strcmp(words[j], "--") && (s->flags & OPTS_CMD)) {
-			printf(j + 1 == n ? "__command__\n" : "__files__\n");
+			emit(j + 1 == n ? "__command__" : "__files__", emit_ctx);
 			return 0;
 		}
 		o = wants_value(s, words[j]);
@@ -262,21 +264,22 @@ static int complete_object(const struct object *obj, char **words, int n)
 	return complete_set(own, words + 1, n - 1, NULL);
 }
 
-int complete_main(const struct dispatch *d, int argc, char **argv)
+static void print_word(const char *word, void *ctx)
+{
+	(void)ctx;
+	printf("%s\n", word);
+}
+
+int complete_words(const struct dispatch *d, int argc, char **argv,
+		   void (*fn)(const char *word, void *ctx), void *ctx)
 {
 	static const char *const globals[] = { "-j", "--json", "-p", "--pretty", "-d", "--debug",
 					       "-V", "--version", "-h", "--help", NULL };
 	static const char *const others[] = { "help", "batch", "shell", "version", NULL };
 	int i = 0;
 
-	json_output = false;	/* candidates are text, whatever came before */
-	if (argc == 1 && !strcmp(argv[0], "__optsets")) {
-		/* the commands whose options are rows: "OBJECT [COMMAND]" (for tests) */
-		for (int k = 0; optsets[k]; k++)
-			printf("%s%s%s\n", optsets[k]->object, optsets[k]->command ? " " : "",
-			       optsets[k]->command ? optsets[k]->command : "");
-		return EXIT_OK;
-	}
+	emit = fn;
+	emit_ctx = ctx;
 	cur = argc > 0 ? argv[argc - 1] : "";
 	while (i < argc - 1 && argv[i][0] == '-')
 		i++;
@@ -306,4 +309,17 @@ int complete_main(const struct dispatch *d, int argc, char **argv)
 	if (n != 1)
 		return NOT_MINE;
 	return complete_object(hit, argv + i + 1, argc - 1 - (i + 1));
+}
+
+int complete_main(const struct dispatch *d, int argc, char **argv)
+{
+	json_output = false;	/* candidates are text, whatever came before */
+	if (argc == 1 && !strcmp(argv[0], "__optsets")) {
+		/* the commands whose options are rows: "OBJECT [COMMAND]" (for tests) */
+		for (int k = 0; optsets[k]; k++)
+			printf("%s%s%s\n", optsets[k]->object, optsets[k]->command ? " " : "",
+			       optsets[k]->command ? optsets[k]->command : "");
+		return EXIT_OK;
+	}
+	return complete_words(d, argc, argv, print_word, NULL);
 }

@@ -130,6 +130,13 @@ struct dispatch {
 int batch_main(const struct dispatch *d, int argc, char **argv);
 /* gpuctl __complete WORDS...: what may come next (cmd/complete.c). */
 int complete_main(const struct dispatch *d, int argc, char **argv);
+/*
+ * The same candidates to fn, for the shell's completer: 0, or 1 where the
+ * words reach a command whose options are not rows yet.  "__files__" and
+ * "__command__" stand for a file name and a command.
+ */
+int complete_words(const struct dispatch *d, int argc, char **argv,
+		   void (*fn)(const char *word, void *ctx), void *ctx);
 int shell_main(const struct dispatch *d, int argc, char **argv);
 extern const struct cmd batch_cmds[];
 

@@ -152,9 +152,10 @@ case $OUT in *'"error"'*'gpuctl v'*) ok "shell: -j of one line stays in that lin
 # The words come from each object's command table and policy list; typed ahead
 # after the prompt is up: object, command and policy names complete.
 if command -v script >/dev/null; then
-    comp=$( (sleep 1; printf 'prefetch load al\t\025evict lo\tqu\t\025sch\tli\t\025quit\n') |
+    comp=$( (sleep 1; printf 'prefetch load al\t\025evict lo\tqu\t\025sch\tli\t\025stat --fie\t\025quit\n') |
         GPUCTL_HISTORY= timeout 10 script -q -c "$G shell" /dev/null 2>/dev/null | tr '\r' '\n')
-    for w in 'prefetch load always_max ' 'evict load quota ' 'sched list '; do
+    # stat's option: from its rows, through the one completion source (complete.c)
+    for w in 'prefetch load always_max ' 'evict load quota ' 'sched list ' 'stat --field-separator '; do
         case $comp in *"$w"*) ok "shell completes '$w'" ;; *) fail "shell completes '$w'" "$(printf '%s' "$comp" | cat -v | head -c 300)" ;; esac
     done
 else
