@@ -104,6 +104,13 @@ void sched_policy_status(pid_t runner)
 			policies[i]->hooks->status(runner);
 }
 
+void sched_policy_sweep(void)
+{
+	for (size_t i = 0; i < NPOLICIES; i++)
+		if (SCHED_HOOK(policies[i], sweep))
+			policies[i]->hooks->sweep();
+}
+
 static int bad_match(const char *arg)
 {
 	return usage_err("invalid MATCH '%s': comm:NAME, pid:PID, uid:UID or cgroup:PATH", arg);

@@ -325,6 +325,8 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		return;	/* run --gpu: a policy for one GPU, the others' TSGs left as they are */
 	gpu = gpu_index(gi);
 	more = run_adjust(r, t, gpu);
+	if (!t->info.want_class)
+		return;	/* the policy leaves it alone (another mechanism orders it) */
 	if (cur.orig_by == (__u32)r->me) {
 		t->info.orig_timeslice = cur.orig_timeslice;
 		t->info.orig_interleave = cur.orig_interleave;
