@@ -81,7 +81,7 @@ if ! command -v clang >/dev/null; then
 fi
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-Icmd -Icmd/lib -Icmd/drv -Ibpf tests/fuzz/record_fuzz.c cmd/trace/record.c cmd/trace/summary.c \
-	cmd/trace/events.c cmd/trace/report.c cmd/lib/output.c cmd/lib/json_writer.c \
+	cmd/trace/events.c cmd/trace/report.c cmd/lib/output.c cmd/lib/units.c cmd/lib/json_writer.c \
 	cmd/lib/text.c cmd/lib/safefile.c cmd/drv/rm.c -o "$T/fz" 2>"$T/err"; then
 	fail "build the fuzzer" "$(head -c 400 "$T/err")"
 	summary
