@@ -114,6 +114,7 @@ static void offer_value(const struct opt *o)
 		offer_gpus();
 		break;
 	case OPT_PATH:
+	case OPT_PATHS:
 		emit("__files__", emit_ctx);
 		break;
 	default:

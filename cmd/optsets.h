@@ -19,11 +19,16 @@ extern const struct optset sched_watch_opts, sched_list_opts, sched_set_ts_opts,
 	sched_preempt_opts, sched_run_opts, sched_status_opts, sched_stop_opts,
 	sched_unload_opts;	/* sched.c */
 extern const struct optset sched_exec_opts;	/* sched/exec/exec.c */
+extern const struct optset trace_faults_opts, trace_migrations_opts, trace_evictions_opts,
+	trace_replays_opts, trace_prefetch_opts, trace_tsg_opts, trace_record_opts,
+	trace_report_opts;	/* trace.c */
 
 #define GPUCTL_OPTSETS &stat_opts, &probe_opts, &exporter_serve_opts, &exporter_textfile_opts, \
 	&prefetch_load_opts, &prefetch_list_opts, &prefetch_set_opts, &prefetch_unload_opts, &run_opts, \
 	&sched_watch_opts, &sched_list_opts, &sched_set_ts_opts, &sched_set_il_opts, \
 	&sched_preempt_opts, &sched_run_opts, &sched_status_opts, &sched_stop_opts, &sched_unload_opts, \
-	&sched_exec_opts
+	&sched_exec_opts, &trace_faults_opts, &trace_migrations_opts, &trace_evictions_opts, \
+	&trace_replays_opts, &trace_prefetch_opts, &trace_tsg_opts, &trace_record_opts, \
+	&trace_report_opts
 
 #endif

@@ -175,6 +175,17 @@ static int set_value(struct walk *w, const struct opt *o, const char *spelled, c
 		return set_enum(w, o, spelled, v, (int *)at);
 	case OPT_PID:
 		return target_parse_pid(v, (pid_t *)at);
+	case OPT_PATHS: {
+		struct opt_paths *l = (struct opt_paths *)at;
+		unsigned long long cap = o->max && o->max < OPT_PATHS_MAX ? o->max : OPT_PATHS_MAX;
+
+		if (!*v)
+			return usage_err("%s needs a non-empty %s", spelled, o->arg);
+		if ((unsigned long long)l->n >= cap)
+			return usage_err("%s at most %llu times", spelled, cap);
+		l->v[l->n++] = v;
+		return 0;
+	}
 	case OPT_STRING:
 	case OPT_PATH:
 	case OPT_GPU:

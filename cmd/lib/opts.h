@@ -37,6 +37,13 @@ enum opt_kind {
 	OPT_PATH,	/* const char *, a file (completion offers files) */
 	OPT_PID,	/* pid_t, 1..TARGET_PID_MAX (target.h) */
 	OPT_GPU,	/* const char *: an index, a UUID or a PCI bus id (gpus.h resolves it) */
+	OPT_PATHS,	/* struct opt_paths: files, one per use (at most max, OPT_PATHS_MAX) */
+};
+
+#define OPT_PATHS_MAX 8
+struct opt_paths {
+	const char *v[OPT_PATHS_MAX];
+	int n;
 };
 
 enum opt_flags {
