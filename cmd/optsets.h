@@ -14,6 +14,7 @@ extern const struct optset probe_opts;	/* probe.c */
 extern const struct optset exporter_serve_opts, exporter_textfile_opts;	/* exporter.c */
 extern const struct optset prefetch_load_opts;	/* prefetch/args.c */
 extern const struct optset prefetch_list_opts, prefetch_set_opts, prefetch_unload_opts;	/* prefetch.c */
+extern const struct optset prefetch_migrate_opts, prefetch_advise_opts;	/* pfengine/oneshot.c */
 extern const struct optset run_opts;	/* run.c */
 extern const struct optset sched_watch_opts, sched_list_opts, sched_set_ts_opts, sched_set_il_opts,
 	sched_preempt_opts, sched_run_opts, sched_status_opts, sched_stop_opts,
@@ -24,7 +25,8 @@ extern const struct optset trace_faults_opts, trace_migrations_opts, trace_evict
 	trace_report_opts;	/* trace.c */
 
 #define GPUCTL_OPTSETS &stat_opts, &probe_opts, &exporter_serve_opts, &exporter_textfile_opts, \
-	&prefetch_load_opts, &prefetch_list_opts, &prefetch_set_opts, &prefetch_unload_opts, &run_opts, \
+	&prefetch_load_opts, &prefetch_list_opts, &prefetch_set_opts, &prefetch_unload_opts, \
+	&prefetch_migrate_opts, &prefetch_advise_opts, &run_opts, \
 	&sched_watch_opts, &sched_list_opts, &sched_set_ts_opts, &sched_set_il_opts, \
 	&sched_preempt_opts, &sched_run_opts, &sched_status_opts, &sched_stop_opts, &sched_unload_opts, \
 	&sched_exec_opts, &trace_faults_opts, &trace_migrations_opts, &trace_evictions_opts, \

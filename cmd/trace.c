@@ -432,6 +432,8 @@ static int do_help(int argc, char **argv)
 		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"
 		"$GPUCTL_RM_DEVICE names another.\n",
 		bin_name);
+	opts_help_rows(&trace_record_opts);	/* the live commands take its rows but -o */
+	opts_help_rows(&trace_report_opts);
 	return EXIT_OK;
 }
 

@@ -50,7 +50,7 @@ bad "invalid --backend 'gpu'" load stream -p 1 --backend gpu
 bad "at least 4KiB" load stream -p 1 --max-bytes 0
 bad "at least 4KiB" load stream -p 1 --max-bytes 1
 bad "at least 4KiB" load stream -p 1 --max-bytes 4095
-bad "at least 4096" migrate -p 1 0x1000 4096 --max-bytes 1
+bad "at least 4KiB" migrate -p 1 0x1000 4096 --max-bytes 1
 bad "invalid --max-bytes" load stream -p 1 --max-bytes 1X
 bad "'--' needs a command" load stream --
 bad "option '-p' needs a value" unload -p
@@ -61,7 +61,7 @@ bad "needs ADDR and LENGTH" migrate -p 1 0x1000
 bad "multiples of 4096" migrate -p 1 0x1001 4096
 bad "multiples of 4096" migrate -p 1 0x1000 100
 bad "nor 'cpu'" migrate -p 1 0x1000 4096 --to nowhere
-bad "unexpected argument" migrate -p 1 0x1000 4096 --fast
+bad "unknown option '--fast'" migrate -p 1 0x1000 4096 --fast
 bad "unknown hint" advise -p 1 0x1000 4096 prefer-gpu
 bad "needs a HINT" advise -p 1 0x1000 4096
 bad "unexpected argument" advise -p 1 0x1000 4096 read-duplication cpu
