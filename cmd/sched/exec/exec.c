@@ -224,7 +224,8 @@ int sched_exec_main(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++)
 		ptrs[i] = env[i];
-	if (!err && !strcmp(st.mech, "mps")) {
+	/* a state a stopped run left (its daemon still has clients) is not this run's */
+	if (!err && !strcmp(st.mech, "mps") && st.run == run_pid()) {
 		if (mps_env(&st, o.cls, env + n, ptrs + n))
 			return EXIT_FAIL;
 		if (workload_spawn_env(&w, o.argv, ptrs, false))

@@ -186,7 +186,7 @@ static void hook_forget(void *self)
 static void hook_status(pid_t runner)
 {
 	share_print(runner);
-	mps_show_status();
+	mps_show_status(runner);
 }
 
 /* A killed run's MPS daemon: quit once its clients are gone (gpuctl's only). */

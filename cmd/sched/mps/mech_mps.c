@@ -69,11 +69,12 @@ bool mps_tsg_is_server(const struct tsg *t)
 	return !strcmp(t->info.comm, MPS_SERVER_COMM) && mps_is_server((pid_t)t->info.pid);
 }
 
-/* pid's environment names dir as its MPS pipe directory. */
-static bool client_of(pid_t pid, const char *dir)
+/* pid's environment names the pipe directory of a live MPS daemon. */
+static bool client_of(pid_t pid)
 {
-	char p[64], env[32768], want[PATH_MAX + 32];
-	size_t wl;
+	static const char key[] = "CUDA_MPS_PIPE_DIRECTORY=";
+	char p[64], env[32768];
+	struct mps m = { 0 };
 	ssize_t n;
 	int fd;
 
@@ -86,18 +87,21 @@ static bool client_of(pid_t pid, const char *dir)
 	if (n <= 0)
 		return false;
 	env[n] = '\0';
-	wl = (size_t)snprintf(want, sizeof(want), "CUDA_MPS_PIPE_DIRECTORY=%s", dir);
 	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(env + i) + 1)
-		if (!strncmp(env + i, want, wl) && (env[i + wl] == '\0' || env[i + wl] == '/'))
-			return true;
+		if (!strncmp(env + i, key, sizeof(key) - 1)) {
+			snprintf(m.dir, sizeof(m.dir), "%s", env + i + sizeof(key) - 1);
+			return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0;
+		}
 	return false;
 }
 
 bool mps_tsg_is_mps(const struct mps_state *st, const struct tsg *t)
 {
-	if (strcmp(st->mech, "mps"))
-		return false;
-	return mps_tsg_is_server(t) || client_of((pid_t)t->info.pid, st->dir);
+	/* a client's own TSGs carry nothing, whichever mechanism: no RM call on them */
+	if (client_of((pid_t)t->info.pid))
+		return true;
+	/* a server's carry its clients' work: under tsg they are a TSG as any other */
+	return !strcmp(st->mech, "mps") && mps_tsg_is_server(t);
 }
 
 /* mech.h's client_env: w's class and limits, for a daemon the run's state names. */

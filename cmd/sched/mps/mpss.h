@@ -37,7 +37,7 @@
 enum mps_choice {
 	MPS_CHOICE_TSG = 0,	/* TSG controls only (the default) */
 	MPS_CHOICE_MPS,		/* clients started by sched exec join an MPS server */
-	MPS_CHOICE_AUTO,	/* MPS where it can serve, else TSG, said why */
+	MPS_CHOICE_AUTO,	/* MPS where its program and a daemon of ours can serve, else TSG, said why */
 	MPS_CHOICE_NR,
 };
 extern const char *const mps_choice_names[MPS_CHOICE_NR];
@@ -49,7 +49,6 @@ struct mps_opts {
 	__u32 be_threads;	/* be-threads PCT: BE clients' active thread %, 0: as is */
 	__u32 lc_threads;	/* lc-threads PCT */
 	__u64 be_mem;		/* be-mem BYTES: BE clients' pinned device memory, 0: as is */
-	__u32 foreign_uid;	/* a rule names this uid (not ours): MPS cannot serve it; 0: none */
 };
 
 /* ------------------------------------------------------------ words.c */
@@ -71,6 +70,7 @@ struct mps_state {
 	pid_t run;		/* the policy process */
 	__u32 be_threads, lc_threads;
 	__u64 be_mem;
+	bool file_ours;		/* not in the file: this process wrote RUN_MPS for its run */
 };
 
 /* ---------------------------------------------------------- session.c */
@@ -109,12 +109,15 @@ extern const struct sched_mech sched_mech_mps;
 int mps_client_env(const struct mps_state *st, __u32 cls, char env[][PATH_MAX + 40], int max);
 /* t is a TSG MPS runs its clients' work on: a server's. */
 bool mps_tsg_is_server(const struct tsg *t);
-/* t is MPS's under st: a server's, or one of a client of st's daemon (idle: MPS runs its work). */
+/*
+ * t is left to MPS: one of a client of a live MPS daemon, whoever's (idle:
+ * the server runs its work), or, under mechanism mps, a server's.
+ */
 bool mps_tsg_is_mps(const struct mps_state *st, const struct tsg *t);
 
 /* ------------------------------------------------------------- show.c */
 
-/* sched status's MPS part (text or JSON, whichever is on). */
-void mps_show_status(void);
+/* sched status's MPS part for the run runner (text or JSON, whichever is on). */
+void mps_show_status(pid_t runner);
 
 #endif

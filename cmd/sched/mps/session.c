@@ -123,7 +123,7 @@ int mps_session_start(const struct mps_opts *o, struct mps_state *st)
 {
 	struct mps_state left;
 	bool have_left;
-	char bin[PATH_MAX], err[512], why[256];
+	char bin[PATH_MAX], err[512];
 	const char *how = "";
 
 	memset(st, 0, sizeof(*st));
@@ -139,24 +139,26 @@ int mps_session_start(const struct mps_opts *o, struct mps_state *st)
 		if (mps_find(bin, sizeof(bin), err, sizeof(err))) {
 			if (cannot(o, st, err))
 				return -1;
-		} else if (o->foreign_uid && o->choice == MPS_CHOICE_AUTO) {
-			snprintf(why, sizeof(why), "a rule names uid %u: one MPS server serves one "
-				 "user at a time", o->foreign_uid);
-			cannot(o, st, why);
 		} else if (daemon_up(o, st, have_left ? &left : NULL, &how)) {
 			return -1;
 		}
-		if (o->foreign_uid && !strcmp(st->mech, "mps"))
-			p_info("warning: uid %u's processes cannot be clients beside root's; they get "
-			       "TSG controls", o->foreign_uid);
 	}
-	if (have_left && left.started && left.daemon != st->daemon)
-		mps_session_sweep(false);
+	/* a daemon a killed run started: quit if idle, else its state stays for the next sweep */
+	if (have_left && left.started && left.daemon != st->daemon && mps_session_sweep(false) < 0) {
+		if (!strcmp(st->mech, "mps")) {
+			p_err("the MPS daemon %d a stopped run started on %s still serves clients: "
+			      "stop them, or run with mps-dir %s to adopt it", (int)left.daemon,
+			      left.dir, left.dir);
+			return -1;
+		}
+		return 0;	/* TSG alone: no state of ours (sched exec then uses TSG rules) */
+	}
 	st->run = getpid();
 	if (mps_state_write(st)) {
 		mps_session_stop(st);
 		return -1;
 	}
+	st->file_ours = true;
 	if (!strcmp(st->mech, "mps"))
 		p_info("mechanism mps: MPS daemon %d on %s (%s); start clients with '%s sched exec "
 		       "--class CLASS -- CMD'", (int)st->daemon, st->dir, how, bin_name);
@@ -168,7 +170,8 @@ int mps_session_start(const struct mps_opts *o, struct mps_state *st)
 void mps_session_served(struct mps_state *st, pid_t run)
 {
 	st->run = run;
-	mps_state_write(st);
+	if (st->file_ours)
+		mps_state_write(st);
 }
 
 /* Quits st's daemon when gpuctl started it and no client is left: 1 quit/gone, -1 left. */
@@ -207,7 +210,7 @@ void mps_session_stop(struct mps_state *st)
 	struct mps_state cur;
 
 	/* the file is the run's, unless another run took over meanwhile */
-	if (!mps_state_read(&cur) && cur.run != st->run && cur.run != getpid())
+	if (!st->file_ours || (!mps_state_read(&cur) && cur.run != st->run && cur.run != getpid()))
 		return;
 	if (quit_if_idle(st, false) < 0) {
 		st->run = 0;	/* the next command sweeps */

@@ -152,14 +152,14 @@ static void show_servers(const struct mps *m)
 		jsonw_end_array(json_wtr);
 }
 
-void mps_show_status(void)
+void mps_show_status(pid_t runner)
 {
 	struct mps_state st;
 	char err[512];
 	struct mps m;
 	pid_t d = 0;
 
-	if (mps_state_read(&st))
+	if (mps_state_read(&st) || st.run != runner)
 		return;
 	if (!strcmp(st.mech, "mps") && !mps_init(&m, st.dir, err, sizeof(err)))
 		d = mps_daemon_pid(&m, NULL);
