@@ -425,52 +425,13 @@ static int do_unload(int argc, char **argv)
 
 static int do_status(int argc, char **argv)
 {
-	struct sched s = SCHED_INIT;
-	struct policy pol = { 0 };
-	__u32 zero = 0;
-	pid_t runner;
-	double age;
 	struct sched_opts o;
-	struct opts_result pr;
-	int perr = parse(&sched_status_opts, argc, argv, &o, &pr);
+	struct opts_result r;
+	int err = parse(&sched_status_opts, argc, argv, &o, &r);
 
-	if (perr)
-		return perr < 0 ? EXIT_OK : perr;
-	if (need_caps("sched status", NEED_BPF))
-		return EXIT_FAIL;
-	if (sched_open(&s))
-		return EXIT_FAIL;
-	bpf_map_lookup_elem(s.w.policy, &zero, &pol);
-	runner = run_pid();
-	age = (boottime_ns() - watcher_meta(&s.w, META_STARTED)) / 1e9;
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_float_field(json_wtr, "running_s", age);
-		jsonw_bool_field(json_wtr, "policy_active", pol.active);
-		jsonw_int_field(json_wtr, "policy_pid", runner);
-		jsonw_name(json_wtr, "stats");
-		jsonw_start_object(json_wtr);
-	} else {
-		printf("watcher running for %.0f s; policy %s%s\n", age,
-		       pol.active ? "active" : "inactive", runner ? "" : " (no policy process)");
-	}
-	for (__u32 i = 0; i < STAT_NR; i++) {
-		__u64 val = 0;
-
-		bpf_map_lookup_elem(s.w.stats, &i, &val);
-		if (json_output)
-			jsonw_u64_field(json_wtr, tsgw_stat_names[i], val);
-		else
-			printf("  %-14s %llu\n", tsgw_stat_names[i], (unsigned long long)val);
-	}
-	if (json_output)
-		jsonw_end_object(json_wtr);
-	if (runner)
-		sched_policy_status(runner);
-	if (json_output)
-		jsonw_end_object(json_wtr);
-	sched_close(&s);
-	return EXIT_OK;
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	return sched_status();
 }
 
 static const struct cmd sched_cmds[] = {

@@ -2,9 +2,11 @@
 /*
  * tsgcmd.c - what sched's TSG commands do once their command line is
  * parsed (cmd/sched.c): list the TSGs, set a timeslice or an interleave
- * level on some of them (all or none), preempt them.
+ * level on some of them (all or none), preempt them; the watcher's status.
  */
 #include <errno.h>
+
+#include <bpf/bpf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -321,4 +323,49 @@ out:
 	free(v);
 	sched_close(&s);
 	return ret;
+}
+
+int sched_status(void)
+{
+	struct sched s = SCHED_INIT;
+	struct policy pol = { 0 };
+	__u32 zero = 0;
+	pid_t runner;
+	double age;
+
+	if (need_caps("sched status", NEED_BPF))
+		return EXIT_FAIL;
+	if (sched_open(&s))
+		return EXIT_FAIL;
+	bpf_map_lookup_elem(s.w.policy, &zero, &pol);
+	runner = run_pid();
+	age = (boottime_ns() - watcher_meta(&s.w, META_STARTED)) / 1e9;
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_float_field(json_wtr, "running_s", age);
+		jsonw_bool_field(json_wtr, "policy_active", pol.active);
+		jsonw_int_field(json_wtr, "policy_pid", runner);
+		jsonw_name(json_wtr, "stats");
+		jsonw_start_object(json_wtr);
+	} else {
+		printf("watcher running for %.0f s; policy %s%s\n", age,
+		       pol.active ? "active" : "inactive", runner ? "" : " (no policy process)");
+	}
+	for (__u32 i = 0; i < STAT_NR; i++) {
+		__u64 val = 0;
+
+		bpf_map_lookup_elem(s.w.stats, &i, &val);
+		if (json_output)
+			jsonw_u64_field(json_wtr, tsgw_stat_names[i], val);
+		else
+			printf("  %-14s %llu\n", tsgw_stat_names[i], (unsigned long long)val);
+	}
+	if (json_output)
+		jsonw_end_object(json_wtr);
+	if (runner)
+		sched_policy_status(runner);
+	if (json_output)
+		jsonw_end_object(json_wtr);
+	sched_close(&s);
+	return EXIT_OK;
 }

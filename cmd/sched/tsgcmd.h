@@ -23,4 +23,7 @@ int sched_set(enum set_kind kind, const struct tsg_target *tg, const struct gpu_
 int sched_preempt(const struct tsg_target *tg, const struct gpu_info *gpu, bool wait,
 		  __u64 timeout);
 
+/* sched status: the watcher, its counters, the running policy's own report. */
+int sched_status(void);
+
 #endif
