@@ -121,6 +121,7 @@ static int open_target(struct os_target *t, const char *what)
 	if (need_caps(what, NEED_PTRACE))
 		return EXIT_FAIL;
 	if (!ut_available()) {
+		err_code("NO_DRIVER");
 		p_err("'%s' needs /dev/nvidia-uvm-tools, which is missing", what);
 		return EXIT_FAIL;
 	}

@@ -22,11 +22,13 @@ import subprocess
 import threading
 
 from .errors import (GpuctlError, UsageError, PermissionDenied, NotFound, Busy,
-                     NotSupported, Failed, ProtocolError, error_from)
+                     NotSupported, Failed, NoDriver, BpffsAbsent, NoBackend, ProtocolError,
+                     error_from)
 from .readers import read_textfile, trace_report
 
 __all__ = ["Gpuctl", "GpuctlError", "UsageError", "PermissionDenied", "NotFound", "Busy",
-           "NotSupported", "Failed", "ProtocolError", "SCHEMA_VERSION", "read_textfile",
+           "NotSupported", "Failed", "NoDriver", "BpffsAbsent", "NoBackend", "ProtocolError",
+           "SCHEMA_VERSION", "read_textfile",
            "documents"]
 
 # The newest "schema_version" this library reads (cmd/lib/gpuctl.h GPUCTL_SCHEMA_VERSION).

@@ -46,12 +46,25 @@ class Failed(GpuctlError):
     """FAILED: any other failure gpuctl reports."""
 
 
+class NoDriver(Failed):
+    """NO_DRIVER: the NVIDIA driver piece the command needs is not there."""
+
+
+class BpffsAbsent(Failed):
+    """BPFFS_ABSENT: bpffs is not mounted where gpuctl keeps its pins."""
+
+
+class NoBackend(Failed):
+    """NO_BACKEND: no trace back-end can serve the request here."""
+
+
 class ProtocolError(GpuctlError):
     """gpuctl's output was not the JSON document it promises (code PROTOCOL)."""
 
 
 _BY_CODE = {
     "USAGE": UsageError,
+    "PERMISSION": PermissionDenied,
     "EPERM": PermissionDenied,
     "EACCES": PermissionDenied,
     "ENOENT": NotFound,
@@ -61,6 +74,9 @@ _BY_CODE = {
     "EOPNOTSUPP": NotSupported,
     "ENOTSUP": NotSupported,
     "FAILED": Failed,
+    "NO_DRIVER": NoDriver,
+    "BPFFS_ABSENT": BpffsAbsent,
+    "NO_BACKEND": NoBackend,
 }
 
 

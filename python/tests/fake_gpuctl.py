@@ -80,6 +80,10 @@ if obj in ("prefetch", "evict", "replay") and cmd == "load":
         err("another load holds it: Device or resource busy", "EBUSY", 1)
     if pol == "noperm":
         err("'%s load' needs CAP_BPF: Operation not permitted" % obj, "EPERM", 1)
+    if pol == "nocap":
+        err("'%s load' needs CAP_BPF and CAP_PERFMON; missing: CAP_BPF" % obj, "PERMISSION", 1)
+    if pol == "nobpffs":
+        err("bpffs is not mounted at /sys/fs/bpf", "BPFFS_ABSENT", 1)
     state[obj] = {"name": pol, "params": dict(zip(words[::2], [int(x) for x in words[1::2]]))}
     out({"policy": pol, "params": state[obj]["params"]})
 if obj == "stat":

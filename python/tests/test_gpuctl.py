@@ -81,6 +81,8 @@ class Errors(Base):
         self.check(gpuctl.UsageError, "USAGE", 2, "prefetch", "load", "nope")
         self.check(gpuctl.Busy, "EBUSY", 1, "evict", "load", "busy")
         self.check(gpuctl.PermissionDenied, "EPERM", 1, "replay", "load", "noperm")
+        self.check(gpuctl.PermissionDenied, "PERMISSION", 1, "replay", "load", "nocap")
+        self.check(gpuctl.BpffsAbsent, "BPFFS_ABSENT", 1, "evict", "load", "nobpffs")
 
     def test_no_document(self):
         with self.assertRaises(gpuctl.Failed) as c:

@@ -26,6 +26,18 @@ expect_exit 2 "$G" -j bogus &&
 expect_exit 2 "$G" stat -j -I 5x && expect_json_eq "stat -I 5x: code" .code USAGE
 expect_exit 2 "$G" stat -j --pid 0 && expect_json_eq "stat --pid 0: code" .code USAGE
 expect_exit 2 "$G" -j stat --interval-count 2 && expect_json_eq "stat --interval-count without -I: code" .code USAGE
+# codes chosen where the error happens (gpuctl(8)): this host has no driver and no bpffs
+if ! grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
+    expect_exit 1 "$G" -j sched status && expect_json_eq "no bpffs: BPFFS_ABSENT" .code BPFFS_ABSENT
+fi
+if [ ! -e /dev/nvidia-uvm-tools ]; then
+    expect_exit 1 "$G" -j stat -- true && expect_json_eq "no trace back-end: NO_BACKEND" .code NO_BACKEND
+    expect_exit 1 "$G" -j prefetch load stream -p 1 --max-bytes 64M &&
+        expect_json_eq "no uvm-tools device: NO_DRIVER" .code NO_DRIVER
+fi
+for w in PERMISSION BPFFS_ABSENT NO_DRIVER NO_BACKEND; do
+    grep -q "^\*\*$w\*\*" man/gpuctl.8.rst && ok "gpuctl(8) documents $w" || fail "gpuctl(8) documents $w" "missing"
+done
 # the batch's array: each command's result carries it
 B=$T_DIR/batch
 printf 'version\nprobe\n' >"$B"

@@ -27,8 +27,8 @@ assert r["command_status"] == 3 and r["prefetch"] is None, r
 try:
     g.run(["true"], stat=True)
     raise SystemExit("a failing tool did not raise")
-except gpuctl.Failed as e:
-    assert "backend" in e.message, e
+except gpuctl.NoBackend as e:
+    assert "backend" in e.message and e.code == "NO_BACKEND", e
 assert "stat" in g.complete("st"), g.complete("st")
 print("real binary: ok")
 PY
@@ -61,8 +61,8 @@ assert r["command_status"] == 3 and r["prefetch"] is None, r
 try:
     g.run(["true"], stat=True)
     raise SystemExit("a failing tool did not raise")
-except gpuctl.Failed as e:
-    assert "backend" in e.message, e
+except gpuctl.NoBackend as e:
+    assert "backend" in e.message and e.code == "NO_BACKEND", e
 assert "stat" in g.complete("st"), g.complete("st")
 print("real binary: ok")
 PY
@@ -113,8 +113,8 @@ assert r["command_status"] == 3 and r["prefetch"] is None, r
 try:
     g.run(["true"], stat=True)
     raise SystemExit("a failing tool did not raise")
-except gpuctl.Failed as e:
-    assert "backend" in e.message, e
+except gpuctl.NoBackend as e:
+    assert "backend" in e.message and e.code == "NO_BACKEND", e
 assert "stat" in g.complete("st"), g.complete("st")
 print("real binary: ok")
 PY

@@ -17,7 +17,7 @@ expect_exit 0 "$G" run -- true && expect_err "text: how CMD ended" "^run: 'true'
 expect_exit 127 "$G" -j run -- /nonexistent/cmd && expect_json_eq "a command that cannot run: 127" .command_status 127
 expect_exit 1 "$G" -j run --stat -- true &&
     expect_json_expr "a tool's failure sits in its member" \
-        'j["stat"]["code"] == "FAILED" and "backend" in j["stat"]["error"] and j["command_status"] is None and j["stat"]["schema_version"] == 1'
+        'j["stat"]["code"] == "NO_BACKEND" and "backend" in j["stat"]["error"] and j["command_status"] is None and j["stat"]["schema_version"] == 1'
 expect_exit 1 "$G" -j run --stat --prefetch stride --attach-t=300ms -- sleep 2 &&
     expect_json_expr "several tools: CMD never opened the UVM device" \
         '"did not open /dev/nvidia-uvm within" in j["error"] and j["code"] == "FAILED"'
