@@ -18,6 +18,8 @@
 #include "rm.h"		/* RM_DEFAULT_DEVICE */
 #include "trace/backend.h"
 #include "trace/record.h"
+#include "trace/recmeta.h"
+#include "trace/recload.h"	/* RL_MAX_INPUTS */
 #include "trace/report.h"
 #include "trace/summary.h"
 
@@ -30,15 +32,16 @@ struct topts {
 	uint64_t duration_ns;
 	unsigned long long max_events, top;
 	const char *events;	/* record: "all" or "tsg" */
-	const char *file;	/* record -o / report -i */
+	const char *file;	/* record -o */
+	struct opt_paths inputs;	/* report -i, up to RL_MAX_INPUTS */
 	const char *svg;
-	const char *format;	/* report: summary | events | model */
+	const char *format;	/* report: summary | events | model | chrome | csv */
 	const char *sort;
 	int backend, format_i, sort_i;	/* the rows' indexes */
 };
 
 static const char *const backends[] = { "auto", "bpf", "uvm-tools", "rm", NULL };
-static const char *const formats[] = { "summary", "events", "model", NULL };
+static const char *const formats[] = { "summary", "events", "model", "chrome", "csv", NULL };
 static const char *const sorts[] = { "faults", "bytes", "address", NULL };
 
 #define TO(f) offsetof(struct topts, f)
@@ -66,14 +69,15 @@ static const struct opt record_rows[] = {
 	ROW_END,
 };
 static const struct opt report_rows[] = {
-	{ .name = "input", .key = 'i', .kind = OPT_PATH, .off = TO(file), .arg = "FILE",
-	  .help = "the record (- : standard input; default " DEFAULT_FILE ")" },
+	{ .name = "input", .key = 'i', .kind = OPT_PATHS, .off = TO(inputs), .arg = "FILE",
+	  .help = "a record (- : standard input; default " DEFAULT_FILE "); several merge",
+	  .max = RL_MAX_INPUTS },
 	{ .name = "sort", .kind = OPT_ENUM, .off = TO(sort_i), .arg = "KEY",
 	  .help = "the hottest ranges by faults, bytes or address", .words = sorts },
 	{ .name = "top", .kind = OPT_UINT, .off = TO(top), .arg = "N",
 	  .help = "how many ranges (10)", .min = 1, .max = 100000 },
 	{ .name = "format", .kind = OPT_ENUM, .off = TO(format_i), .arg = "FORMAT",
-	  .help = "summary, events or model", .words = formats },
+	  .help = "summary, events, model, chrome or csv", .words = formats },
 	{ .name = "svg", .kind = OPT_PATH, .off = TO(svg), .arg = "FILE",
 	  .help = "a heat map of the faults into FILE (- : standard output)" },
 	ROW_END,
@@ -128,6 +132,7 @@ struct live {
 	struct safefile sf;	/* out's file, renamed into place at the end */
 	int write_err;
 	struct tb *t;		/* for the process names the backend knows */
+	struct recmeta *meta;	/* record: names, GPUs, allocations (version 2) */
 };
 
 static void live_event(const struct gt_event *e, void *arg)
@@ -144,6 +149,11 @@ static void live_event(const struct gt_event *e, void *arg)
 	if (gt_is_tsg(e->type) && l->t)
 		ts_comm(&l->sum, e->pid, tb_event_comm(l->t));
 	if (l->mode == LIVE_RECORD) {
+		int mrc = l->write_err ? 0 : recmeta_before(l->meta, l->out, e,
+							    l->t ? tb_event_comm(l->t) : NULL);
+
+		if (mrc)
+			l->write_err = -mrc;
 		if (!l->write_err && gt_write_event(l->out, e))
 			l->write_err = errno ? errno : EIO;
 		if (e->type != GT_EV_LOST)
@@ -250,6 +260,8 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	l->t = t;
 	l->t0 = tb_now_ns(t);
 	if (l->mode == LIVE_RECORD) {
+		/* NULL (no memory): a record of events only */
+		l->meta = recmeta_new(!strcmp(tb_name(t), "uvm-tools"));
 		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), l->t0);
 		if (gt_write_header(l->out, &h))
 			l->write_err = errno ? errno : EIO;
@@ -280,6 +292,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		ts_print(&l->sum, o->sort, (unsigned int)o->top, stdout);
 	}
 	ts_free(&l->sum);
+	recmeta_free(l->meta);
 	if (!failed && status > 0)
 		p_info("the command exited with status %d", status);
 	return rc;
@@ -370,34 +383,28 @@ static int do_report(int argc, char **argv)
 {
 	struct topts o = { 0 };
 	struct report_opts ro;
-	const char *path;
-	FILE *f;
+	bool file_fmt;
 	int rc = parse_opts(argc, argv, &o, &trace_report_opts);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	file_fmt = !strcmp(o.format, "chrome") || !strcmp(o.format, "csv");
 	/* Under -j standard output is JSON and nothing else. */
-	if (json_output && !strcmp(o.format, "model"))
-		return usage_err("--format model writes text lines for uvmsim, not JSON; "
-				 "leave -j out");
+	if (json_output && (!strcmp(o.format, "model") || file_fmt))
+		return usage_err("--format %s writes %s, not gpuctl's JSON; leave -j out", o.format,
+				 !strcmp(o.format, "model") ? "text lines for uvmsim" :
+				 !strcmp(o.format, "csv") ? "CSV" : "the Chrome trace-event format");
 	if (json_output && o.svg && !strcmp(o.svg, "-"))
 		return usage_err("--svg - puts the SVG on standard output, where -j puts JSON; "
 				 "give --svg FILE");
+	if (file_fmt && o.svg && !strcmp(o.svg, "-"))
+		return usage_err("--svg - and --format %s both want standard output; give --svg FILE",
+				 o.format);
 	ro = (struct report_opts){ .format = o.format, .sort = o.sort,
 				   .top = (unsigned int)o.top, .svg = o.svg };
-	path = o.file ? o.file : DEFAULT_FILE;
-	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f) {
-		char safe[256];
-
-		p_err("cannot open '%s': %s", str_printable(safe, sizeof(safe), path, strlen(path)),
-		      strerror(errno));
-		return EXIT_FAIL;
-	}
-	rc = tr_report(f, path, &ro, stdout);
-	if (f != stdin)
-		fclose(f);
-	return rc;
+	if (!o.inputs.n)
+		o.inputs.v[o.inputs.n++] = DEFAULT_FILE;
+	return tr_report_files(o.inputs.v, o.inputs.n, &ro, stdout);
 }
 
 static int do_help(int argc, char **argv)
@@ -412,21 +419,24 @@ static int do_help(int argc, char **argv)
 		"Usage: %1$s trace { faults | migrations | evictions | replays | prefetch } [TARGET] [LIMITS]\n"
 		"       %1$s trace tsg [TARGET] [LIMITS] [--device PATH]\n"
 		"       %1$s trace record [-o FILE|-] [EVENTS] [TARGET] [LIMITS] [--device PATH]\n"
-		"       %1$s trace report [-i FILE|-] [--sort KEY] [--top N] [--format FORMAT] [--svg FILE]\n"
+		"       %1$s trace report [-i FILE|-]... [--sort KEY] [--top N] [--format FORMAT] [--svg FILE]\n"
 		"       %1$s trace COMMAND [-p PID | -- CMD...] [--duration S] [--max-events N] [--backend B]\n"
 		"       %1$s trace help\n"
 		"\n"
 		"       COMMAND := { faults | migrations | evictions | replays | prefetch | tsg |\n"
 		"                    record | report | help }\n"
 		"       EVENTS := { all | tsg }\n"
+		"       FORMAT := { summary | events | model | chrome | csv }\n"
 		"       B := { auto | bpf | uvm-tools | rm }\n"
 		"\n"
 		"One line per event (-j: one JSON object per line); at the end (Ctrl-C, the\n"
 		"duration, the event limit, or the end of CMD) a summary: counts, a log2\n"
 		"histogram, the hottest 2 MiB ranges.  FILE defaults to " DEFAULT_FILE ".\n"
-		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F'.\n"
-		"Under -j standard output is JSON only: --format model, --svg - and\n"
-		"record -o - are refused.\n"
+		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F';\n"
+		"chrome the trace-event JSON Perfetto opens; csv one row an event.  --svg\n"
+		"draws the heat map.  Up to 4 -i records (say 'record all' and 'record tsg'\n"
+		"of one run) are merged on their real-time starts.  Under -j standard output\n"
+		"is JSON only: --format model|chrome|csv, --svg - and record -o - are refused.\n"
 		"tsg: TSGs created and freed and the scheduling controls processes set on\n"
 		"them themselves, counted per process at the end; only the rm backend has\n"
 		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"

@@ -99,8 +99,8 @@ int mps_find(char *bin, size_t len, char *err, size_t elen)
 		}
 	}
 	snprintf(err, elen, "%s not found (on $PATH, /usr/local/nvidia/bin, /usr/bin): it comes "
-		 "with NVIDIA's driver utilities (nvidia-cuda-mps-control, e.g. the "
-		 "nvidia-compute-utils or nvidia-cuda-mps package)", MPS_CONTROL_NAME);
+		 "with NVIDIA's driver utilities (e.g. nvidia-compute-utils); $%s names it "
+		 "elsewhere", MPS_CONTROL_NAME, MPS_CONTROL_ENV);
 	return -1;
 }
 
@@ -438,4 +438,21 @@ int mps_quit(const struct mps *m, char *err, size_t len)
 	char out[256];
 
 	return mps_cmd(m, "quit", out, sizeof(out), err, len);
+}
+
+int mps_version(const struct mps *m, char *ver, size_t len, char *err, size_t elen)
+{
+	char out[512], *v;
+
+	if (run_prog(m, "-v", NULL, out, sizeof(out), err, elen))
+		return -1;
+	v = strstr(out, "version:");
+	if (!v) {
+		snprintf(err, elen, "no version in its -v output");
+		return -1;
+	}
+	v += strlen("version:");
+	v += strspn(v, " ");
+	snprintf(ver, len, "%.*s", (int)strcspn(v, " \n"), v);
+	return 0;
 }

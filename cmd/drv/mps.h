@@ -89,6 +89,9 @@ int mps_default_threads(const struct mps *m, int set_pct, double *pct, char *err
 /* quit: the daemon ends (its servers with it, once their clients are gone). */
 int mps_quit(const struct mps *m, char *err, size_t len);
 
+/* The control program's binary version (its -v: "13000"): 0, or -1 with err. */
+int mps_version(const struct mps *m, char *ver, size_t len, char *err, size_t elen);
+
 /* Whether pid is an MPS server (comm nvidia-cuda-mps, not the control daemon). */
 bool mps_is_server(pid_t pid);
 

@@ -161,7 +161,11 @@ static bool hook_gone(void *self, __u32 pid, __u32 hClient)
 
 static void hook_tick(void *self)
 {
-	gate_prune(((struct lcbe *)self)->gate);
+	struct lcbe *l = self;
+
+	gate_prune(l->gate);
+	if (l->mps_started && l->mst.file_ours)
+		mps_snap_write(&l->mst);	/* what the exporter shows */
 }
 
 static void hook_stop(void *self)
