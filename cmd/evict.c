@@ -155,8 +155,11 @@ static int split_args(struct pid_list *pl, int argc, char **argv, char **rest, i
 		if (err)
 			return err;
 		if (is_pid) {
-			if (parse_u64("pid", argv[1], 1, TARGET_PID_MAX, &pid))
+			pid_t p;
+
+			if (target_parse_pid(argv[1], &p))	/* the one PID parser */
 				return EXIT_USAGE;
+			pid = (unsigned long long)p;
 			if (!evict_pid_exists((__u32)pid))
 				return usage_err("no process with pid %llu", pid);
 			err = add_pid(pl, (__u32)pid, val);

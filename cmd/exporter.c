@@ -18,10 +18,54 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "optsets.h"
 #include "safefile.h"
 #include "exporter/exporter.h"
 
 #define EXP_DEFAULT_INTERVAL_MS	2000
+
+struct serve_opts {
+	uint64_t interval_ns;
+	unsigned long long maxp;
+	const char *listen;
+	bool events, pod_names;
+};
+
+static const struct opt serve_rows[] = {
+	{ .name = "listen", .kind = OPT_STRING, .off = offsetof(struct serve_opts, listen),
+	  .arg = "ADDR:PORT", .help = "where to answer (:PORT: every address)" },
+	{ .name = "interval", .kind = OPT_DURATION, .off = offsetof(struct serve_opts, interval_ns),
+	  .arg = "MS", .help = "look for new processes at most this often (2000, 500ms, 5s)",
+	  .unit = NSEC_PER_MSEC, .min = 100 * NSEC_PER_MSEC, .max = 3600 * NSEC_PER_SEC },
+	{ .name = "max-processes", .kind = OPT_UINT, .off = offsetof(struct serve_opts, maxp),
+	  .arg = "N", .help = "attach to at most N processes", .min = 1, .max = 65536 },
+	{ .name = "events", .kind = OPT_FLAG, .off = offsetof(struct serve_opts, events),
+	  .help = "count replays, evictions and thrashing from event queues" },
+	{ .name = "pod-names", .kind = OPT_FLAG, .off = offsetof(struct serve_opts, pod_names),
+	  .help = "label namespace and pod from /var/log/pods" },
+	{ .name = NULL },
+};
+
+const struct optset exporter_serve_opts = {
+	.object = "exporter", .command = "serve", .rows = serve_rows,
+};
+
+struct textfile_opts {
+	const char *out;
+	bool pod_names;
+};
+
+static const struct opt textfile_rows[] = {
+	{ .name = "output", .key = 'o', .kind = OPT_PATH, .off = offsetof(struct textfile_opts, out),
+	  .arg = "FILE", .help = "write the exposition to FILE (atomically), not stdout" },
+	{ .name = "pod-names", .kind = OPT_FLAG, .off = offsetof(struct textfile_opts, pod_names),
+	  .help = "label namespace and pod from /var/log/pods" },
+	{ .name = NULL },
+};
+
+const struct optset exporter_textfile_opts = {
+	.object = "exporter", .command = "textfile", .rows = textfile_rows,
+};
 
 static int do_help(int argc, char **argv)
 {
@@ -34,7 +78,7 @@ static int do_help(int argc, char **argv)
 	fprintf(stdout,
 		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
 		"                          [--pod-names]\n"
-		"       %1$s %2$s textfile [--output FILE] [--pod-names]\n"
+		"       %1$s %2$s textfile [-o FILE] [--pod-names]\n"
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { serve | textfile | help }\n"
@@ -55,6 +99,8 @@ static int do_help(int argc, char **argv)
 		"collector reads *.prom), or to stdout.  Needs CAP_BPF, CAP_PERFMON and\n"
 		"CAP_SYS_PTRACE (or root) and a mounted bpffs.\n",
 		bin_name, "exporter", EXP_DEFAULT_PORT, EXP_DEFAULT_INTERVAL_MS);
+	opts_help_rows(&exporter_serve_opts);
+	opts_help_rows(&exporter_textfile_opts);
 	return EXIT_OK;
 }
 
@@ -159,43 +205,25 @@ static void raise_nofile(void)
 
 static int do_serve(int argc, char **argv)
 {
-	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
-	const char *listen_arg = NULL;
-	bool events = false, pod_names = false, any;
+	struct serve_opts o = { .interval_ns = EXP_DEFAULT_INTERVAL_MS * NSEC_PER_MSEC,
+				.maxp = EXP_DEFAULT_MAX_PROCS };
+	unsigned int interval;
+	const char *listen_arg;
+	bool any;
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct exporter *e;
 	struct exp_http *h;
+	struct opts_result r;
 	char err[128];
 	int fd;
 
-	while (argc > 0) {
-		const char *opt = argv[0];
-
-		NEXT_ARG();
-		if (!strcmp(opt, "--events")) {
-			events = true;
-			continue;
-		}
-		if (!strcmp(opt, "--pod-names")) {
-			pod_names = true;
-			continue;
-		}
-		if (argc < 1)
-			return usage_err("'%s' needs a value", opt);
-		if (!strcmp(opt, "--listen")) {
-			listen_arg = argv[0];
-		} else if (!strcmp(opt, "--interval")) {
-			if (parse_u64("--interval", argv[0], 100, 3600000, &interval))
-				return EXIT_USAGE;
-		} else if (!strcmp(opt, "--max-processes")) {
-			if (parse_u64("--max-processes", argv[0], 1, 65536, &maxp))
-				return EXIT_USAGE;
-		} else {
-			return usage_err("unexpected argument '%s'", opt);
-		}
-		NEXT_ARG();
-	}
+	if (opts_parse(&exporter_serve_opts, argc, argv, &o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return EXIT_OK;
+	listen_arg = o.listen;
+	interval = (unsigned int)(o.interval_ns / NSEC_PER_MSEC);
 	if (!listen_arg) {
 		snprintf(err, sizeof(err), ":%d", EXP_DEFAULT_PORT);
 		listen_arg = err;
@@ -220,9 +248,9 @@ static int do_serve(int argc, char **argv)
 	stop_signals_install();
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
-	exp_init(e, maxp, true);
-	exp_attr_init(e, pod_names);
-	e->events = events;
+	exp_init(e, o.maxp, true);
+	exp_attr_init(e, o.pod_names);
+	e->events = o.events;
 	exp_rescan(e);		/* no thread runs yet: no lock needed */
 	h = exp_http_start(e, fd, err, sizeof(err));
 	if (!h) {
@@ -259,28 +287,19 @@ static int write_file(const char *path, const char *buf, size_t len)
 
 static int do_textfile(int argc, char **argv)
 {
-	const char *out = NULL;
-	bool pod_names = false;
+	struct textfile_opts o = { 0 };
+	struct opts_result r;
 	struct exporter *e;
 	size_t len = 0;
+	const char *out;
 	char *buf;
 	int rc;
 
-	while (argc > 0) {
-		if (!strcmp(argv[0], "--pod-names")) {
-			pod_names = true;
-			NEXT_ARG();
-			continue;
-		}
-		if (strcmp(argv[0], "--output"))
-			return usage_err("unexpected argument '%s'", argv[0]);
-		NEXT_ARG();
-		if (argc < 1)
-			return usage_err("'--output' needs a FILE");
-		out = argv[0];
-		NEXT_ARG();
-	}
-	NO_MORE_ARGS();
+	if (opts_parse(&exporter_textfile_opts, argc, argv, &o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return EXIT_OK;
+	out = o.out;
 	if (check_access("exporter textfile"))
 		return EXIT_FAIL;
 	e = malloc(sizeof(*e));
@@ -289,7 +308,7 @@ static int do_textfile(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	exp_init(e, EXP_DEFAULT_MAX_PROCS, false);
-	exp_attr_init(e, pod_names);
+	exp_attr_init(e, o.pod_names);
 	exp_rescan(e);
 	buf = exp_render(e, &len);
 	exp_free(e);

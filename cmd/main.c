@@ -32,6 +32,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+static const struct object *const object_list[] = {
+	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
+	&trace_object, &stat_object, &exporter_object, &run_object, NULL,
+};
+
 static int do_help(int argc, char **argv)
 {
 	if (argc > 0) {
@@ -45,14 +50,15 @@ static int do_help(int argc, char **argv)
 	}
 	if (json_output)
 		return EXIT_OK;	/* run_command writes null */
-	fprintf(stdout,
-		"Usage: %1$s [OPTIONS] OBJECT { COMMAND | help }\n"
-		"       %1$s batch file FILE\n"
-		"       %1$s version\n"
-		"\n"
-		"       OBJECT := { prefetch | evict | replay | probe | sched | trace | stat | exporter | batch | shell }\n"
-		"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n",
-		bin_name);
+	printf("Usage: %1$s [OPTIONS] OBJECT { COMMAND | help }\n"
+	       "       %1$s batch file FILE\n"
+	       "       %1$s version\n"
+	       "\n"
+	       "       OBJECT := { ", bin_name);
+	for (const struct object *const *o = object_list; *o; o++)	/* the one list */
+		printf("%s | ", (*o)->name);
+	printf("batch | shell }\n"
+	       "       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-d|--debug} | {-V|--version} }\n");
 	return EXIT_OK;
 }
 
@@ -78,10 +84,6 @@ static int do_version(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const struct object *const object_list[] = {
-	&prefetch_object, &evict_object, &replay_object, &probe_object, &sched_object,
-	&trace_object, &stat_object, &exporter_object, NULL,
-};
 
 static const struct dispatch dispatch = { run_command, object_list, batch_cmds };
 
@@ -95,8 +97,13 @@ static int do_shell(int argc, char **argv)
 	return shell_main(&dispatch, argc, argv);
 }
 
-/* help, every object of object_list, batch, shell, version: filled by main(). */
-static struct cmd objects[sizeof(object_list) / sizeof(object_list[0]) + 4];
+static int do_complete(int argc, char **argv)
+{
+	return complete_main(&dispatch, argc, argv);
+}
+
+/* help, every object of object_list, batch, shell, version, __complete: filled by main(). */
+static struct cmd objects[sizeof(object_list) / sizeof(object_list[0]) + 5];
 
 static void objects_fill(void)
 {
@@ -108,6 +115,7 @@ static void objects_fill(void)
 	objects[n++] = (struct cmd){ "batch", do_batch };
 	objects[n++] = (struct cmd){ "shell", do_shell };
 	objects[n++] = (struct cmd){ "version", do_version };
+	objects[n++] = (struct cmd){ "__complete", do_complete };	/* for the shell's completer */
 	objects[n] = (struct cmd){ NULL, NULL };
 }
 
@@ -163,7 +171,7 @@ int main(int argc, char **argv)
 	}
 
 	if (json_output) {
-		json_wtr = jsonw_new(stdout);
+		json_wtr = json_stdout_writer();
 		if (!json_wtr) {
 			fprintf(stderr, "Error: cannot create the JSON writer\n");
 			return EXIT_FAIL;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "optsets.h"
 #include "pfengine/engine.h"
 #include "policy/policy.h"
 #include "policy/kinds.h"
@@ -54,7 +55,7 @@ static int do_help(int argc, char **argv)
 	printf("\n       ENGINE := ");
 	print_names(en);
 	fprintf(stdout,
-		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU_UUID | --max-bytes BYTES | --async | --duration S | --allow-helpers }\n"
+		"\n       ENGINE_OPTS := { --backend { auto | struct_ops | engine } | --gpu GPU | --max-bytes BYTES | --async | --duration S | --allow-helpers }\n"
 		"       HINT := { preferred-location | unset-preferred-location | accessed-by |\n"
 		"                 unset-accessed-by | read-duplication | unset-read-duplication }\n"
 		"\n"
@@ -70,6 +71,7 @@ static int do_help(int argc, char **argv)
 		"An ENGINE policy is a BPF program (bpf/pfengine_abi.h); 'load file PATH -p PID'\n"
 		"runs a user's own (--allow-helpers: whatever kernel helpers it calls). 'set -p PID'\n"
 		"changes a running engine's parameter.\n");
+	opts_help_rows(&prefetch_load_opts);
 	return EXIT_OK;
 }
 
@@ -84,7 +86,7 @@ static int do_load(int argc, char **argv)
 	int ret;
 
 	ret = pf_args_parse(argc, argv, &a);
-	if (ret)
+	if (ret || a.help)
 		return ret;
 	proc = a.target.pid || a.target.cmd;
 	if (a.bk == PF_BK_ENGINE || (a.bk == PF_BK_AUTO && proc)) {
@@ -108,25 +110,58 @@ static int do_load(int argc, char **argv)
 	return so->load(&a);
 }
 
+struct simple_opts {
+	pid_t pid;
+	int backend;	/* list: 0 struct_ops, 1 engine */
+};
+
+static const char *const list_backends[] = { "struct_ops", "engine", NULL };
+
+static const struct opt list_rows[] = {
+	{ .name = "backend", .kind = OPT_ENUM, .off = offsetof(struct simple_opts, backend),
+	  .arg = "BACKEND", .help = "whose policies: struct_ops (the default) or engine",
+	  .words = list_backends },
+	{ .name = NULL },
+};
+
+static const struct opt pid_rows[] = {
+	{ .name = "pid", .key = 'p', .kind = OPT_PID, .off = offsetof(struct simple_opts, pid),
+	  .arg = "PID", .help = "the engine running on this process", .flags = OPT_ONCE },
+	{ .name = NULL },
+};
+
+const struct optset prefetch_list_opts = { .object = "prefetch", .command = "list", .rows = list_rows };
+const struct optset prefetch_set_opts = { .object = "prefetch", .command = "set", .rows = pid_rows,
+					  .flags = OPTS_WORDS };
+const struct optset prefetch_unload_opts = { .object = "prefetch", .command = "unload",
+					     .rows = pid_rows };
+
 static int do_list(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[0], "--backend")) {
-		if (argc > 2)
-			return usage_err("unexpected argument '%s'", argv[2]);
-		if (!strcmp(argv[1], en->name))
-			return en->list(0, argv);
-		if (strcmp(argv[1], so->name))
-			return usage_err("unknown backend '%s' (struct_ops, engine)", argv[1]);
-		argc = 0;
-	}
-	return so->list(argc, argv);
+	struct simple_opts o = { 0 };
+	struct opts_result r;
+
+	if (opts_parse(&prefetch_list_opts, argc, argv, &o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return EXIT_OK;
+	return o.backend ? en->list(0, argv) : so->list(0, argv);
 }
 
 static int do_set(int argc, char **argv)
 {
-	if (argc > 0 && !strcmp(argv[0], "-p"))
-		return pfe_set_main(argc, argv);
-	return policy_set(&prefetch_kind, argc, argv);
+	struct simple_opts o = { 0 };
+	struct opts_result r;
+
+	if (opts_parse(&prefetch_set_opts, argc, argv, &o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return EXIT_OK;
+	if (!o.pid)
+		return policy_set(&prefetch_kind, r.argc, r.argv);
+	if (r.argc != 2)
+		return usage_err("'prefetch set -p PID' takes one KEY VALUE (a running engine's parameter)");
+	return pfe_set_main(o.pid, r.argv[0], r.argv[1]);
 }
 
 /*
@@ -164,18 +199,16 @@ static int do_show(int argc, char **argv)
 
 static int do_unload(int argc, char **argv)
 {
-	struct target t = { 0 };
-	int used;
+	struct simple_opts o = { 0 };
+	struct opts_result r;
 
-	if (argc >= 1 && !strcmp(argv[0], "-p")) {
-		used = target_take(&t, argc, argv);
-		if (used < 0)
-			return -used;
-		if (argc > 2)
-			return usage_err("unexpected argument '%s'", argv[2]);
-		return pfe_reg_unload(t.pid);
-	}
-	return policy_unload(&prefetch_kind, argc, argv);
+	if (opts_parse(&prefetch_unload_opts, argc, argv, &o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return EXIT_OK;
+	if (o.pid)
+		return pfe_reg_unload(o.pid);
+	return policy_unload(&prefetch_kind, 0, argv);
 }
 
 static int do_probe(int argc, char **argv)

@@ -26,7 +26,8 @@
 #include <bpf/libbpf.h>
 
 #include "gpuctl.h"
-#include "probe_facts.h"
+#include "optsets.h"
+#include "probe/probe_facts.h"
 #include "rm.h"		/* rm_device_path */
 
 /* ------------------------------------------------------------ the probe */
@@ -287,27 +288,32 @@ void run_probe(struct probe *p)
 		p->trace_backend = NULL;
 }
 
+static const char *const probe_usage[] = { "probe [-j]", "probe help", NULL };
+
+static const struct opt probe_rows[] = { { .name = NULL } };
+
+const struct optset probe_opts = {
+	.object = "probe",
+	.usage = probe_usage,
+	.about = "Reports what the running kernel and NVIDIA driver offer gpuctl.  First\n"
+		 "the verdict, one line each for prefetch policies, the prefetch engine,\n"
+		 "sched, trace/stat and the exporter: yes, or no and the one thing that\n"
+		 "blocks it.  Then the details: BTF, bpffs, struct_ops and fentry support,\n"
+		 "capabilities, the driver (open or proprietary modules, its kernel-patch\n"
+		 "series), modules and devices, the policy struct_ops types and kfuncs,\n"
+		 "the stock driver's trace attach points, and the GPUs.  Every missing\n"
+		 "piece that matters here comes with what to do about it.  Exits 0 even\n"
+		 "when pieces are missing.",
+	.rows = probe_rows,
+};
+
 static int probe_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	if (json_output)
 		return EXIT_OK;	/* run_command writes null */
-	fprintf(stdout,
-		"Usage: %1$s probe\n"
-		"       %1$s probe help\n"
-		"\n"
-		"Reports what the running kernel and NVIDIA driver offer gpuctl.  First\n"
-		"the verdict, one line each for prefetch policies, the prefetch engine,\n"
-		"sched, trace/stat and the exporter: yes, or no and the one thing that\n"
-		"blocks it.  Then the details: BTF, bpffs, struct_ops and fentry support,\n"
-		"capabilities, the driver (open or proprietary modules, its kernel-patch\n"
-		"series), modules and devices, the policy struct_ops types and kfuncs,\n"
-		"the stock driver's trace attach points, and the GPUs.  Every missing\n"
-		"piece that matters here comes with what to do about it.  Exits 0 even\n"
-		"when pieces are missing.\n",
-		bin_name);
-	return EXIT_OK;
+	return opts_help(&probe_opts);
 }
 
 static const struct cmd probe_cmds[] = {
@@ -317,10 +323,15 @@ static const struct cmd probe_cmds[] = {
 
 static int do_probe(int argc, char **argv)
 {
+	struct opts_result r;
 	struct probe *p;
 
-	if (argc > 0)
+	if (argc > 0 && argv[0][0] != '-')
 		return cmd_select(probe_cmds, argc, argv, "probe");
+	if (opts_parse(&probe_opts, argc, argv, NULL, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return EXIT_OK;
 
 	p = calloc(1, sizeof(*p));
 	if (!p) {

@@ -26,25 +26,90 @@
 #include "sched/sched.h"
 #include "sched/sched_gpu.h"
 #include "sched/exec/exec.h"
+#include "sched/tsgcmd.h"
+#include "optsets.h"
+#include "rm.h"
 
 
 
-/* A level for humans: RM's, else the last one set (marked "*"), else "n/a". */
-static const char *level_str(__u32 level, const struct tsg_info *i)
+/* Every sched option, one struct: each command's rows pick theirs. */
+struct sched_opts {
+	const char *device, *gpu;
+	unsigned long long tsg;
+	pid_t pid;
+	bool wait, detach;
+	uint64_t timeout_ns;
+};
+
+#define SO(f) offsetof(struct sched_opts, f)
+#define ROW_DEVICE { .name = "device", .kind = OPT_PATH, .off = SO(device), .arg = "PATH", \
+		     .help = "the RM device (default " RM_DEFAULT_DEVICE " or $GPUCTL_RM_DEVICE)" }
+#define ROW_TSG { .name = "tsg", .kind = OPT_UINT, .off = SO(tsg), .arg = "ID", \
+		  .help = "the TSG with this id (sched list)", .min = 1, .max = 0xffffffffULL }
+#define ROW_PID { .name = "pid", .key = 'p', .kind = OPT_PID, .off = SO(pid), .arg = "PID", \
+		  .help = "the TSGs of this process" }
+#define ROW_GPU { .name = "gpu", .kind = OPT_GPU, .off = SO(gpu), .arg = "GPU", \
+		  .help = "only on this GPU: index, UUID or PCI bus id", .flags = OPT_ONCE }
+#define ROW_END { .name = NULL }
+
+static const struct opt watch_rows[] = { ROW_DEVICE, ROW_END };
+static const struct opt list_rows[] = { ROW_PID, ROW_GPU, ROW_END };
+static const struct opt set_rows[] = { ROW_TSG, ROW_PID, ROW_GPU, ROW_END };
+static const struct opt preempt_rows[] = {
+	ROW_TSG, ROW_PID, ROW_GPU,
+	{ .name = "wait", .kind = OPT_FLAG, .off = SO(wait), .help = "until the TSG is off the GPU" },
+	{ .name = "timeout", .kind = OPT_DURATION, .off = SO(timeout_ns), .arg = "US",
+	  .help = "with --wait: at most this long (microseconds, or 5ms)", .unit = NSEC_PER_USEC,
+	  .min = NSEC_PER_USEC, .max = NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US * NSEC_PER_USEC },
+	ROW_END,
+};
+static const struct opt run_rows[] = {
+	ROW_GPU,
+	{ .name = "detach", .kind = OPT_FLAG, .off = SO(detach), .help = "run in the background" },
+	ROW_DEVICE, ROW_END,
+};
+static const struct opt no_rows[] = { ROW_END };
+
+#define SCHED_SET(var, cmd, r, f) \
+	const struct optset var = { .object = "sched", .command = cmd, .rows = r, .flags = f }
+SCHED_SET(sched_watch_opts, "watch", watch_rows, 0);
+SCHED_SET(sched_list_opts, "list", list_rows, 0);
+SCHED_SET(sched_set_ts_opts, "set-timeslice", set_rows, OPTS_WORDS);
+SCHED_SET(sched_set_il_opts, "set-interleave", set_rows, OPTS_WORDS);
+SCHED_SET(sched_preempt_opts, "preempt", preempt_rows, 0);
+SCHED_SET(sched_run_opts, "run", run_rows, OPTS_WORDS);
+SCHED_SET(sched_status_opts, "status", no_rows, 0);
+SCHED_SET(sched_stop_opts, "stop", no_rows, 0);
+SCHED_SET(sched_unload_opts, "unload", no_rows, 0);
+
+/* The rows of set into o: 0, -1 (help printed: exit 0), or EXIT_USAGE. */
+static int parse(const struct optset *set, int argc, char **argv, struct sched_opts *o,
+		 struct opts_result *r)
 {
-	static char buf[4][16];
-	static int k;
-	char *b = buf[k++ & 3];
+	memset(o, 0, sizeof(*o));
+	if (opts_parse(set, argc, argv, o, r))
+		return EXIT_USAGE;
+	return r->help ? -1 : 0;
+}
 
-	if (level != LEVEL_UNKNOWN)
-		return rm_level_name(level);
-	if (i && i->set_interleave)
-		snprintf(b, 16, "%s*", rm_level_name(i->set_interleave - 1));
-	else if (i && i->app_interleave)
-		snprintf(b, 16, "%s*", rm_level_name(i->app_interleave - 1));
-	else
-		return "n/a";
-	return b;
+/* --gpu's GPU (NULL when not given): 0, or EXIT_FAIL when it is not there (said). */
+static int gpu_of(const struct sched_opts *o, const struct gpu_info **g)
+{
+	*g = NULL;
+	if (o->gpu && !(*g = gpu_option(o->gpu)))
+		return EXIT_FAIL;
+	return 0;
+}
+
+/* TARGET := --tsg ID | --pid PID (one of them): 0, or EXIT_USAGE. */
+static int target_of(const struct sched_opts *o, struct tsg_target *tg, bool *have)
+{
+	if (o->tsg && o->pid)
+		return usage_err("give one of --tsg ID or --pid PID");
+	tg->by_pid = o->pid != 0;
+	tg->id = o->pid ? (__u64)o->pid : o->tsg;
+	*have = o->tsg || o->pid;
+	return 0;
 }
 
 static int do_help(int argc, char **argv)
@@ -100,22 +165,18 @@ static int do_help(int argc, char **argv)
 
 static int do_watch(int argc, char **argv)
 {
-	const char *dev = NULL;
+	struct sched_opts o;
+	struct opts_result r;
+	const char *dev;
 	struct watcher w;
 	char dir[PATH_MAX];
 	unsigned int made = 0;
 	bool started = false;
-	int lock, err;
+	int lock, err = parse(&sched_watch_opts, argc, argv, &o, &r);
 
-	while (argc > 0) {
-		if (strcmp(argv[0], "--device"))
-			return usage_err("unexpected argument '%s'", argv[0]);
-		NEXT_ARG();
-		if (argc < 1)
-			return usage_err("--device needs a PATH");
-		dev = argv[0];
-		NEXT_ARG();
-	}
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	dev = o.device;
 	if (need_caps("sched watch", NEED_BPF))
 		return EXIT_FAIL;
 	dev = rm_device_path(dev);
@@ -168,477 +229,117 @@ static int do_watch(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static void list_json(const struct tsg *t, bool ok, __u64 ts, __u32 level, const char *err,
-		      double age, const struct gpu_info *g)
-{
-	jsonw_start_object(json_wtr);
-	jsonw_uint_field(json_wtr, "id", t->info.id);
-	if (g) {
-		jsonw_int_field(json_wtr, "gpu", g->index);
-		jsonw_string_field(json_wtr, "uuid", g->uuid_str);
-	} else {
-		jsonw_null_field(json_wtr, "gpu");
-		jsonw_null_field(json_wtr, "uuid");
-	}
-	jsonw_uint_field(json_wtr, "pid", t->info.pid);
-	jsonw_string_field(json_wtr, "comm", t->info.comm);
-	jsonw_uint_field(json_wtr, "uid", t->info.uid);
-	jsonw_u64_field(json_wtr, "cgroup", t->info.cgroup);
-	jsonw_int_field(json_wtr, "fd", t->info.fd);
-	jsonw_stringf_field(json_wtr, "client", "0x%x", t->info.hClient);
-	jsonw_stringf_field(json_wtr, "tsg", "0x%x", t->info.hTsg);
-	jsonw_stringf_field(json_wtr, "parent", "0x%x", t->info.hParent);
-	jsonw_uint_field(json_wtr, "alloc_form", t->info.alloc_form);
-	jsonw_float_field(json_wtr, "age_s", age);
-	if (ok) {
-		jsonw_u64_field(json_wtr, "timeslice_us", ts);
-		if (level != LEVEL_UNKNOWN)
-			jsonw_string_field(json_wtr, "interleave", rm_level_name(level));
-		else
-			jsonw_null_field(json_wtr, "interleave");
-		if (t->info.set_interleave)
-			jsonw_string_field(json_wtr, "interleave_set",
-					   rm_level_name(t->info.set_interleave - 1));
-	} else {
-		jsonw_null_field(json_wtr, "timeslice_us");
-		jsonw_null_field(json_wtr, "interleave");
-		jsonw_string_field(json_wtr, "state", err);
-	}
-	jsonw_string_field(json_wtr, "class", policy_class_name(t->info.want_class));
-	jsonw_uint_field(json_wtr, "app_controls", t->info.app_controls);
-	if (t->info.app_timeslice)
-		jsonw_u64_field(json_wtr, "app_timeslice_us", t->info.app_timeslice);
-	if (t->info.app_interleave)
-		jsonw_string_field(json_wtr, "app_interleave",
-				   rm_level_name(t->info.app_interleave - 1));
-	jsonw_end_object(json_wtr);
-}
-
-static int parse_pid(const char *arg, __u32 *pid)
-{
-	unsigned long long v;
-
-	if (parse_u64("PID", arg, 1, TARGET_PID_MAX, &v))
-		return -1;
-	*pid = (__u32)v;
-	return 0;
-}
-
 static int do_list(int argc, char **argv)
 {
-	struct sched s = SCHED_INIT;
-	const struct gpu_info *only_gpu = NULL;
-	__u32 only_pid = 0;
-	struct tsg *v = NULL;
-	int n = 0, r;
-	__u64 now = boottime_ns();
+	const struct gpu_info *g;
+	struct sched_opts o;
+	struct opts_result r;
+	int err = parse(&sched_list_opts, argc, argv, &o, &r);
 
-	while (argc > 0) {
-		r = parse_gpu_opt(&argc, &argv, &only_gpu);
-		if (r < 0)
-			return r == -1 ? EXIT_USAGE : EXIT_FAIL;
-		if (r)
-			continue;
-		if (strcmp(argv[0], "--pid"))
-			return usage_err("unexpected argument '%s'", argv[0]);
-		NEXT_ARG();
-		if (argc < 1)
-			return usage_err("--pid needs a PID");
-		if (parse_pid(argv[0], &only_pid))
-			return EXIT_USAGE;
-		NEXT_ARG();
-	}
-	if (need_caps("sched list", NEED_PTRACE | NEED_BPF))
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (gpu_of(&o, &g))
 		return EXIT_FAIL;
-	if (sched_open(&s))
-		return EXIT_FAIL;
-	if (tsg_read(&s, &v, &n)) {
-		sched_close(&s);
-		return EXIT_FAIL;
-	}
-	if (json_output)
-		jsonw_start_array(json_wtr);
-	else
-		printf("%-5s %-8s %-16s %-4s %-10s %-10s %10s %-10s %-5s %-3s %8s %s\n", "ID",
-		       "PID", "COMM", "FD", "CLIENT", "TSG", "TIMESLICE", "INTERLEAVE", "CLASS",
-		       "GPU", "AGE", "STATE");
-	for (int i = 0; i < n; i++) {
-		struct tsg *t = &v[i];
-		double age = (now - t->info.created_ns) / 1e9;
-		char err[256] = "", tsbuf[32], gpubuf[16] = "-", comm[4 * sizeof(t->info.comm) + 1];
-		const struct gpu_info *g;
-		__u64 ts = 0;
-		__u32 level = 0;
-		bool ok;
-
-		if (only_pid && t->info.pid != only_pid)
-			continue;
-		g = tsg_gpu(&s, t);
-		if (only_gpu && g != only_gpu)
-			continue;
-		ok = tsg_get(&s, t, &ts, &level, err, sizeof(err)) == 0;
-		if (json_output) {
-			list_json(t, ok, ts, level, err, age, g);
-			continue;
-		}
-		if (g)
-			snprintf(gpubuf, sizeof(gpubuf), "%d", g->index);
-		snprintf(tsbuf, sizeof(tsbuf), "%lluus", (unsigned long long)ts);
-		printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %-3s %7.1fs %s\n",
-		       t->info.id, t->info.pid,
-		       str_printable(comm, sizeof(comm), t->info.comm, sizeof(t->info.comm)),
-		       t->info.fd, t->info.hClient,
-		       t->info.hTsg, ok ? tsbuf : "-", ok ? level_str(level, &t->info) : "-",
-		       policy_class_name(t->info.want_class), gpubuf, age, ok ? "live" : err);
-	}
-	if (json_output)
-		jsonw_end_array(json_wtr);
-	else
-		printf("# watcher running for %.0f s: TSGs allocated before it started are "
-		       "not listed (restart those processes)\n",
-		       (now - watcher_meta(&s.w, META_STARTED)) / 1e9);
-	free(v);
-	sched_close(&s);
-	return EXIT_OK;
+	return sched_list(g, (__u32)o.pid);
 }
 
-/* TARGET := --tsg ID | --pid PID: 1 when argv[0] was one, 0 not, -1 bad. */
-static int parse_target(int *argc, char ***argv, struct tsg_target *tg, bool *have)
+static int do_set(enum set_kind kind, const struct optset *set, int argc, char **argv)
 {
-	const char *opt = (*argv)[0];
-
-	if (strcmp(opt, "--tsg") && strcmp(opt, "--pid"))
-		return 0;
-	if (*have) {
-		usage_err("give one of --tsg ID or --pid PID");
-		return -1;
-	}
-	NEXT_ARGP();
-	if (*argc < 1) {
-		usage_err("%s needs a value", opt);
-		return -1;
-	}
-	tg->by_pid = !strcmp(opt, "--pid");
-	if (parse_u64(tg->by_pid ? "PID" : "TSG ID", (*argv)[0], 1,
-		      tg->by_pid ? TARGET_PID_MAX : 0xffffffffULL, &tg->id))
-		return -1;
-	NEXT_ARGP();
-	*have = true;
-	return 1;
-}
-
-enum set_kind { SET_TS, SET_LEVEL };
-
-static int set_one(struct sched *s, enum set_kind kind, const struct tsg *t, __u64 val,
-		   char *err, size_t len)
-{
-	return kind == SET_TS ? tsg_set_ts(s, t, val, err, len) :
-				tsg_set_level(s, t, val, err, len);
-}
-
-/* After a set: each TSG's old, requested and read-back values. */
-static void set_report(struct sched *s, enum set_kind kind, const struct tsg *t, __u64 old_ts,
-		       __u32 old_lv, __u64 val)
-{
-	char err[320];
-	__u64 ts = 0;
-	__u32 lv = 0;
-	bool ok = tsg_get(s, t, &ts, &lv, err, sizeof(err)) == 0;
-	const struct tsg_info *i = &t->info;
-
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_uint_field(json_wtr, "id", i->id);
-		jsonw_uint_field(json_wtr, "pid", i->pid);
-		jsonw_string_field(json_wtr, "comm", i->comm);
-		if (kind == SET_TS) {
-			jsonw_u64_field(json_wtr, "old_timeslice_us", old_ts);
-			jsonw_u64_field(json_wtr, "requested_timeslice_us", val);
-			if (ok)
-				jsonw_u64_field(json_wtr, "timeslice_us", ts);
-			else
-				jsonw_null_field(json_wtr, "timeslice_us");
-		} else {
-			jsonw_string_field(json_wtr, "old_interleave", old_lv == LEVEL_UNKNOWN ?
-					   NULL : rm_level_name(old_lv));
-			jsonw_string_field(json_wtr, "requested_interleave", rm_level_name(val));
-			jsonw_string_field(json_wtr, "interleave", ok && lv != LEVEL_UNKNOWN ?
-					   rm_level_name(lv) : NULL);
-			jsonw_bool_field(json_wtr, "readable", ok && lv != LEVEL_UNKNOWN);
-		}
-		jsonw_end_object(json_wtr);
-	} else if (kind == SET_TS && ok) {
-		printf("TSG %u (pid %u %s): timeslice %llu -> %llu us; RM applied %llu us%s\n",
-		       i->id, i->pid, i->comm, (unsigned long long)old_ts,
-		       (unsigned long long)val, (unsigned long long)ts,
-		       ts == val ? "" : " (RM adjusted the request)");
-	} else if (kind == SET_TS) {
-		printf("TSG %u (pid %u %s): timeslice %llu -> %llu us; reading back failed: %s\n",
-		       i->id, i->pid, i->comm, (unsigned long long)old_ts,
-		       (unsigned long long)val, err);
-	} else {
-		printf("TSG %u (pid %u %s): interleave %s -> %s; RM %s%s\n", i->id, i->pid,
-		       i->comm, level_str(old_lv, i), rm_level_name(val),
-		       !ok ? "reads back nothing: " : lv == LEVEL_UNKNOWN ?
-		       "accepted it (this driver cannot read the level back)" : "reads back ",
-		       !ok ? err : lv == LEVEL_UNKNOWN ? "" : rm_level_name(lv));
-	}
-}
-
-/* Sets val on every TSG of v, or on none: 0, or -1 after p_err. */
-static int set_all(struct sched *s, enum set_kind kind, struct tsg *v, int n, __u64 val,
-		   __u64 *old_ts, __u32 *old_lv)
-{
-	char err[320], label[128], rb[128];
-
-	/* Every target must answer before anything changes. */
-	for (int i = 0; i < n; i++) {
-		if (tsg_get(s, &v[i], &old_ts[i], &old_lv[i], err, sizeof(err))) {
-			tsg_label(&v[i], label, sizeof(label));
-			p_err("%s: %s; nothing changed", label, err);
-			return -1;
-		}
-	}
-	for (int done = 0; done < n; done++) {
-		if (!set_one(s, kind, &v[done], val, err, sizeof(err)))
-			continue;
-		tsg_label(&v[done], label, sizeof(label));
-		/* Undo what was applied: nothing half-applied. */
-		for (int j = 0; j < done; j++)
-			set_one(s, kind, &v[j], kind == SET_TS ? old_ts[j] :
-				level_fallback(old_lv[j], &v[j].info), rb, sizeof(rb));
-		p_err("%s: %s; %s", label, err,
-		      done ? "the TSGs already changed were restored" : "nothing changed");
-		return -1;
-	}
-	if (kind == SET_LEVEL)
-		for (int i = 0; i < n; i++)
-			tsg_note_level(s, &v[i], val);
-	return 0;
-}
-
-static int do_set(enum set_kind kind, int argc, char **argv)
-{
-	const char *what = kind == SET_TS ? "set-timeslice" : "set-interleave";
-	struct sched s = SCHED_INIT;
+	const char *what = set->command;
+	const struct gpu_info *g;
 	struct tsg_target tg = { 0 };
+	struct sched_opts o;
+	struct opts_result r;
+	uint64_t val;
 	bool have = false;
-	const char *valarg = NULL;
-	unsigned long long val = 0;
-	struct tsg *v = NULL;
-	__u64 *old_ts = NULL;
-	__u32 *old_lv = NULL;
-	const struct gpu_info *gpu = NULL;
-	char cmd[64];
-	int n = 0, r, ret = EXIT_FAIL;
+	int err = parse(set, argc, argv, &o, &r);
 
-	while (argc > 0) {
-		r = parse_target(&argc, &argv, &tg, &have);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		r = parse_gpu_opt(&argc, &argv, &gpu);
-		if (r < 0)
-			return r == -1 ? EXIT_USAGE : EXIT_FAIL;
-		if (r)
-			continue;
-		if (valarg)
-			return usage_err("unexpected argument '%s'", argv[0]);
-		valarg = argv[0];
-		NEXT_ARG();
-	}
-	if (!have && !gpu)
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (target_of(&o, &tg, &have))
+		return EXIT_USAGE;
+	if (!have && !o.gpu)
 		return usage_err("'sched %s' needs --tsg ID, --pid PID or --gpu GPU", what);
-	if (!valarg)
-		return usage_err("'sched %s' needs a %s", what,
-				 kind == SET_TS ? "timeslice in microseconds" :
-						  "level (low, medium or high)");
+	if (r.argc != 1)
+		return usage_err(r.argc ? "unexpected argument '%s'" : "'sched %s' needs a %s",
+				 r.argc ? r.argv[1] : what, kind == SET_TS ?
+				 "timeslice (microseconds, or 2ms)" : "level (low, medium or high)");
 	if (kind == SET_TS) {
-		if (parse_u64("timeslice (us)", valarg, SCHED_TS_MIN_US, SCHED_TS_MAX_US, &val))
+		/* a bare number is microseconds, as RM counts them */
+		if (parse_duration("timeslice", r.argv[0], NSEC_PER_USEC, SCHED_TS_MIN_US * NSEC_PER_USEC,
+				   SCHED_TS_MAX_US * NSEC_PER_USEC, &val))
 			return EXIT_USAGE;
+		if (val % NSEC_PER_USEC)
+			return usage_err("invalid timeslice '%s': whole microseconds", r.argv[0]);
+		val /= NSEC_PER_USEC;
 	} else {
-		int l = rm_level_parse(valarg);
+		int l = rm_level_parse(r.argv[0]);
 
 		if (l < 0)
 			return usage_err("invalid interleave level '%s': low, medium or high",
-					 valarg);
+					 r.argv[0]);
 		val = l;
 	}
-	snprintf(cmd, sizeof(cmd), "sched %s", what);
-	if (need_caps(cmd, NEED_PTRACE | NEED_BPF))
+	if (gpu_of(&o, &g))
 		return EXIT_FAIL;
-	if (sched_open(&s))
-		return EXIT_FAIL;
-	if (tsg_select_gpu(&s, have ? &tg : NULL, gpu, &v, &n))
-		goto out;
-	old_ts = calloc(n, sizeof(*old_ts));
-	old_lv = calloc(n, sizeof(*old_lv));
-	if (!old_ts || !old_lv) {
-		p_err("out of memory");
-		goto out;
-	}
-	if (set_all(&s, kind, v, n, val, old_ts, old_lv))
-		goto out;
-	if (json_output)
-		jsonw_start_array(json_wtr);
-	for (int i = 0; i < n; i++)
-		set_report(&s, kind, &v[i], old_ts[i], old_lv[i], val);
-	if (json_output)
-		jsonw_end_array(json_wtr);
-	ret = EXIT_OK;
-out:
-	free(old_ts);
-	free(old_lv);
-	free(v);
-	sched_close(&s);
-	return ret;
+	return sched_set(kind, have ? &tg : NULL, g, val);
 }
 
 static int do_set_timeslice(int argc, char **argv)
 {
-	return do_set(SET_TS, argc, argv);
+	return do_set(SET_TS, &sched_set_ts_opts, argc, argv);
 }
 
 static int do_set_interleave(int argc, char **argv)
 {
-	return do_set(SET_LEVEL, argc, argv);
+	return do_set(SET_LEVEL, &sched_set_il_opts, argc, argv);
 }
 
 static int do_preempt(int argc, char **argv)
 {
-	struct sched s = SCHED_INIT;
+	const struct gpu_info *g;
 	struct tsg_target tg = { 0 };
-	unsigned long long timeout = 0;
-	bool have = false, wait = false;
-	const struct gpu_info *gpu = NULL;
-	struct tsg *v = NULL;
-	char err[320], label[128];
-	int n = 0, r, ret = EXIT_FAIL;
+	struct sched_opts o;
+	struct opts_result r;
+	bool have = false;
+	int err = parse(&sched_preempt_opts, argc, argv, &o, &r);
 
-	while (argc > 0) {
-		r = parse_target(&argc, &argv, &tg, &have);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		r = parse_gpu_opt(&argc, &argv, &gpu);
-		if (r < 0)
-			return r == -1 ? EXIT_USAGE : EXIT_FAIL;
-		if (r)
-			continue;
-		if (!strcmp(argv[0], "--wait")) {
-			wait = true;
-			NEXT_ARG();
-		} else if (!strcmp(argv[0], "--timeout")) {
-			NEXT_ARG();
-			if (argc < 1)
-				return usage_err("--timeout needs microseconds");
-			if (parse_u64("preempt timeout (us)", argv[0], 1,
-				      NVA06C_PREEMPT_MAX_MANUAL_TIMEOUT_US, &timeout))
-				return EXIT_USAGE;
-			NEXT_ARG();
-		} else {
-			return usage_err("unexpected argument '%s'", argv[0]);
-		}
-	}
-	if (!have && !gpu)
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (target_of(&o, &tg, &have))
+		return EXIT_USAGE;
+	if (!have && !o.gpu)
 		return usage_err("'sched preempt' needs --tsg ID, --pid PID or --gpu GPU");
-	if (timeout && !wait)
+	if (o.timeout_ns && !o.wait)
 		return usage_err("--timeout goes with --wait");
-	if (need_caps("sched preempt", NEED_PTRACE | NEED_BPF))
+	if (gpu_of(&o, &g))
 		return EXIT_FAIL;
-	if (sched_open(&s))
-		return EXIT_FAIL;
-	if (tsg_select_gpu(&s, have ? &tg : NULL, gpu, &v, &n))
-		goto out;
-	for (int i = 0; i < n; i++) {
-		if (tsg_file(&s, &v[i], err, sizeof(err)) < 0) {
-			tsg_label(&v[i], label, sizeof(label));
-			p_err("%s: %s; nothing preempted", label, err);
-			goto out;
-		}
-	}
-	if (json_output)
-		jsonw_start_array(json_wtr);
-	for (int i = 0; i < n; i++) {
-		__u64 t0 = boottime_ns(), dt;
-		int rc = tsg_preempt(&s, &v[i], wait, timeout, err, sizeof(err));
-
-		dt = boottime_ns() - t0;
-		if (rc) {
-			tsg_label(&v[i], label, sizeof(label));
-			p_err("%s: %s", label, err);
-			goto out;
-		}
-		if (json_output) {
-			jsonw_start_object(json_wtr);
-			jsonw_uint_field(json_wtr, "id", v[i].info.id);
-			jsonw_uint_field(json_wtr, "pid", v[i].info.pid);
-			jsonw_bool_field(json_wtr, "wait", wait);
-			jsonw_float_field(json_wtr, "call_us", dt / 1e3);
-			jsonw_end_object(json_wtr);
-		} else {
-			printf("TSG %u (pid %u %s): preempted%s in %.1f us\n", v[i].info.id,
-			       v[i].info.pid, v[i].info.comm, wait ? " (waited)" : "", dt / 1e3);
-		}
-	}
-	if (json_output)
-		jsonw_end_array(json_wtr);
-	ret = EXIT_OK;
-out:
-	if (ret && json_output && jsonw_depth(json_wtr))
-		jsonw_end_array(json_wtr);
-	free(v);
-	sched_close(&s);
-	return ret;
+	return sched_preempt(have ? &tg : NULL, g, o.wait, (o.timeout_ns + NSEC_PER_USEC - 1) / NSEC_PER_USEC);
 }
 
 static int do_run(int argc, char **argv)
 {
-	struct run_opts o = { 0 };
-	char **args;
-	int nargs = 0, ret;
+	struct run_opts ro = { 0 };
+	struct sched_opts o;
+	struct opts_result r;
+	int ret = parse(&sched_run_opts, argc, argv, &o, &r);
 
-	if (argc < 1)
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if (r.argc < 1)
 		return usage_err("'sched run' needs a POLICY: %s", sched_policy_list());
-	o.policy = sched_policy_find(argv[0]);
-	if (!o.policy)
-		return usage_err("unknown policy '%s': %s", argv[0], sched_policy_list());
-	NEXT_ARG();
-	/* --detach, --device and --gpu go anywhere; the rest are the policy's ARGS */
-	args = calloc(argc + 1, sizeof(*args));
-	if (!args) {
-		p_err("out of memory");
-		return EXIT_FAIL;
-	}
-	for (; argc > 0; NEXT_ARG()) {
-		if (!strcmp(argv[0], "--detach")) {
-			o.detach = true;
-		} else if (!strcmp(argv[0], "--device")) {
-			if (argc < 2) {
-				free(args);
-				return usage_err("'--device' needs a value");
-			}
-			NEXT_ARG();
-			o.device = argv[0];
-		} else if (!strcmp(argv[0], "--gpu")) {
-			ret = parse_gpu_opt(&argc, &argv, &o.gpu);
-			if (ret <= 0) {
-				free(args);
-				return ret == -2 ? EXIT_FAIL : EXIT_USAGE;
-			}
-			argc++;	/* taken whole: the loop's NEXT_ARG steps back over nothing */
-			argv--;
-		} else {
-			args[nargs++] = argv[0];
-		}
-	}
-	ret = sched_policy_parse(o.policy, nargs, args, &o.rules, &o.self);
-	free(args);
+	ro.policy = sched_policy_find(r.argv[0]);
+	if (!ro.policy)
+		return usage_err("unknown policy '%s': %s", r.argv[0], sched_policy_list());
+	ro.detach = o.detach;
+	ro.device = o.device;
+	/* the policy's ARGS are the plain words after it; --gpu, --detach, --device go anywhere */
+	ret = sched_policy_parse(ro.policy, r.argc - 1, r.argv + 1, &ro.rules, &ro.self);
+	if (!ret && gpu_of(&o, &ro.gpu))
+		ret = EXIT_FAIL;
 	if (!ret)
-		ret = need_caps("sched run", NEED_PTRACE | NEED_BPF) ? EXIT_FAIL : run_main(&o);
-	free(o.self);	/* the row's state (its make hook's): its gate went with stop/forget */
+		ret = need_caps("sched run", NEED_PTRACE | NEED_BPF) ? EXIT_FAIL : run_main(&ro);
+	free(ro.self);	/* the row's state (its make hook's): its gate went with stop/forget */
 	return ret;
 }
 
@@ -647,9 +348,12 @@ static int do_stop(int argc, char **argv)
 	struct run_stopped st;
 	char dir[PATH_MAX];
 	int lock, r;
+	struct sched_opts o;
+	struct opts_result pr;
+	int perr = parse(&sched_stop_opts, argc, argv, &o, &pr);
 
-	NO_MORE_ARGS();
-	(void)argv;
+	if (perr)
+		return perr < 0 ? EXIT_OK : perr;
 	if (need_caps("sched stop", NEED_PTRACE | NEED_BPF))
 		return EXIT_FAIL;
 	lock = sched_lock(false, dir, sizeof(dir), NULL);
@@ -685,9 +389,12 @@ static int do_unload(int argc, char **argv)
 	char dir[PATH_MAX];
 	bool was = false;
 	int lock, err = 0;
+	struct sched_opts o;
+	struct opts_result pr;
+	int perr = parse(&sched_unload_opts, argc, argv, &o, &pr);
 
-	NO_MORE_ARGS();
-	(void)argv;
+	if (perr)
+		return perr < 0 ? EXIT_OK : perr;
 	if (need_caps("sched unload", NEED_PTRACE | NEED_BPF))
 		return EXIT_FAIL;
 	lock = sched_lock(false, dir, sizeof(dir), NULL);
@@ -719,49 +426,13 @@ static int do_unload(int argc, char **argv)
 
 static int do_status(int argc, char **argv)
 {
-	struct sched s = SCHED_INIT;
-	struct policy pol = { 0 };
-	__u32 zero = 0;
-	pid_t runner;
-	double age;
+	struct sched_opts o;
+	struct opts_result r;
+	int err = parse(&sched_status_opts, argc, argv, &o, &r);
 
-	NO_MORE_ARGS();
-	(void)argv;
-	if (need_caps("sched status", NEED_BPF))
-		return EXIT_FAIL;
-	if (sched_open(&s))
-		return EXIT_FAIL;
-	bpf_map_lookup_elem(s.w.policy, &zero, &pol);
-	runner = run_pid();
-	age = (boottime_ns() - watcher_meta(&s.w, META_STARTED)) / 1e9;
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		jsonw_float_field(json_wtr, "running_s", age);
-		jsonw_bool_field(json_wtr, "policy_active", pol.active);
-		jsonw_int_field(json_wtr, "policy_pid", runner);
-		jsonw_name(json_wtr, "stats");
-		jsonw_start_object(json_wtr);
-	} else {
-		printf("watcher running for %.0f s; policy %s%s\n", age,
-		       pol.active ? "active" : "inactive", runner ? "" : " (no policy process)");
-	}
-	for (__u32 i = 0; i < STAT_NR; i++) {
-		__u64 val = 0;
-
-		bpf_map_lookup_elem(s.w.stats, &i, &val);
-		if (json_output)
-			jsonw_u64_field(json_wtr, tsgw_stat_names[i], val);
-		else
-			printf("  %-14s %llu\n", tsgw_stat_names[i], (unsigned long long)val);
-	}
-	if (json_output)
-		jsonw_end_object(json_wtr);
-	if (runner)
-		sched_policy_status(runner);
-	if (json_output)
-		jsonw_end_object(json_wtr);
-	sched_close(&s);
-	return EXIT_OK;
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	return sched_status();
 }
 
 static const struct cmd sched_cmds[] = {

@@ -130,6 +130,46 @@ static void object_names(struct wordlist *l)
 	wl_add(l, "version");
 }
 
+/* complete_words' candidates, copied (its buffers do not outlive the call). */
+static char *owned[256];
+static int nowned;
+
+static void take_word(const char *w, void *ctx)
+{
+	char *c;
+
+	if (nowned == (int)(sizeof(owned) / sizeof(owned[0])) || !(c = strdup(w)))
+		return;
+	owned[nowned++] = c;
+	wl_add(ctx, c);
+}
+
+/*
+ * The words before the cursor and text through the one completion source
+ * (complete.c): true when it answered (words filled, or file names allowed).
+ */
+static bool rows_complete(char *prefix, const char *text)
+{
+	char *argv[64];
+	int argc = 0;
+
+	for (char *save = NULL, *tok = strtok_r(prefix, " \t", &save);
+	     tok && argc < 62; tok = strtok_r(NULL, " \t", &save))
+		argv[argc++] = tok;
+	argv[argc++] = (char *)text;
+	argv[argc] = NULL;
+	while (nowned)
+		free(owned[--nowned]);
+	words.n = 0;
+	if (complete_words(cur, argc, argv, take_word, &words))
+		return false;
+	if (words.n == 1 && (!strcmp(words.w[0], "__files__") || !strcmp(words.w[0], "__command__"))) {
+		words.n = 0;
+		rl_attempted_completion_over = 0;	/* readline's file names */
+	}
+	return true;
+}
+
 static char **shell_complete(const char *text, int start, int end)
 {
 	const char *before[4] = { NULL };
@@ -152,6 +192,17 @@ static char **shell_complete(const char *text, int start, int end)
 	}
 
 	rl_attempted_completion_over = 1;	/* no file names unless we say so */
+	{
+		char *again = strndup(rl_line_buffer, start);
+
+		if (again && n > 0 && rows_complete(again, text)) {
+			free(again);
+			free(prefix);
+			completion_list = wl_done();
+			return completion_list ? rl_completion_matches(text, completion_next) : NULL;
+		}
+		free(again);
+	}
 	words.n = 0;
 	object_names(&all);
 	if (n == 0) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "optsets.h"
 #include "target.h"
 #include "trace/backend.h"
 #include "gpus.h"
@@ -92,9 +93,10 @@ static const char *human(const char *unit, uint64_t v)
 	return buf;
 }
 
+/* cmd_status: -- CMD's exit status (shell convention), -1 when none ran or it is not known. */
 static void print_block(const struct tb_counters *c, const uint64_t *prev, double t,
 			bool interval, const char *sep, const char *target, const char *backend,
-			double elapsed)
+			double elapsed, int cmd_status)
 {
 	if (json_output) {
 		jsonw_start_object(json_wtr);
@@ -127,6 +129,10 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 			}
 			jsonw_end_array(json_wtr);
 			jsonw_float_field(json_wtr, "elapsed_s", elapsed);
+			if (cmd_status >= 0)
+				jsonw_int_field(json_wtr, "command_status", cmd_status);
+			else
+				jsonw_null_field(json_wtr, "command_status");
 		}
 		jsonw_end_object(json_wtr);	/* one document (a line) per interval */
 		return;
@@ -180,83 +186,77 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 		printf("\n");
 }
 
-static int stat_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	if (json_output) {
-		jsonw_null(json_wtr);
-		return EXIT_OK;
-	}
-	printf("Usage: %1$s stat [-p PID] [-I MS] [--interval-count N] [-x SEP] [-j] [-- CMD ARGS...]\n"
-	       "       %1$s stat [--duration S] [--backend auto|bpf|uvm-tools] ...\n"
-	       "       %1$s stat help\n"
-	       "\n"
-	       "UVM counters (GPU faults, duplicates, batches, replays, CPU faults, bytes\n"
-	       "host->device and device->host, prefetch and eviction bytes, thrashing),\n"
-	       "system-wide, for one process, or for CMD, which it runs.  -I prints the\n"
-	       "counts of every interval; -x SEP writes SEP-separated values.\n",
-	       bin_name);
-	return EXIT_OK;
-}
-
 struct sopts {
 	struct tb_opts tb;
-	unsigned long long interval_ms, icount, duration;
+	uint64_t interval_ns, duration_ns;
+	unsigned long long icount;
+	int backend;		/* index in stat_backends */
 	const char *sep;	/* -x */
 	char target[256];	/* "'CMD ARGS'", "process id N", "system wide" */
 };
 
+static const char *const stat_backends[] = { "auto", "bpf", "uvm-tools", NULL };
+
+static const struct opt stat_opt_rows[] = {
+	{ .name = "pid", .key = 'p', .kind = OPT_PID, .off = offsetof(struct sopts, tb.target.pid),
+	  .arg = "PID", .help = "count one process (default: system wide)", .flags = OPT_ONCE },
+	{ .name = "interval", .key = 'I', .kind = OPT_DURATION, .off = offsetof(struct sopts, interval_ns),
+	  .arg = "MS", .help = "print the counts of every interval (100, 500ms, 2s)",
+	  .unit = NSEC_PER_MSEC, .min = NSEC_PER_MSEC, .max = 3600 * NSEC_PER_SEC },
+	{ .name = "interval-count", .kind = OPT_UINT, .off = offsetof(struct sopts, icount),
+	  .arg = "N", .help = "stop after N intervals (with -I)", .min = 1, .max = ~0ull >> 1 },
+	{ .name = "duration", .kind = OPT_DURATION, .off = offsetof(struct sopts, duration_ns),
+	  .arg = "S", .help = "stop after S (5, 500ms, 2m)",
+	  .unit = NSEC_PER_SEC, .min = NSEC_PER_MSEC, .max = 86400 * 365 * NSEC_PER_SEC },
+	{ .name = "field-separator", .key = 'x', .kind = OPT_STRING, .off = offsetof(struct sopts, sep),
+	  .arg = "SEP", .help = "write SEP-separated values (-x, for CSV)" },
+	{ .name = "backend", .kind = OPT_ENUM, .off = offsetof(struct sopts, backend),
+	  .arg = "BACKEND", .help = "auto, bpf or uvm-tools (default: auto)", .words = stat_backends },
+	{ .name = NULL },
+};
+
+static const char *const stat_usage[] = {
+	"stat [-p PID] [-I MS] [--interval-count N] [-x SEP] [--duration S] [-- CMD ARGS...]",
+	"stat [--backend auto|bpf|uvm-tools] ...",
+	"stat help",
+	NULL,
+};
+
+const struct optset stat_opts = {
+	.object = "stat",
+	.usage = stat_usage,
+	.about = "UVM counters (GPU faults, duplicates, batches, replays, CPU faults, bytes\n"
+		 "host->device and device->host, prefetch and eviction bytes, thrashing),\n"
+		 "system-wide, for one process, or for CMD, which it runs.  -I prints the\n"
+		 "counts of every interval; -x SEP writes SEP-separated values.",
+	.rows = stat_opt_rows,
+	.flags = OPTS_CMD,
+	.cmd_off = offsetof(struct sopts, tb.target.cmd),
+};
+
+static int stat_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return opts_help(&stat_opts);
+}
+
+/* 0, EXIT_USAGE after p_err, or -1: the help was asked for and printed. */
 static int parse_opts(int argc, char **argv, struct sopts *o)
 {
+	struct opts_result r;
+	int rc = opts_parse(&stat_opts, argc, argv, o, &r);
 
-	while (argc > 0) {
-		const char *a = argv[0];
-
-		if (!strcmp(a, "--") || !strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			int n = target_take(&o->tb.target, argc, argv);
-
-			if (n < 0)
-				return -n;
-			argc -= n;
-			argv += n;
-			continue;
-		}
-		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			tb_json_on();
-			argc--;
-			argv++;
-			continue;
-		}
-		if (argc < 2)
-			return usage_err(a[0] == '-' ? "option '%s' needs a value" :
-					 "unexpected argument '%s'", a);
-		if (!strcmp(a, "-I") || !strcmp(a, "--interval")) {
-			if (parse_u64("interval (ms)", argv[1], 1, 3600000, &o->interval_ms))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--interval-count")) {
-			if (parse_u64("interval count", argv[1], 1, ~0ull >> 1, &o->icount))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--duration")) {
-			if (parse_u64("duration", argv[1], 1, 86400 * 365, &o->duration))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "-x")) {
-			if (!argv[1][0])
-				return usage_err("-x needs a non-empty separator");
-			o->sep = argv[1];
-		} else if (!strcmp(a, "--backend")) {
-			if (tb_parse_kind(argv[1], &o->tb.kind) || o->tb.kind == TB_RM)
-				return usage_err("unknown backend '%s' (auto, bpf, uvm-tools)", argv[1]);
-		} else {
-			return usage_err("unknown option '%s'; try '%s stat help'", a, bin_name);
-		}
-		argc -= 2;
-		argv += 2;
-	}
+	if (rc)
+		return rc;
+	if (r.help)
+		return -1;
 	if (target_check(&o->tb.target, 0))
 		return EXIT_USAGE;
-	if (o->icount && !o->interval_ms)
+	if (o->icount && !o->interval_ns)
 		return usage_err("--interval-count needs -I MS");
+	if (tb_parse_kind(stat_backends[o->backend], &o->tb.kind))
+		return usage_err("backend '%s' is not built in", stat_backends[o->backend]);
 	return 0;
 }
 
@@ -286,12 +286,12 @@ static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 {
 	uint64_t prev[TC_NR] = { 0 };
 	unsigned long long intervals = 0;
-	double next = start + o->interval_ms / 1000.0;
+	double step = o->interval_ns / 1e9, next = start + step;
 
 	while (!stop_requested()) {
 		int wait = 100;
 
-		if (o->interval_ms) {
+		if (o->interval_ns) {
 			double left = next - mono_s();
 
 			wait = left > 0 ? (int)(left * 1000) + 1 : 0;
@@ -300,14 +300,14 @@ static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 		}
 		if (!tb_poll(t, wait))
 			return true;
-		if (o->duration && mono_s() - start >= o->duration)
+		if (o->duration_ns && mono_s() - start >= o->duration_ns / 1e9)
 			break;
-		if (o->interval_ms && mono_s() >= next) {
+		if (o->interval_ns && mono_s() >= next) {
 			tb_read_counters(t, c);
-			print_block(c, prev, mono_s() - start, true, o->sep, o->target, tb_name(t), 0);
+			print_block(c, prev, mono_s() - start, true, o->sep, o->target, tb_name(t), 0, -1);
 			fflush(stdout);
 			memcpy(prev, c->total, sizeof(prev));
-			next += o->interval_ms / 1000.0;
+			next += step;
 			if (o->icount && ++intervals >= o->icount)
 				break;
 		}
@@ -328,7 +328,7 @@ static int do_stat(int argc, char **argv)
 		return stat_help(argc - 1, argv + 1);
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
-		return rc;
+		return rc < 0 ? EXIT_OK : rc;
 	target_name(&o);
 	o.tb.types = 0;	/* counters; uvm-tools adds its rare events itself */
 	stop_signals_install();
@@ -346,8 +346,9 @@ static int do_stat(int argc, char **argv)
 	elapsed = mono_s() - start;
 	status = tb_cmd_status(t);
 	tb_read_counters(t, &c);
-	if (!o.interval_ms)
-		print_block(&c, NULL, elapsed, false, o.sep, o.target, tb_name(t), elapsed);
+	if (!o.interval_ns)
+		print_block(&c, NULL, elapsed, false, o.sep, o.target, tb_name(t), elapsed,
+			    o.tb.target.cmd ? status : -1);
 	else if (!json_output && !o.sep)
 		printf(" %14.6f seconds time elapsed\n", elapsed);
 	free(c.rows);

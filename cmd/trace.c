@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "optsets.h"
 #include "safefile.h"
 #include "target.h"
 #include "rm.h"		/* RM_DEFAULT_DEVICE */
@@ -28,104 +29,90 @@
 
 struct topts {
 	struct tb_opts tb;
-	unsigned long long duration_s, max_events, top;
+	uint64_t duration_ns;
+	unsigned long long max_events, top;
 	const char *events;	/* record: "all" or "tsg" */
 	const char *file;	/* record -o */
-	const char *inputs[RL_MAX_INPUTS];	/* report -i, up to 4 */
-	int ninputs;
+	struct opt_paths inputs;	/* report -i, up to RL_MAX_INPUTS */
 	const char *svg;
-	const char *format;	/* report: summary | events | model */
+	const char *format;	/* report: summary | events | model | chrome | csv */
 	const char *sort;
+	int backend, format_i, sort_i;	/* the rows' indexes */
 };
 
-/* Parses the options of every trace command; which are allowed is a set of letters. */
-static int parse_opts(int argc, char **argv, struct topts *o, const char *allowed)
+static const char *const backends[] = { "auto", "bpf", "uvm-tools", "rm", NULL };
+static const char *const formats[] = { "summary", "events", "model", "chrome", "csv", NULL };
+static const char *const sorts[] = { "faults", "bytes", "address", NULL };
+
+#define TO(f) offsetof(struct topts, f)
+#define ROW_PID { .name = "pid", .key = 'p', .kind = OPT_PID, .off = TO(tb.target.pid), \
+		  .arg = "PID", .help = "one process (default: system-wide where the backend can)", \
+		  .flags = OPT_ONCE }
+#define ROW_DURATION { .name = "duration", .kind = OPT_DURATION, .off = TO(duration_ns), \
+		       .arg = "S", .help = "stop after S (10, 500ms, 2m)", .unit = NSEC_PER_SEC, \
+		       .min = NSEC_PER_MSEC, .max = 86400 * 365 * NSEC_PER_SEC }
+#define ROW_MAX_EVENTS { .name = "max-events", .kind = OPT_UINT, .off = TO(max_events), \
+			 .arg = "N", .help = "stop after N events", .min = 1, .max = ~0ull >> 1 }
+#define ROW_BACKEND { .name = "backend", .kind = OPT_ENUM, .off = TO(backend), .arg = "B", \
+		      .help = "auto, bpf, uvm-tools or rm", .words = backends }
+#define ROW_DEVICE { .name = "device", .kind = OPT_PATH, .off = TO(tb.device), .arg = "PATH", \
+		     .help = "the RM device of TSG events (default " RM_DEFAULT_DEVICE ")" }
+#define ROW_END { .name = NULL }
+
+static const struct opt live_rows[] = { ROW_PID, ROW_DURATION, ROW_MAX_EVENTS, ROW_BACKEND, ROW_END };
+static const struct opt tsg_rows[] = { ROW_PID, ROW_DURATION, ROW_MAX_EVENTS, ROW_BACKEND, ROW_DEVICE,
+				       ROW_END };
+static const struct opt record_rows[] = {
+	ROW_PID, ROW_DURATION, ROW_MAX_EVENTS, ROW_BACKEND, ROW_DEVICE,
+	{ .name = "output", .key = 'o', .kind = OPT_PATH, .off = TO(file), .arg = "FILE",
+	  .help = "the record (- : standard output; default " DEFAULT_FILE ")" },
+	ROW_END,
+};
+static const struct opt report_rows[] = {
+	{ .name = "input", .key = 'i', .kind = OPT_PATHS, .off = TO(inputs), .arg = "FILE",
+	  .help = "a record (- : standard input; default " DEFAULT_FILE "); several merge",
+	  .max = RL_MAX_INPUTS },
+	{ .name = "sort", .kind = OPT_ENUM, .off = TO(sort_i), .arg = "KEY",
+	  .help = "the hottest ranges by faults, bytes or address", .words = sorts },
+	{ .name = "top", .kind = OPT_UINT, .off = TO(top), .arg = "N",
+	  .help = "how many ranges (10)", .min = 1, .max = 100000 },
+	{ .name = "format", .kind = OPT_ENUM, .off = TO(format_i), .arg = "FORMAT",
+	  .help = "summary, events, model, chrome or csv", .words = formats },
+	{ .name = "svg", .kind = OPT_PATH, .off = TO(svg), .arg = "FILE",
+	  .help = "a heat map of the faults into FILE (- : standard output)" },
+	ROW_END,
+};
+
+#define TRACE_SET(var, name, r, f) \
+	const struct optset var = { .object = "trace", .command = name, .rows = r, .flags = f, \
+				    .cmd_off = TO(tb.target.cmd) }
+TRACE_SET(trace_faults_opts, "faults", live_rows, OPTS_CMD);
+TRACE_SET(trace_migrations_opts, "migrations", live_rows, OPTS_CMD);
+TRACE_SET(trace_evictions_opts, "evictions", live_rows, OPTS_CMD);
+TRACE_SET(trace_replays_opts, "replays", live_rows, OPTS_CMD);
+TRACE_SET(trace_prefetch_opts, "prefetch", live_rows, OPTS_CMD);
+TRACE_SET(trace_tsg_opts, "tsg", tsg_rows, OPTS_CMD);
+TRACE_SET(trace_record_opts, "record", record_rows, OPTS_CMD | OPTS_WORDS);
+TRACE_SET(trace_report_opts, "report", report_rows, 0);
+
+/* The rows of set into o: 0, -1 (the help was printed), or EXIT_USAGE after p_err. */
+static int parse_opts(int argc, char **argv, struct topts *o, const struct optset *set)
 {
+	struct opts_result r;
 
 	o->top = 10;
-	o->sort = "faults";
-	o->format = "summary";
-	while (argc > 0) {
-		const char *a = argv[0];
-
-#define TAKES(flag) ({ if (!strchr(allowed, flag)) return usage_err("option '%s' does not apply here", a); \
-		if (argc < 2) return usage_err("option '%s' needs a value", a); })
-		if (!strcmp(a, "--") || !strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			int n;
-
-			if (!strcmp(a, "--") && !strchr(allowed, 'c'))
-				return usage_err("a command does not apply here");
-			if (strcmp(a, "--") && !strchr(allowed, 'p'))
-				return usage_err("option '%s' does not apply here", a);
-			n = target_take(&o->tb.target, argc, argv);
-			if (n < 0)
-				return -n;
-			argc -= n;
-			argv += n;
-			continue;
-		} else if (!strcmp(a, "--duration")) {
-			TAKES('d');
-			if (parse_u64("duration", argv[1], 1, 86400 * 365, &o->duration_s))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--max-events")) {
-			TAKES('m');
-			if (parse_u64("max-events", argv[1], 1, ~0ull >> 1, &o->max_events))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--device")) {
-			TAKES('D');
-			o->tb.device = argv[1];
-		} else if (!strcmp(a, "--backend")) {
-			TAKES('b');
-			if (tb_parse_kind(argv[1], &o->tb.kind))
-				return usage_err("unknown backend '%s' (auto, bpf, uvm-tools, rm)", argv[1]);
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			TAKES('o');
-			o->file = argv[1];
-		} else if (!strcmp(a, "-i") || !strcmp(a, "--input")) {
-			TAKES('i');
-			if (o->ninputs == RL_MAX_INPUTS)
-				return usage_err("at most %d records (-i) at once", RL_MAX_INPUTS);
-			o->inputs[o->ninputs++] = argv[1];
-		} else if (!strcmp(a, "--svg")) {
-			TAKES('s');
-			o->svg = argv[1];
-		} else if (!strcmp(a, "--format")) {
-			TAKES('f');
-			if (strcmp(argv[1], "summary") && strcmp(argv[1], "events") &&
-			    strcmp(argv[1], "model") && strcmp(argv[1], "chrome") &&
-			    strcmp(argv[1], "csv"))
-				return usage_err("unknown format '%s' (summary, events, model, chrome, csv)",
-						 argv[1]);
-			o->format = argv[1];
-		} else if (!strcmp(a, "--sort")) {
-			TAKES('s');
-			if (strcmp(argv[1], "faults") && strcmp(argv[1], "bytes") &&
-			    strcmp(argv[1], "address"))
-				return usage_err("unknown sort key '%s' (faults, bytes, address)", argv[1]);
-			o->sort = argv[1];
-		} else if (!strcmp(a, "--top")) {
-			TAKES('s');
-			if (parse_u64("top", argv[1], 1, 100000, &o->top))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			tb_json_on();
-			argc--;
-			argv++;
-			continue;
-		} else if (a[0] != '-' && strchr(allowed, 'e') && !o->events) {
-			if (strcmp(a, "all") && strcmp(a, "tsg"))
-				return usage_err("unknown event kind '%s' (all, tsg)", a);
-			o->events = a;
-			argc--;
-			argv++;
-			continue;
-		} else {
-			return usage_err("unknown option '%s'; try '%s trace help'", a, bin_name);
-		}
-#undef TAKES
-		argc -= 2;
-		argv += 2;
-	}
+	if (opts_parse(set, argc, argv, o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return -1;
+	o->format = formats[o->format_i];
+	o->sort = sorts[o->sort_i];
+	if (tb_parse_kind(backends[o->backend], &o->tb.kind))
+		return usage_err("unknown backend '%s'", backends[o->backend]);
+	if (r.argc > 1 || (r.argc == 1 && strcmp(r.argv[0], "all") && strcmp(r.argv[0], "tsg")))
+		return usage_err(r.argc > 1 ? "unexpected argument '%s'" : "unknown event kind '%s' (all, tsg)",
+				 r.argv[r.argc - 1]);
+	o->events = r.argc ? r.argv[0] : NULL;
 	return target_check(&o->tb.target, 0);
 }
 
@@ -211,7 +198,7 @@ static void live_loop(struct topts *o, struct live *l, struct tb *t)
 			break;
 		if (l->write_err)
 			break;
-		if (o->duration_s && mono_s() - start >= (double)o->duration_s)
+		if (o->duration_ns && mono_s() - start >= o->duration_ns / 1e9)
 			break;
 		if (l->mode == LIVE_PRINT)
 			fflush(stdout);
@@ -287,7 +274,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	if (json_wtr)
 		jsonw_autoflush(json_wtr, false);
 	live_loop(o, l, t);
-	tb_stop(t, stop_requested() || (l->max && l->shown >= l->max) || o->duration_s ||
+	tb_stop(t, stop_requested() || (l->max && l->shown >= l->max) || o->duration_ns ||
 		tb_failed(t));
 	if (json_wtr)
 		jsonw_autoflush(json_wtr, true);
@@ -312,15 +299,15 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 }
 
 static int do_events(int argc, char **argv, const char *what, uint32_t types, uint32_t show,
-		     int cause, const char *allowed)
+		     int cause, const struct optset *set)
 {
 	struct topts o = { 0 };
 	struct live l = { .mode = LIVE_PRINT, .show = show, .cause = cause };
-	int rc = parse_opts(argc, argv, &o, allowed);
+	int rc = parse_opts(argc, argv, &o, set);
 	char name[32];
 
 	if (rc)
-		return rc;
+		return rc < 0 ? EXIT_OK : rc;
 	snprintf(name, sizeof(name), "trace %s", what);
 	o.tb.what = name;
 	o.tb.types = types;
@@ -333,46 +320,47 @@ static int do_faults(int argc, char **argv)
 {
 	return do_events(argc, argv, "faults",
 			 B(GT_EV_GPU_FAULT) | B(GT_EV_BATCH) | B(GT_EV_REPLAY),
-			 B(GT_EV_GPU_FAULT), -1, "pdmbc");
+			 B(GT_EV_GPU_FAULT), -1, &trace_faults_opts);
 }
 
 static int do_migrations(int argc, char **argv)
 {
 	return do_events(argc, argv, "migrations", B(GT_EV_MIGRATION), B(GT_EV_MIGRATION), -1,
-			 "pdmbc");
+			 &trace_migrations_opts);
 }
 
 static int do_evictions(int argc, char **argv)
 {
 	return do_events(argc, argv, "evictions", B(GT_EV_EVICTION), B(GT_EV_EVICTION), -1,
-			 "pdmbc");
+			 &trace_evictions_opts);
 }
 
 static int do_replays(int argc, char **argv)
 {
-	return do_events(argc, argv, "replays", B(GT_EV_REPLAY), B(GT_EV_REPLAY), -1, "pdmbc");
+	return do_events(argc, argv, "replays", B(GT_EV_REPLAY), B(GT_EV_REPLAY), -1,
+			 &trace_replays_opts);
 }
 
 static int do_prefetch_ev(int argc, char **argv)
 {
 	return do_events(argc, argv, "prefetch", B(GT_EV_MIGRATION), B(GT_EV_MIGRATION),
-			 GT_CAUSE_PREFETCH, "pdmbc");
+			 GT_CAUSE_PREFETCH, &trace_prefetch_opts);
 }
 
 /* TSGs created and freed, and the controls processes set on them: the rm backend. */
 static int do_tsg(int argc, char **argv)
 {
-	return do_events(argc, argv, "tsg", GT_TSG_TYPES, GT_TSG_TYPES, -1, "pdmbcD");
+	return do_events(argc, argv, "tsg", GT_TSG_TYPES, GT_TSG_TYPES, -1, &trace_tsg_opts);
 }
 
 static int do_record(int argc, char **argv)
 {
 	struct topts o = { 0 };
 	struct live l = { .mode = LIVE_RECORD, .cause = -1 };
-	int rc = parse_opts(argc, argv, &o, "pdmbcoeD");
+	int rc = parse_opts(argc, argv, &o, &trace_record_opts);
 
 	if (rc)
-		return rc;
+		return rc < 0 ? EXIT_OK : rc;
 	o.tb.what = "trace record";
 	o.tb.stdout_is_data = o.file && !strcmp(o.file, "-");
 	if (o.tb.stdout_is_data && json_output)
@@ -396,10 +384,10 @@ static int do_report(int argc, char **argv)
 	struct topts o = { 0 };
 	struct report_opts ro;
 	bool file_fmt;
-	int rc = parse_opts(argc, argv, &o, "ifs");
+	int rc = parse_opts(argc, argv, &o, &trace_report_opts);
 
 	if (rc)
-		return rc;
+		return rc < 0 ? EXIT_OK : rc;
 	file_fmt = !strcmp(o.format, "chrome") || !strcmp(o.format, "csv");
 	/* Under -j standard output is JSON and nothing else. */
 	if (json_output && (!strcmp(o.format, "model") || file_fmt))
@@ -414,9 +402,9 @@ static int do_report(int argc, char **argv)
 				 o.format);
 	ro = (struct report_opts){ .format = o.format, .sort = o.sort,
 				   .top = (unsigned int)o.top, .svg = o.svg };
-	if (!o.ninputs)
-		o.inputs[o.ninputs++] = DEFAULT_FILE;
-	return tr_report_files(o.inputs, o.ninputs, &ro, stdout);
+	if (!o.inputs.n)
+		o.inputs.v[o.inputs.n++] = DEFAULT_FILE;
+	return tr_report_files(o.inputs.v, o.inputs.n, &ro, stdout);
 }
 
 static int do_help(int argc, char **argv)
@@ -454,6 +442,8 @@ static int do_help(int argc, char **argv)
 		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"
 		"$GPUCTL_RM_DEVICE names another.\n",
 		bin_name);
+	opts_help_rows(&trace_record_opts);	/* the live commands take its rows but -o */
+	opts_help_rows(&trace_report_opts);
 	return EXIT_OK;
 }
 

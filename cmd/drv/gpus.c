@@ -39,6 +39,8 @@ const struct gpu_info *gpu_option(const char *spec)
 	int n = gpus_list(&g, false, &why), i;
 
 	if (n < 0) {
+		if (strstr(why, "No such file"))	/* RM's device is not there */
+			err_code("NO_DRIVER");
 		p_err("--gpu %s: the GPUs cannot be listed: %s", spec, why);
 		return NULL;
 	}

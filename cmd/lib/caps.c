@@ -116,6 +116,7 @@ int need_caps(const char *what, unsigned int need)
 	}
 	if (!missing[0])
 		return 0;
+	err_code("PERMISSION");
 	p_err("'%s' needs %s%s%s; missing: %s", what,
 	      need & NEED_PTRACE ? "CAP_SYS_PTRACE (to borrow another process's NVIDIA file)" : "",
 	      (need & NEED_PTRACE) && (need & NEED_BPF) ? " and " : "",

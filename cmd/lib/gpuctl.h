@@ -36,6 +36,15 @@
  */
 #define GPUCTL_MAX_GPUS 64
 
+/*
+ * The version of gpuctl's JSON documents (gpuctl(8), JSON OUTPUT): every
+ * document's "schema_version".  It goes up when a member changes meaning or
+ * type or goes away; members are added without it.
+ */
+#define GPUCTL_SCHEMA_VERSION 1
+/* A JSON writer for stdout with the stamp and -p's indentation: NULL when out of memory. */
+json_writer_t *json_stdout_writer(void);
+
 #define BPFFS_ROOT "/sys/fs/bpf"
 #define GPUCTL_PIN_DIR BPFFS_ROOT "/gpuctl"
 
@@ -49,7 +58,12 @@ extern json_writer_t *json_wtr;	/* non-NULL under -j */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Informational line on stderr; silent under -j. */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* p_err, then return EXIT_USAGE: for bad command lines. */
+/*
+ * The "code" of the next p_err under -j, chosen where the error happens
+ * (gpuctl(8), JSON OUTPUT); without it the code is read from the message.
+ */
+void err_code(const char *code);
+/* p_err, then return EXIT_USAGE: for bad command lines (code USAGE). */
 int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A command table, as bpftool has them: a NULL name ends it. */
@@ -105,7 +119,7 @@ struct object {
 /* The objects; each lives in cmd/<object>.c. */
 extern const struct object prefetch_object, evict_object, replay_object, probe_object,
 	sched_object, trace_object, stat_object;
-extern const struct object exporter_object;
+extern const struct object exporter_object, run_object;
 
 /* What batch and shell get from main to run one command line. */
 struct dispatch {
@@ -114,6 +128,15 @@ struct dispatch {
 	const struct cmd *batch_cmds;		/* batch's own commands, for completion */
 };
 int batch_main(const struct dispatch *d, int argc, char **argv);
+/* gpuctl __complete WORDS...: what may come next (cmd/complete.c). */
+int complete_main(const struct dispatch *d, int argc, char **argv);
+/*
+ * The same candidates to fn, for the shell's completer: 0, or 1 where the
+ * words reach a command whose options are not rows yet.  "__files__" and
+ * "__command__" stand for a file name and a command.
+ */
+int complete_words(const struct dispatch *d, int argc, char **argv,
+		   void (*fn)(const char *word, void *ctx), void *ctx);
 int shell_main(const struct dispatch *d, int argc, char **argv);
 extern const struct cmd batch_cmds[];
 

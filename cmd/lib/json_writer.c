@@ -25,6 +25,8 @@ struct json_writer {
 	unsigned int depth;
 	unsigned int cap;
 	unsigned long count;
+	const char *stamp_name;	/* jsonw_stamp() */
+	uint64_t stamp_val;
 };
 
 json_writer_t *jsonw_new(FILE *f)
@@ -48,6 +50,12 @@ void jsonw_destroy(json_writer_t **wp)
 	free(w->stack);
 	free(w);
 	*wp = NULL;
+}
+
+void jsonw_stamp(json_writer_t *w, const char *name, uint64_t val)
+{
+	w->stamp_name = name;
+	w->stamp_val = val;
 }
 
 void jsonw_pretty(json_writer_t *w, bool on)
@@ -183,6 +191,14 @@ static void end_container(json_writer_t *w)
 		return;
 	if (w->name_pending)
 		jsonw_null(w);
+	if (w->stamp_name && w->stack[w->depth - 1].is_object &&
+	    (w->depth == 1 || (w->depth == 2 && !w->stack[0].is_object))) {
+		const char *name = w->stamp_name;
+
+		w->stamp_name = NULL;	/* not again inside its own value */
+		jsonw_uint_field(w, name, w->stamp_val);
+		w->stamp_name = name;
+	}
 	struct level *top = &w->stack[w->depth - 1];
 
 	if (top->members)
@@ -250,6 +266,19 @@ void jsonw_stringf(json_writer_t *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	jsonw_vstringf(w, fmt, ap);
 	va_end(ap);
+}
+
+void jsonw_raw(json_writer_t *w, const char *json, size_t len)
+{
+	while (len && (json[len - 1] == '\n' || json[len - 1] == ' '))
+		len--;
+	if (!len || memchr(json, '\n', len)) {	/* nothing, or more than one document */
+		jsonw_null(w);
+		return;
+	}
+	begin_value(w);
+	fwrite(json, 1, len, w->f);
+	end_value(w);
 }
 
 void jsonw_uint(json_writer_t *w, uint64_t val)

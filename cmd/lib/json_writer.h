@@ -29,6 +29,12 @@ json_writer_t *jsonw_new(FILE *f);
 /* Closes whatever is still open, flushes, frees, and sets *w to NULL. */
 void jsonw_destroy(json_writer_t **w);
 void jsonw_pretty(json_writer_t *w, bool on);
+/*
+ * name: val as the last member of every document: each top-level object,
+ * and each object that is an element of a top-level array (a list's rows,
+ * batch's results).  name NULL: none (the default).
+ */
+void jsonw_stamp(json_writer_t *w, const char *name, uint64_t val);
 void jsonw_flush(json_writer_t *w);
 /*
  * Whether each complete top-level document is flushed at once (the
@@ -54,6 +60,12 @@ void jsonw_u64(json_writer_t *w, uint64_t val);
 void jsonw_float(json_writer_t *w, double val);
 void jsonw_bool(json_writer_t *w, bool val);
 void jsonw_null(json_writer_t *w);
+/*
+ * One whole JSON document another writer made (gpuctl's own, from a child),
+ * as a value; the trailing newline dropped; null when it is empty or more
+ * than one line.  The caller vouches that it is JSON.
+ */
+void jsonw_raw(json_writer_t *w, const char *json, size_t len);
 
 /* name + value in one call. */
 void jsonw_string_field(json_writer_t *w, const char *name, const char *val);

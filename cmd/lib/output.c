@@ -58,7 +58,23 @@ static char *line_text(const char *text)
  * strerror(err) every caller writes), USAGE for usage_err's bad command
  * lines, else FAILED.
  */
-static bool usage_pending;
+static const char *code_pending;
+
+json_writer_t *json_stdout_writer(void)
+{
+	json_writer_t *w = jsonw_new(stdout);
+
+	if (w) {
+		jsonw_pretty(w, pretty_output);
+		jsonw_stamp(w, "schema_version", GPUCTL_SCHEMA_VERSION);
+	}
+	return w;
+}
+
+void err_code(const char *code)
+{
+	code_pending = code;
+}
 
 static bool ends_errno_text(const char *text, const char *desc)
 {
@@ -79,8 +95,8 @@ static const char *error_code(const char *text)
 	const char *best = NULL;
 	size_t best_len = 0;
 
-	if (usage_pending)
-		return "USAGE";
+	if (code_pending)
+		return code_pending;
 	for (int e = 1; e < 256; e++) {
 		const char *name = strerrorname_np(e), *desc = strerrordesc_np(e);
 
@@ -139,6 +155,7 @@ void p_err(const char *fmt, ...)
 		free(line);
 	}
 	free(msg);
+	code_pending = NULL;
 }
 
 void p_info(const char *fmt, ...)
@@ -169,9 +186,8 @@ int usage_err(const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	usage_pending = true;
+	err_code("USAGE");
 	p_err("%s", msg ? msg : "bad command line");
-	usage_pending = false;
 	free(msg);
 	return EXIT_USAGE;
 }
@@ -277,6 +293,70 @@ int parse_u64(const char *what, const char *arg, unsigned long long min,
 		return -ERANGE;
 	}
 	*out = val;
+	return 0;
+}
+
+/* Sizes, durations and percentages on a command line (units.h has the grammar). */
+
+static int range_err(const char *what, const char *arg, const char *lo, const char *hi)
+{
+	if (hi)
+		p_err("invalid %s '%s': must be between %s and %s", what, arg, lo, hi);
+	else
+		p_err("invalid %s '%s': must be at least %s", what, arg, lo);
+	return -ERANGE;
+}
+
+int parse_size(const char *what, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char why[160], lo[UNITS_BUF], hi[UNITS_BUF];
+	uint64_t v;
+	int err = units_size(arg, &v, why, sizeof(why));
+
+	if (err) {
+		p_err("invalid %s '%s': %s", what, arg ? arg : "", why);
+		return err;
+	}
+	if (v < min || v > max)
+		return range_err(what, arg, units_fmt_size(min, UNITS_EXACT, lo, sizeof(lo)),
+				 max == UINT64_MAX ? NULL : units_fmt_size(max, UNITS_EXACT, hi, sizeof(hi)));
+	*out = v;
+	return 0;
+}
+
+int parse_duration(const char *what, const char *arg, uint64_t bare_ns, uint64_t min_ns,
+		   uint64_t max_ns, uint64_t *out_ns)
+{
+	char why[160], lo[UNITS_BUF], hi[UNITS_BUF];
+	uint64_t v;
+	int err = units_duration(arg, bare_ns, &v, why, sizeof(why));
+
+	if (err) {
+		p_err("invalid %s '%s': %s", what, arg ? arg : "", why);
+		return err;
+	}
+	if (v < min_ns || v > max_ns)
+		return range_err(what, arg, units_fmt_duration(min_ns, UNITS_EXACT, lo, sizeof(lo)),
+				 max_ns == UINT64_MAX ? NULL :
+				 units_fmt_duration(max_ns, UNITS_EXACT, hi, sizeof(hi)));
+	*out_ns = v;
+	return 0;
+}
+
+int parse_percent(const char *what, const char *arg, double min, double max, double *out)
+{
+	char why[160], lo[UNITS_BUF], hi[UNITS_BUF];
+	double v;
+	int err = units_percent(arg, &v, why, sizeof(why));
+
+	if (err) {
+		p_err("invalid %s '%s': %s", what, arg ? arg : "", why);
+		return err;
+	}
+	if (v < min || v > max)
+		return range_err(what, arg, units_fmt_percent(min, lo, sizeof(lo)),
+				 units_fmt_percent(max, hi, sizeof(hi)));
+	*out = v;
 	return 0;
 }
 

@@ -40,6 +40,7 @@ int bpffs_check(void)
 {
 	if (bpffs_mounted())
 		return 0;
+	err_code("BPFFS_ABSENT");
 	p_err("bpffs is not mounted at %s: mount it with 'mount -t bpf bpf %s' "
 	      "(or name another bpffs mount in $GPUCTL_BPFFS)", bpffs_root(), bpffs_root());
 	return -1;

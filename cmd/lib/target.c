@@ -40,37 +40,6 @@ int target_parse_pid(const char *arg, pid_t *pid)
 	return 0;
 }
 
-int target_take(struct target *t, int argc, char **argv)
-{
-	if (argc < 1)
-		return 0;
-	if (!strcmp(argv[0], "--")) {
-		if (argc < 2)
-			return -usage_err("%s", target_strerror(TARGET_ERR_NO_CMD));
-		t->cmd = argv + 1;
-		return argc;
-	}
-	if (strcmp(argv[0], "-p") && strcmp(argv[0], "--pid"))
-		return 0;
-	if (argc < 2)
-		return -usage_err("%s", target_strerror(TARGET_ERR_PID_MISSING));
-	if (target_parse_pid(argv[1], &t->pid))
-		return -EXIT_USAGE;
-	return 2;
-}
-
-int target_take_gpu(struct target *t, int argc, char **argv)
-{
-	if (argc < 1 || strcmp(argv[0], "--gpu"))
-		return 0;
-	if (argc < 2)
-		return -usage_err("%s", target_strerror(TARGET_ERR_GPU_MISSING));
-	if (t->gpu)
-		return -usage_err("%s", target_strerror(TARGET_ERR_GPU_TWICE));
-	t->gpu = argv[1];
-	return 2;
-}
-
 int target_check(const struct target *t, int need)
 {
 	if (t->pid && t->cmd)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * target.h - what a command acts on: a running process (-p PID) or a
- * command it starts (-- CMD ...); a GPU (--gpu: sched's commands).  Parsed and checked
- * once (target.c), with typed errors, as perf's util/target.c does.
+ * command it starts (-- CMD ...); a GPU (--gpu).  The option rows (opts.h)
+ * read them; the PID through target_parse_pid, the one PID parser, and the
+ * pair checked here (target.c), as perf's util/target.c does.
  */
 #ifndef GPUCTL_LIB_TARGET_H
 #define GPUCTL_LIB_TARGET_H
@@ -38,19 +39,6 @@ const char *target_strerror(enum target_err err);
 
 /* A PID argument: 0, or EXIT_USAGE after p_err ("invalid pid ..."). */
 int target_parse_pid(const char *arg, pid_t *pid);
-
-/*
- * argv[0] is -p/--pid PID or "--" CMD: takes it into t and returns how many
- * words it used (2; for "--" every word left); 0 when argv[0] is neither;
- * EXIT_USAGE as a negative number (-EXIT_USAGE) after p_err.
- */
-int target_take(struct target *t, int argc, char **argv);
-
-/*
- * argv[0] is --gpu GPU: takes it into t->gpu and returns 2; 0 when it is
- * not; -EXIT_USAGE after p_err.  Only the commands that act per GPU call it.
- */
-int target_take_gpu(struct target *t, int argc, char **argv);
 
 /* Both given is an error; need: neither is one too.  0, or EXIT_USAGE after p_err. */
 int target_check(const struct target *t, int need);

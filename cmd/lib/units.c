@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpuctl.h"
 #include "units.h"
 
 struct unit {
@@ -300,68 +299,4 @@ const char *units_fmt_percent(double pct, char *buf, size_t len)
 	n = strlen(buf);
 	snprintf(buf + n, len - n, "%%");
 	return buf;
-}
-
-/* --------------------------------------------------- for command lines */
-
-static int range_err(const char *what, const char *arg, const char *lo, const char *hi)
-{
-	if (hi)
-		p_err("invalid %s '%s': must be between %s and %s", what, arg, lo, hi);
-	else
-		p_err("invalid %s '%s': must be at least %s", what, arg, lo);
-	return -ERANGE;
-}
-
-int parse_size(const char *what, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char why[160], lo[UNITS_BUF], hi[UNITS_BUF];
-	uint64_t v;
-	int err = units_size(arg, &v, why, sizeof(why));
-
-	if (err) {
-		p_err("invalid %s '%s': %s", what, arg ? arg : "", why);
-		return err;
-	}
-	if (v < min || v > max)
-		return range_err(what, arg, units_fmt_size(min, UNITS_EXACT, lo, sizeof(lo)),
-				 max == UINT64_MAX ? NULL : units_fmt_size(max, UNITS_EXACT, hi, sizeof(hi)));
-	*out = v;
-	return 0;
-}
-
-int parse_duration(const char *what, const char *arg, uint64_t bare_ns, uint64_t min_ns,
-		   uint64_t max_ns, uint64_t *out_ns)
-{
-	char why[160], lo[UNITS_BUF], hi[UNITS_BUF];
-	uint64_t v;
-	int err = units_duration(arg, bare_ns, &v, why, sizeof(why));
-
-	if (err) {
-		p_err("invalid %s '%s': %s", what, arg ? arg : "", why);
-		return err;
-	}
-	if (v < min_ns || v > max_ns)
-		return range_err(what, arg, units_fmt_duration(min_ns, UNITS_EXACT, lo, sizeof(lo)),
-				 max_ns == UINT64_MAX ? NULL :
-				 units_fmt_duration(max_ns, UNITS_EXACT, hi, sizeof(hi)));
-	*out_ns = v;
-	return 0;
-}
-
-int parse_percent(const char *what, const char *arg, double min, double max, double *out)
-{
-	char why[160], lo[UNITS_BUF], hi[UNITS_BUF];
-	double v;
-	int err = units_percent(arg, &v, why, sizeof(why));
-
-	if (err) {
-		p_err("invalid %s '%s': %s", what, arg ? arg : "", why);
-		return err;
-	}
-	if (v < min || v > max)
-		return range_err(what, arg, units_fmt_percent(min, lo, sizeof(lo)),
-				 units_fmt_percent(max, hi, sizeof(hi)));
-	*out = v;
-	return 0;
 }

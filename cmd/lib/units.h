@@ -60,7 +60,7 @@ const char *units_fmt_duration(uint64_t ns, unsigned int flags, char *buf, size_
 const char *units_fmt_percent(double pct, char *buf, size_t len);
 
 /*
- * The same for a command line: 0, or one error line ("invalid WHAT 'ARG':
+ * The same for a command line (output.c, beside parse_u64): 0, or one error line ("invalid WHAT 'ARG':
  * WHY", "invalid WHAT 'ARG': must be between MIN and MAX" with the bounds
  * in exact units) and -EINVAL or -ERANGE.  parse_duration's bare_ns as
  * above.

@@ -43,14 +43,12 @@ static int en_load(struct pf_args *a)
 	struct pfe_run check;
 	char *args[PF_ARGS_MAX], names[256];
 	int nargs = 0, first = 1;
-	bool allow_helpers = false;
+	bool allow_helpers = a->allow_helpers;
 
 	if (!o.pid && !o.cmd)
 		return usage_err("the engine runs on one process: give -p PID or -- CMD");
 	if (a->n < 1)
 		return usage_err("'prefetch load' needs a POLICY");
-	for (int i = 1; i < a->n; i++)
-		allow_helpers |= !strcmp(a->rest[i], "--allow-helpers");
 	if (allow_helpers && strcmp(a->rest[0], "file"))
 		return usage_err("--allow-helpers is for a user's object (load file PATH)");
 	if (!strcmp(a->rest[0], "file")) {
@@ -71,16 +69,11 @@ static int en_load(struct pf_args *a)
 	if (!o.pol)
 		return usage_err("unknown engine policy '%s' (%s)", a->rest[0],
 				 en_names(names, sizeof(names), ", "));
-	for (int i = first; i < a->n; i++) {
-		if (!strcmp(a->rest[i], "--detach"))
-			o.detach = true;
-		else if (!strcmp(a->rest[i], "--allow-helpers"))
-			continue;
-		else if (!strcmp(a->rest[i], "--pid-file"))
-			return usage_err("the engine's pid file is its own (see 'prefetch show')");
-		else
-			args[nargs++] = a->rest[i];
-	}
+	o.detach = a->detach;
+	if (a->pid_file)
+		return usage_err("the engine's pid file is its own (see 'prefetch show')");
+	for (int i = first; i < a->n; i++)
+		args[nargs++] = a->rest[i];
 	if (o.detach && o.cmd)
 		return usage_err("--detach takes -p PID, not -- CMD");
 	/* parameters checked before anything is touched */

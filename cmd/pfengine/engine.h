@@ -68,8 +68,8 @@ bool pfe_claimed(pid_t target);
 /* Removes the lock files no engine holds. */
 void pfe_claim_sweep(void);
 
-/* prefetch set -p PID KEY VALUE: its command line after the word. */
-int pfe_set_main(int argc, char **argv);
+/* prefetch set -p PID KEY VALUE: the parameter KEY of the engine on process pid. */
+int pfe_set_main(pid_t pid, const char *key, const char *value);
 
 /* --- oneshot.c ------------------------------------------------------------ */
 
@@ -77,9 +77,7 @@ int pfe_set_main(int argc, char **argv);
 int pfe_migrate_main(int argc, char **argv);
 int pfe_advise_main(int argc, char **argv);
 
-/* Parses a size: N, NK, NM, NG (binary units); p_err on failure. */
+/* A size in units.h's grammar (4096, 64K, 2MiB, 0x1000): 0, or -1 after p_err. */
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out);
-/* --max-bytes BYTES (K, M, G): at least one page (4096).  0, or EXIT_USAGE after p_err. */
-int pfe_parse_max_bytes(const char *arg, uint64_t *out);
 
 #endif

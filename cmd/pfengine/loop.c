@@ -91,6 +91,7 @@ static int engine_setup(struct engine *g)
 	if (pfe_run_load(&g->run))
 		return -1;
 	if (!ut_available()) {
+		err_code("NO_DRIVER");
 		p_err("the prefetch engine needs /dev/nvidia-uvm-tools, which is missing "
 		      "(load nvidia-uvm: nvidia-modprobe -u)");
 		return -1;

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "opts.h"
 #include "target.h"
+#include "units.h"
 #include "engine.h"
 #include "ut.h"
 #include "nvml.h"
@@ -23,16 +25,6 @@ int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
 	return parse_size(what, arg, 0, UINT64_MAX, out) ? -1 : 0;
 }
 
-int pfe_parse_max_bytes(const char *arg, uint64_t *out)
-{
-	if (pfe_parse_size("--max-bytes", arg, out))
-		return EXIT_USAGE;
-	/* UVM moves whole pages: less than one would move one a call, and call forever */
-	if (*out < 4096)
-		return usage_err("--max-bytes must be at least 4096 (one page), not %s", arg);
-	return 0;
-}
-
 struct os_target {
 	pid_t pid;
 	uint64_t addr, len;
@@ -41,29 +33,68 @@ struct os_target {
 	struct ut_session s;
 };
 
-/* -p PID ADDR LEN: 0, or EXIT_USAGE after p_err. */
-static int parse_target(struct os_target *t, int *argc, char ***argv, const char *what)
+/* What the rows fill (opts.h): -p PID, migrate's --to, --max-bytes, --async. */
+struct os_opts {
+	pid_t pid;
+	const char *to;
+	uint64_t max;
+	bool async;
+};
+
+static const struct opt migrate_rows[] = {
+	{ .name = "pid", .key = 'p', .kind = OPT_PID, .off = offsetof(struct os_opts, pid),
+	  .arg = "PID", .help = "the process whose memory moves", .flags = OPT_ONCE },
+	{ .name = "to", .kind = OPT_STRING, .off = offsetof(struct os_opts, to), .arg = "DEST",
+	  .help = "a GPU's UUID or cpu (default: the process's first GPU)" },
+	{ .name = "max-bytes", .kind = OPT_SIZE, .off = offsetof(struct os_opts, max), .arg = "BYTES",
+	  .help = "move at most this much (64M, 1GiB)", .min = 4096, .max = UINT64_MAX },
+	{ .name = "async", .kind = OPT_FLAG, .off = offsetof(struct os_opts, async),
+	  .help = "return once the copies are queued" },
+	{ .name = NULL },
+};
+
+static const struct opt advise_rows[] = {
+	{ .name = "pid", .key = 'p', .kind = OPT_PID, .off = offsetof(struct os_opts, pid),
+	  .arg = "PID", .help = "the process whose memory gets the hint", .flags = OPT_ONCE },
+	{ .name = NULL },
+};
+
+const struct optset prefetch_migrate_opts = {
+	.object = "prefetch", .command = "migrate", .rows = migrate_rows, .flags = OPTS_WORDS,
+};
+const struct optset prefetch_advise_opts = {
+	.object = "prefetch", .command = "advise", .rows = advise_rows, .flags = OPTS_WORDS,
+};
+
+/*
+ * -p PID ADDR LEN [...] by set's rows into t and o: 0 (*words: what follows
+ * ADDR LEN), -1 (-h printed the help), or EXIT_USAGE after p_err.
+ */
+static int parse_target(struct os_target *t, struct os_opts *o, const struct optset *set,
+			int argc, char **argv, struct opts_result *r, const char *what)
 {
 	unsigned long long v;
 
-	if (*argc < 2 || strcmp((*argv)[0], "-p"))
-		return usage_err("'%s' needs -p PID", what);
-	if (target_parse_pid((*argv)[1], &t->pid))
+	if (opts_parse(set, argc, argv, o, r))
 		return EXIT_USAGE;
-	*argc -= 2;
-	*argv += 2;
-	if (*argc < 2)
+	if (r->help)
+		return -1;
+	if (!o->pid)
+		return usage_err("'%s' needs -p PID", what);
+	t->pid = o->pid;
+	t->to = o->to;
+	if (r->argc < 2)
 		return usage_err("'%s' needs ADDR and LENGTH", what);
-	if (parse_u64("address", (*argv)[0], 0, ~0ull, &v))
+	if (parse_u64("address", r->argv[0], 0, ~0ull, &v))
 		return EXIT_USAGE;
 	t->addr = v;
-	if (pfe_parse_size("length", (*argv)[1], &t->len))
+	if (pfe_parse_size("length", r->argv[1], &t->len))
 		return EXIT_USAGE;
 	if (!t->len || (t->addr & 4095) || (t->len & 4095) || t->addr + t->len < t->addr)
 		return usage_err("ADDR and LENGTH must be non-zero multiples of 4096 (got 0x%llx, %llu)",
 				 (unsigned long long)t->addr, (unsigned long long)t->len);
-	*argc -= 2;
-	*argv += 2;
+	r->argc -= 2;
+	r->argv += 2;
 	return 0;
 }
 
@@ -90,6 +121,7 @@ static int open_target(struct os_target *t, const char *what)
 	if (need_caps(what, NEED_PTRACE))
 		return EXIT_FAIL;
 	if (!ut_available()) {
+		err_code("NO_DRIVER");
 		p_err("'%s' needs /dev/nvidia-uvm-tools, which is missing", what);
 		return EXIT_FAIL;
 	}
@@ -144,6 +176,8 @@ static int driver_refused(const struct os_target *t, const char *call, int ret, 
 int pfe_migrate_main(int argc, char **argv)
 {
 	struct os_target t = { 0 };
+	struct os_opts o = { 0 };
+	struct opts_result r;
 	uint64_t max = 0, len, free_b = 0;
 	bool async = false, have_free = false;
 	char name[48], err[200];
@@ -152,23 +186,13 @@ int pfe_migrate_main(int argc, char **argv)
 	int ret;
 
 	ut_session_init(&t.s);
-	ret = parse_target(&t, &argc, &argv, "prefetch migrate");
+	ret = parse_target(&t, &o, &prefetch_migrate_opts, argc, argv, &r, "prefetch migrate");
 	if (ret)
-		return ret;
-	for (; argc > 0; argc--, argv++) {
-		if (!strcmp(argv[0], "--to") && argc > 1) {
-			t.to = *++argv;
-			argc--;
-		} else if (!strcmp(argv[0], "--max-bytes") && argc > 1) {
-			if (pfe_parse_max_bytes(*++argv, &max))
-				return EXIT_USAGE;
-			argc--;
-		} else if (!strcmp(argv[0], "--async")) {
-			async = true;
-		} else {
-			return usage_err("unexpected argument '%s'", argv[0]);
-		}
-	}
+		return ret < 0 ? EXIT_OK : ret;
+	if (r.argc)
+		return usage_err("unexpected argument '%s'", r.argv[0]);
+	max = o.max;
+	async = o.async;
 	if (check_to(t.to))
 		return EXIT_USAGE;
 	ret = open_target(&t, "prefetch migrate");
@@ -228,15 +252,19 @@ int pfe_migrate_main(int argc, char **argv)
 int pfe_advise_main(int argc, char **argv)
 {
 	struct os_target t = { 0 };
+	struct os_opts o = { 0 };
+	struct opts_result r;
 	enum uvm_hint h = HINT_NR;
 	uint32_t st = 0;
 	char call[64];
 	int ret;
 
 	ut_session_init(&t.s);
-	ret = parse_target(&t, &argc, &argv, "prefetch advise");
+	ret = parse_target(&t, &o, &prefetch_advise_opts, argc, argv, &r, "prefetch advise");
 	if (ret)
-		return ret;
+		return ret < 0 ? EXIT_OK : ret;
+	argc = r.argc;
+	argv = r.argv;
 	if (argc < 1)
 		return usage_err("'prefetch advise' needs a HINT");
 	for (int i = 0; i < HINT_NR; i++)

@@ -13,16 +13,11 @@
 #include "gpuctl.h"
 #include "engine.h"
 
-int pfe_set_main(int argc, char **argv)
+int pfe_set_main(pid_t pid, const char *key, const char *value)
 {
 	char reg[PATH_MAX], pidp[PATH_MAX], pins[PATH_MAX];
-	unsigned long long pid;
 	int ret;
 
-	if (argc != 4 || strcmp(argv[0], "-p"))
-		return usage_err("usage: prefetch set -p PID KEY VALUE");
-	if (parse_u64("PID", argv[1], 1, INT32_MAX, &pid))
-		return EXIT_USAGE;
 	if (need_caps("prefetch set", NEED_BPF))
 		return EXIT_FAIL;
 	pfe_reg_sweep();
@@ -42,16 +37,16 @@ int pfe_set_main(int argc, char **argv)
 		p_err("no prefetch engine runs on process %d", (int)pid);
 		return EXIT_FAIL;
 	}
-	ret = pfe_pinned_set(pins, argv[2], argv[3]);
+	ret = pfe_pinned_set(pins, key, value);
 	if (ret == EXIT_OK) {
 		if (json_output) {
 			jsonw_start_object(json_wtr);
 			jsonw_int_field(json_wtr, "pid", (int)pid);
-			jsonw_string_field(json_wtr, "param", argv[2]);
-			jsonw_string_field(json_wtr, "value", argv[3]);
+			jsonw_string_field(json_wtr, "param", key);
+			jsonw_string_field(json_wtr, "value", value);
 			jsonw_end_object(json_wtr);
 		} else {
-			p_info("engine of process %d: %s = %s", (int)pid, argv[2], argv[3]);
+			p_info("engine of process %d: %s = %s", (int)pid, key, value);
 		}
 	}
 	return ret;

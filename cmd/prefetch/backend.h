@@ -28,6 +28,10 @@ struct pf_args {
 	bool async;		/* --async */
 	double duration;	/* --duration S, 0: none */
 	bool engine_only;	/* one of the four above was given */
+	bool detach;		/* --detach */
+	const char *pid_file;	/* --pid-file PATH, or NULL */
+	bool allow_helpers;	/* --allow-helpers */
+	bool help;		/* -h: the help was printed */
 	char *rest[PF_ARGS_MAX];
 	int n;
 };

@@ -65,17 +65,16 @@ static int so_load(struct pf_args *a)
 	int i, m = 0, ret;
 
 	adaptive = a->n > 0 && !strcmp(a->rest[0], "adaptive");
-	for (i = 0; i < a->n; i++) {
-		if (adaptive && !strcmp(a->rest[i], "--detach")) {
-			ad.detach = true;
-		} else if (adaptive && !strcmp(a->rest[i], "--pid-file")) {
-			if (++i == a->n)
-				return usage_err("--pid-file needs a PATH");
-			ad.pid_file = a->rest[i];
-		} else {
-			pass[m++] = a->rest[i];
-		}
-	}
+	if ((a->detach || a->pid_file || a->allow_helpers) && !adaptive)
+		return usage_err("%s is for adaptive (or the engine, with -p PID)",
+				 a->allow_helpers ? "--allow-helpers" : a->detach ? "--detach" : "--pid-file");
+	if (a->pid_file && !a->detach)
+		return usage_err("--pid-file goes with --detach");
+	ad.detach = a->detach;
+	if (a->pid_file)
+		ad.pid_file = a->pid_file;
+	for (i = 0; i < a->n; i++)
+		pass[m++] = a->rest[i];
 	ret = policy_load_args(&prefetch_kind, m, pass, &opts);
 	if (ret)
 		return ret;

@@ -31,21 +31,6 @@ int tsg_keep_gpu(struct sched *s, struct tsg *v, int *n, const struct gpu_info *
 	return k;
 }
 
-int parse_gpu_opt(int *argc, char ***argv, const struct gpu_info **g)
-{
-	struct target t = { .gpu = *g ? (*g)->uuid_str : NULL };
-	int n = target_take_gpu(&t, *argc, *argv);
-
-	if (n <= 0)
-		return n ? -1 : 0;	/* a usage error was reported */
-	*g = gpu_option(t.gpu);
-	if (!*g)
-		return -2;	/* not a usage error: the GPU is not there */
-	*argc -= n;
-	*argv += n;
-	return 1;
-}
-
 int tsg_select_gpu(struct sched *s, const struct tsg_target *tg, const struct gpu_info *g,
 		   struct tsg **out, int *n)
 {

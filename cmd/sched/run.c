@@ -77,7 +77,7 @@ static void run_event(enum run_ev ev, const struct tsg *t, const char *fmt, ...)
 		jsonw_uint_field(json_wtr, "id", t->info.id);
 		jsonw_uint_field(json_wtr, "pid", t->info.pid);
 		jsonw_string_field(json_wtr, "comm", t->info.comm);
-		jsonw_string_field(json_wtr, "class", policy_class_name(t->info.want_class));
+		jsonw_string_field(json_wtr, "class", policy_class_json(t->info.want_class));
 		jsonw_string_field(json_wtr, "detail", msg);
 		jsonw_end_object(json_wtr);
 		jsonw_flush(json_wtr);

@@ -11,11 +11,6 @@ const struct gpu_info *tsg_gpu(struct sched *s, const struct tsg *t);
 /* Keeps the TSGs of v that run on g (in order): the new *n. */
 int tsg_keep_gpu(struct sched *s, struct tsg *v, int *n, const struct gpu_info *g);
 /*
- * --gpu SPEC at argv[0]: 1 (consumed, *g set), 0 (not --gpu), -1 (usage
- * error reported), -2 (no such GPU, reported).
- */
-int parse_gpu_opt(int *argc, char ***argv, const struct gpu_info **g);
-/*
  * tsg_select (tg) or every TSG (tg NULL), then only those on g (when g):
  * at least one, or -1 after p_err.
  */

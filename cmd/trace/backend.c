@@ -40,7 +40,7 @@ void tb_json_on(void)
 	if (json_wtr)
 		return;
 	json_output = true;
-	json_wtr = jsonw_new(stdout);
+	json_wtr = json_stdout_writer();
 }
 
 const char *tb_name(const struct tb *t)
@@ -164,11 +164,13 @@ static int start_backend(struct tb *t, enum tb_kind kind)
 		if (!t->ops->start(t, reason, sizeof(reason)))
 			return 0;
 		if (!t->w.pid) {
+			err_code("NO_BACKEND");
 			p_err("system-wide tracing needs the bpf backend, and %s; "
 			      "give -p PID or -- CMD to use the uvm-tools backend", reason);
 			return -1;
 		}
 		if (!tb_uvm_tools_ops.usable(NULL, 0)) {
+			err_code("NO_BACKEND");
 			p_err("no trace backend: bpf: %s; uvm-tools: /dev/nvidia-uvm-tools missing",
 			      reason);
 			return -1;

@@ -67,3 +67,8 @@ const char *policy_class_name(__u32 cls)
 {
 	return cls < POLICY_CLASS_NR ? policy_class_names[cls] : "-";
 }
+
+const char *policy_class_json(__u32 cls)
+{
+	return cls == POLICY_CLASS_NONE || cls >= POLICY_CLASS_NR ? NULL : policy_class_names[cls];
+}

@@ -107,6 +107,8 @@ extern const char *const tsgw_stat_names[STAT_NR];
 /* tsg_watch.h's POLICY_CLASS_* as words ("-" for none or unknown). */
 extern const char *const policy_class_names[POLICY_CLASS_NR];
 const char *policy_class_name(__u32 cls);
+/* The same for JSON: NULL (null) for no class, not "-". */
+const char *policy_class_json(__u32 cls);
 
 /* ---------------------------------------------------------------- gpu.c */
 

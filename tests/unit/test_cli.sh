@@ -27,8 +27,9 @@ expect_exit 2 "$G" --bogus && expect_stderr_line "unknown long option"
 expect_exit 2 "$G" -Z && expect_stderr_line "unknown short option"
 expect_exit 2 "$G" probe bogus && expect_stderr_line "unknown probe command"
 expect_exit 0 "$G" batch && expect_out "batch without command is help" 'Usage: gpuctl batch'
-# Options stop at the object: -j after it belongs to the object.
-expect_exit 2 "$G" probe -j && expect_stderr_line "option after the object"
+# Global options after the object work too (probe -j); an unknown one is one line.
+expect_exit 0 "$G" probe -j && expect_json "probe -j after the object"
+expect_exit 2 "$G" probe --bogus && expect_stderr_line "unknown option after the object"
 expect_exit 0 "$G" pro help && expect_out "prefix 'pro' is probe" 'gpuctl probe'
 
 # --- JSON errors ------------------------------------------------------------
@@ -151,9 +152,10 @@ case $OUT in *'"error"'*'gpuctl v'*) ok "shell: -j of one line stays in that lin
 # The words come from each object's command table and policy list; typed ahead
 # after the prompt is up: object, command and policy names complete.
 if command -v script >/dev/null; then
-    comp=$( (sleep 1; printf 'prefetch load al\t\025evict lo\tqu\t\025sch\tli\t\025quit\n') |
+    comp=$( (sleep 1; printf 'prefetch load al\t\025evict lo\tqu\t\025sch\tli\t\025stat --fie\t\025quit\n') |
         GPUCTL_HISTORY= timeout 10 script -q -c "$G shell" /dev/null 2>/dev/null | tr '\r' '\n')
-    for w in 'prefetch load always_max ' 'evict load quota ' 'sched list '; do
+    # stat's option: from its rows, through the one completion source (complete.c)
+    for w in 'prefetch load always_max ' 'evict load quota ' 'sched list ' 'stat --field-separator '; do
         case $comp in *"$w"*) ok "shell completes '$w'" ;; *) fail "shell completes '$w'" "$(printf '%s' "$comp" | cat -v | head -c 300)" ;; esac
     done
 else

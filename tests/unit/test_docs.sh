@@ -54,8 +54,9 @@ usage_cmds()
         sed -E "s/.*gpuctl $obj //" | set_of
 }
 
-# The usage and spec lines of an object's help (not its prose).
-obj_usage() { grep -E "(gpuctl [a-z]|:= )" | grep -v 'OPTIONS := '; }
+# The usage and spec lines of an object's help (not its prose), and the
+# option list that help made from option rows has ("  -x, --name ARG  ...").
+obj_usage() { grep -E "(gpuctl [a-z]|:= |^  +-)" | grep -v 'OPTIONS := ' | sed -E 's/^(  +-[^ ,]*(, --[^ ]*)?) .*/\1/'; }
 
 # What the completion offers for the words given (the last one is completed).
 complete_words()

@@ -74,5 +74,5 @@ bad=$(grep -E '^(# (HELP|TYPE) )?(process_|gpuctl_exporter_(scrapes|last_scrape|
 [ -z "$bad" ] && ok "textfile: no process_* nor scrape metrics" || fail "textfile" "$bad"
 promtool check metrics <"$T/t.prom" >/dev/null 2>&1 && ok "textfile: promtool clean" ||
 	fail "textfile promtool" "$(promtool check metrics <"$T/t.prom" 2>&1 | head -3)"
-expect_exit 2 "$G" exporter textfile --pod-name && expect_stderr_line "textfile: unknown option"
+expect_exit 2 "$G" exporter textfile --pod-namez && expect_stderr_line "textfile: unknown option"
 summary

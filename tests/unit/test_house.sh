@@ -11,9 +11,13 @@
 #     no quoted-include circles anywhere under cmd/;
 #   - every BPF object's ABI header (bpf/*.h other than *.bpf.h helpers) is
 #     included by its .bpf.c and by the C side;
-#   - the rooms cmd/trace/, cmd/pfengine/, cmd/exporter/, cmd/sched/ include
-#     nothing of each other (they call down: cmd/drv/, cmd/tsgw/, cmd/policy/,
-#     cmd/lib/), and cmd/drv/ includes only cmd/drv/, cmd/lib/ and bpf/;
+#   - the rooms (trace, pfengine, exporter, sched, prefetch, adaptive, probe,
+#     policy, tsgw, sched/lcbe) include nothing of each other but the named
+#     relations (they call down: cmd/drv/, cmd/tsgw/, cmd/policy/, cmd/lib/),
+#     and cmd/drv/ includes only cmd/drv/, cmd/lib/ and bpf/;
+#   - faces (command files) under 500 lines, no argv step-backs, option words
+#     compared only by the one parser (cmd/lib/opts.c), help's OBJECT := made
+#     from the object list;
 #   - no constructors under cmd/ (the policy catalogue is one const table);
 #   - sched: run.c knows no class and no gate (it calls a policy's hooks),
 #     no gate_* call outside cmd/sched/lcbe/, every cmd/sched/*/row.c a row
@@ -112,9 +116,10 @@ check "no command file includes another command file's header" "$(echo "$cross" 
 if [ -f build/tsg_watch.skel.h ] && command -v nm >/dev/null; then
     O=$(mktemp -d); trap 'rm -rf "$O"' EXIT
     okc=1
-    for f in $cmdfiles; do
-        cc -std=gnu11 $INC -c "$f" -o "$O/$(basename "$f" .c).o" 2>/dev/null || okc=0
-    done
+    # two at a time (this box has two cores); each result in a file of its own
+    printf '%s\n' $cmdfiles | xargs -P 2 -I{} sh -c \
+        'cc -std=gnu11 '"$INC"' -c "$1" -o "$2/$(basename "$1" .c).o" 2>/dev/null || touch "$2/failed"' _ {} "$O"
+    [ -e "$O/failed" ] && okc=0
     if [ $okc = 1 ]; then
         for f in $cmdfiles; do
             b=$(basename "$f" .c)
@@ -150,18 +155,56 @@ cycles=$(echo "$edges" | awk '
 check "no include circles under cmd/" "$(echo "$cycles" | oneline)"
 
 # --- rooms: no sideways includes, the driver at the bottom ----------------------
-ROOMS="trace pfengine exporter sched"
-side=$(echo "$edges" | awk -v rooms="$ROOMS" '
+# A room is a folder under cmd/ (cmd/sched/lcbe/ its own); the faces (cmd/*.c)
+# call into rooms, rooms call down into cmd/lib/ and cmd/drv/, the upper rooms
+# into the lower ones (policy, tsgw).  Every other edge between rooms is one
+# of the few below, each a relation the design names; anything else fails.
+ROOMS="trace pfengine exporter sched prefetch adaptive probe policy tsgw sched/lcbe"
+LOWER=" policy tsgw "
+ALLOWED=" pfengine>prefetch prefetch>adaptive probe>trace sched/lcbe>sched exporter>sched "
+# pfengine>prefetch: the engine is one of prefetch load's back-ends (prefetch/backend.h);
+# prefetch>adaptive: struct_ops' adaptive runs its feedback loop; probe>trace: probe's
+# facts are the trace back-ends' own table; sched/lcbe>sched: lc-be is a row of sched's table;
+# exporter>sched: the exporter reads the MPS state file sched's run writes (sched/mps/mpss.h;
+# a candidate to move down into a lower room).
+side=$(echo "$edges" | awk -v rooms="$ROOMS" -v lower="$LOWER" -v allowed="$ALLOWED" '
+    function room(p,    i, best) {
+        best = ""
+        for (i = 1; i <= n; i++)
+            if (index(p, "cmd/" r[i] "/") == 1 && length(r[i]) > length(best)) best = r[i]
+        return best
+    }
     BEGIN { n = split(rooms, r, " ") }
-    { a = ""; b = ""
-      for (i = 1; i <= n; i++) {
-          if (index($1, "cmd/" r[i] "/") == 1) a = r[i]
-          if (index($2, "cmd/" r[i] "/") == 1) b = r[i]
-      }
-      if (a != "" && b != "" && a != b) print }')
-check "no sideways includes between cmd/trace, cmd/pfengine, cmd/exporter, cmd/sched" "$(echo "$side" | oneline)"
+    { a = room($1); b = room($2)
+      if (a == "" || b == "" || a == b) next
+      if (index(lower, " " b " ") && !index(lower, " " a " ")) next	# down into policy, tsgw
+      if (index(allowed, " " a ">" b " ")) next
+      print }')
+check "rooms ($ROOMS): no sideways includes but the named ones" "$(echo "$side" | oneline)"
 drv_up=$(echo "$edges" | awk '$1 ~ /^cmd\/drv\// && $2 !~ /^cmd\/(drv|lib)\// && $2 !~ /^bpf\//')
 check "cmd/drv includes only cmd/drv, cmd/lib and bpf" "$(echo "$drv_up" | oneline)"
+
+# --- faces: small, parsing through the rows ------------------------------------------
+MAXFACE=500
+for f in $cmdfiles; do
+    n=$(wc -l <"$f")
+    check "face size: $f" "$([ "$n" -gt $MAXFACE ] && echo "$n lines (a face stays under $MAXFACE)")"
+done
+# no argv step-backs: a parser walks forward only
+back=$(git grep -nE 'argv--|argv -= |argv\[-[0-9]' -- 'cmd/*.c' 'cmd/**/*.c' 2>/dev/null)
+check "no argv step-backs" "$(echo "$back" | oneline)"
+# option words compared by hand: only the one parser (cmd/lib/opts.c) does it.  One
+# check per file that still does (and per file house-known.txt lists), so that a
+# new one fails and a fixed one must leave the list.
+optcmp=$(git grep -lE 'strcmp\([^;]*, *"--?[a-zA-Z]' -- 'cmd/*.c' 'cmd/**/*.c' 2>/dev/null | grep -vx cmd/lib/opts.c)
+for f in $(printf '%s\n' $optcmp $(grep -o '^no option compare outside the parser: .*' "$(dirname "$0")/house-known.txt" |
+        sed 's/.*: //') | sort -u); do
+    check "no option compare outside the parser: $f" \
+        "$(git grep -nE 'strcmp\([^;]*, *"--?[a-zA-Z]' -- "$f" 2>/dev/null | head -3 | oneline)"
+done
+# the objects are listed once: help prints OBJECT := from main.c's object list
+check "help's OBJECT := comes from the object list" \
+    "$(grep -n 'OBJECT := { prefetch' cmd/main.c | oneline)"
 
 # --- one source for every list -----------------------------------------------------
 ctors=$(git grep -n '__attribute__((constructor))' -- 'cmd/*.c' 'cmd/**/*.c' 2>/dev/null)
@@ -255,7 +298,7 @@ check "the ledger file's format written only in cmd/tsgw/share.c" "$(echo "$shar
 stat_lit=$(literals $CSRC | awk -F'\t' '$1 != "cmd/tsgw/table.c" && ($2 == "\"ringbuf_full\"" || $2 == "\"table_full\"" || $2 == "\"tsg_new\"") { print $1 }' | sort -u)
 check "the watcher's counter names listed only in cmd/tsgw/table.c" "$(echo "$stat_lit" | grep . | oneline)"
 patch_kf=$(grep -o '^BTF_ID_FLAGS(func, [a-z_0-9]*' kernel-patch/nvidia-uvm/uvm_bpf_ext.c | awk '{ print $2 }' | sort)
-probe_kf=$(sed -n '/kfunc_table\[\] = {/,/^};/p' cmd/probe_tables.c | grep -o '{ "[a-z_0-9]*"' | sed 's/{ "\(.*\)"/\1/' | sort)
+probe_kf=$(sed -n '/kfunc_table\[\] = {/,/^};/p' cmd/probe/probe_tables.c | grep -o '{ "[a-z_0-9]*"' | sed 's/{ "\(.*\)"/\1/' | sort)
 [ -n "$patch_kf" ] || fail "kfuncs" "none found in kernel-patch/nvidia-uvm/uvm_bpf_ext.c"
 check "probe lists every kfunc of the patch, and only those" \
     "$(diff <(echo "$patch_kf") <(echo "$probe_kf") | grep '^[<>]' | oneline)"

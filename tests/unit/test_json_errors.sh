@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 G=$GPUCTL
 
 code_is() {	# code_is NAME CODE: $OUT is {"error": ..., "code": CODE}, error first
-    expect_json_expr "$1" "list(j) == ['error', 'code'] and j['code'] == '$2' and j['error']"
+    expect_json_expr "$1" "list(j) == ['error', 'code', 'schema_version'] and j['code'] == '$2' and j['error']"
 }
 
 expect_exit 1 "$G" -j trace report -i "$T_DIR/nonexistent"

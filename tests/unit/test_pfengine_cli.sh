@@ -27,7 +27,7 @@ bad "runs in the per-process engine" load populate distance 2
 bad "not both" load stream -p 1 -- true
 bad "invalid pid" load stream -p abc
 bad "invalid pid" load stream -p 0
-bad "not a GPU UUID" load stream -p 1 --gpu GPU-12
+bad "--gpu GPU-12" load stream -p 1 --gpu GPU-12
 bad "no parameter 'nosuch'" load stream -p 1 nosuch 1
 bad "invalid distance" load stream -p 1 distance 0
 bad "needs a value" load stream -p 1 distance
@@ -38,22 +38,22 @@ bad "is a struct_ops policy" load file tests/policies/wrong_type.elf -p 1
 bad "give -p PID or -- CMD" load file tests/policies/engine_example.elf
 bad "no parameter 'nosuch'" load file tests/policies/engine_example.elf -p 1 nosuch 1
 bad "'load file' needs a PATH" load file -p 1
-bad "usage: prefetch set -p PID KEY VALUE" set -p 1 distance
-bad "invalid PID" set -p abc distance 3
+bad "takes one KEY VALUE" set -p 1 distance
+bad "invalid pid 'abc'" set -p abc distance 3
 bad "unknown engine policy" load nosuch -p 1
 bad "--detach takes -p PID" load stream --detach -- true
 bad "are the engine's" load always_max --gpu GPU-4a1b2c3d-0011-2233-4455-66778899aabb
 bad "are the engine's" load none --async
 bad "system-wide" load stride -p 1 --backend struct_ops
 bad "give -p PID or -- CMD" load stream --backend engine
-bad "unknown backend" load stream -p 1 --backend gpu
-bad "at least 4096" load stream -p 1 --max-bytes 0
-bad "at least 4096" load stream -p 1 --max-bytes 1
-bad "at least 4096" load stream -p 1 --max-bytes 4095
-bad "at least 4096" migrate -p 1 0x1000 4096 --max-bytes 1
+bad "invalid --backend 'gpu'" load stream -p 1 --backend gpu
+bad "at least 4KiB" load stream -p 1 --max-bytes 0
+bad "at least 4KiB" load stream -p 1 --max-bytes 1
+bad "at least 4KiB" load stream -p 1 --max-bytes 4095
+bad "at least 4KiB" migrate -p 1 0x1000 4096 --max-bytes 1
 bad "invalid --max-bytes" load stream -p 1 --max-bytes 1X
 bad "'--' needs a command" load stream --
-bad "needs a PID" unload -p
+bad "option '-p' needs a value" unload -p
 bad "invalid pid" unload -p x
 bad "unexpected argument" unload -p 1 2
 bad "needs -p PID" migrate 0x1000 4096
@@ -61,12 +61,12 @@ bad "needs ADDR and LENGTH" migrate -p 1 0x1000
 bad "multiples of 4096" migrate -p 1 0x1001 4096
 bad "multiples of 4096" migrate -p 1 0x1000 100
 bad "nor 'cpu'" migrate -p 1 0x1000 4096 --to nowhere
-bad "unexpected argument" migrate -p 1 0x1000 4096 --fast
+bad "unknown option '--fast'" migrate -p 1 0x1000 4096 --fast
 bad "unknown hint" advise -p 1 0x1000 4096 prefer-gpu
 bad "needs a HINT" advise -p 1 0x1000 4096
 bad "unexpected argument" advise -p 1 0x1000 4096 read-duplication cpu
 bad "takes no arguments" probe now
-bad "unknown backend" list --backend gpu
+bad "invalid --backend 'gpu'" list --backend gpu
 
 # what needs the driver: exit 1, one line
 if [ ! -e /dev/nvidia-uvm-tools ]; then

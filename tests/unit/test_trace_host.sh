@@ -62,7 +62,7 @@ expect_json "-j --svg -: refused as JSON"
 case $OUT in *"<svg"*) fail "-j --svg -" "SVG on stdout" ;; *) ok "-j --svg -: no SVG in the JSON" ;; esac
 expect_exit 1 $G -j trace report -i "$T/s.rec" --svg /nonexistent/dir/x.svg
 expect_json "-j --svg to a missing directory: the error is JSON"
-expect_json_expr "-j --svg error: the error alone" 'list(j) == ["error", "code"] and "/nonexistent/dir/x.svg" in j["error"]'
+expect_json_expr "-j --svg error: the error alone" 'list(j) == ["error", "code", "schema_version"] and "/nonexistent/dir/x.svg" in j["error"]'
 [ -z "$ERR" ] && ok "-j --svg error: nothing on stderr" || fail "-j svg stderr" "$ERR"
 expect_exit 1 $G trace report -i "$T/s.rec" --svg /nonexistent/dir/x.svg
 expect_stderr_line "--svg to a missing directory"

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpuctl-units.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 FLAGS="-std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-format-truncation -fsanitize=address,undefined -fno-sanitize-recover=undefined -Icmd -Icmd/lib"
-if ! ${CC:-cc} $FLAGS -o "$T/units" tests/unit/units_test.c cmd/lib/units.c 2>"$T/cc.err"; then
+if ! ${CC:-cc} $FLAGS -o "$T/units" tests/unit/units_test.c cmd/lib/units.c cmd/lib/output.c cmd/lib/json_writer.c cmd/lib/text.c 2>"$T/cc.err"; then
 	echo "FAIL build: $(head -c 1500 "$T/cc.err")"
 	echo "0 passed, 1 failed"
 	exit 1

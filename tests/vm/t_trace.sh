@@ -12,6 +12,7 @@ expect_out "probe names the trace backend" "trace backend +bpf"
 # stat for a command: counts of the command's faults
 expect_exit 0 $G -j stat -- uvmsim run seq blocks 4
 expect_json "stat -- CMD"
+expect_json_eq "stat -- CMD: its exit status in the document" .command_status 0
 expect_json_expr "stat counts gpu faults" 'j["counters"]["gpu_faults"] > 0 and j["backend"] == "bpf"'
 expect_json_expr "stat counts batches and replays" 'j["counters"]["fault_batches"] > 0 and j["counters"]["replays"] > 0'
 expect_json_expr "stat counts bytes to the GPU and prefetch" 'j["counters"]["bytes_htod"] > 0 and j["counters"]["prefetch_bytes"] > 0'
@@ -19,6 +20,13 @@ expect_exit 0 $G stat -x , -- uvmsim run stride blocks 2
 expect_out "stat -x CSV" "^[0-9]+,,gpu_faults$"
 expect_exit 0 $G stat -I 100 --interval-count 2 -- sleep 1
 expect_out "stat -I intervals" "gpu_faults"
+# one grammar: -I100, -x, --interval-count=N, a duration with its unit, -j after the object
+expect_exit 0 $G stat -I100 -x, --interval-c=1 -- sh -c 'uvmsim run seq blocks 1; sleep 0.5'
+expect_out "stat -I100 -x, (perf's spellings)" "^[0-9.]+,[0-9]+,,gpu_faults$"
+expect_exit 0 $G stat -j --duration=300ms
+expect_json_expr "stat -j --duration=300ms: system-wide, no command" 'j["command_status"] is None and j["schema_version"] == 1'
+expect_exit 3 $G stat -j -- sh -c 'uvmsim run seq blocks 1 >/dev/null; exit 3'
+expect_json_eq "stat -- CMD: a failing command's status in the document" .command_status 3
 
 # live traces
 uvmsim reset va_blocks 64 batch 64 >/dev/null

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "opts.h"
 #include "gpus.h"
 #include "sched/sched.h"
 #include "sched/mps/mpss.h"
@@ -32,37 +33,41 @@
 
 struct exec_opts {
 	__u32 cls;
+	int cls_word;		/* --class: index in classes */
 	const char *gpu;
 	char **argv;		/* CMD */
 };
 
+static const char *const classes[] = { "lc", "be", NULL };
+
+static const struct opt exec_rows[] = {
+	{ .name = "class", .kind = OPT_ENUM, .off = offsetof(struct exec_opts, cls_word), .arg = "CLASS",
+	  .help = "lc or be: the class CMD runs in", .words = classes },
+	{ .name = "gpu", .kind = OPT_GPU, .off = offsetof(struct exec_opts, gpu), .arg = "GPU",
+	  .help = "the GPU of the run CMD joins (index, UUID or PCI bus id)", .flags = OPT_ONCE },
+	{ .name = NULL },
+};
+
+const struct optset sched_exec_opts = {
+	.object = "sched", .command = "exec", .rows = exec_rows,
+	.flags = OPTS_CMD, .cmd_off = offsetof(struct exec_opts, argv),
+};
+
+/* 0, EXIT_USAGE after p_err, or -1: -h printed the help. */
 static int parse(int argc, char **argv, struct exec_opts *o)
 {
+	struct opts_result r;
+
 	memset(o, 0, sizeof(*o));
-	while (argc > 0 && strcmp(argv[0], "--")) {
-		if (!strcmp(argv[0], "--class") && argc > 1) {
-			if (!strcmp(argv[1], "lc"))
-				o->cls = POLICY_CLASS_LC;
-			else if (!strcmp(argv[1], "be"))
-				o->cls = POLICY_CLASS_BE;
-			else
-				return usage_err("invalid class '%s': lc or be", argv[1]);
-		} else if (!strcmp(argv[0], "--gpu") && argc > 1) {
-			o->gpu = argv[1];
-		} else if (!strcmp(argv[0], "--class") || !strcmp(argv[0], "--gpu")) {
-			return usage_err("%s needs a value", argv[0]);
-		} else {
-			return usage_err("unexpected argument '%s' (the program goes after '--')",
-					 argv[0]);
-		}
-		argc -= 2;
-		argv += 2;
-	}
-	if (!o->cls)
+	if (opts_parse(&sched_exec_opts, argc, argv, o, &r))
+		return EXIT_USAGE;
+	if (r.help)
+		return -1;
+	if (!opts_seen(&sched_exec_opts, &r, "class"))
 		return usage_err("'sched exec' needs --class lc or --class be");
-	if (argc < 2)
+	o->cls = o->cls_word == 0 ? POLICY_CLASS_LC : POLICY_CLASS_BE;
+	if (!o->argv)
 		return usage_err("'sched exec' needs a program: -- CMD [ARGS]");
-	o->argv = argv + 1;
 	return 0;
 }
 
@@ -196,7 +201,7 @@ int sched_exec_main(int argc, char **argv)
 
 	err = parse(argc, argv, &o);
 	if (err)
-		return err;
+		return err < 0 ? EXIT_OK : err;
 	if (!run_pid()) {
 		p_err("no scheduling policy runs: '%s sched run POLICY ...' first", bin_name);
 		return EXIT_FAIL;

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * complete.c - gpuctl __complete WORDS...: what may come next on a command
+ * line, read from the same tables the parser uses (objects, command tables,
+ * option rows), for the shell's completer (bash-completion/gpuctl asks it).
+ *
+ * WORDS are the words after "gpuctl", the last one the word being completed
+ * (possibly empty).  Prints the candidates that start with it, one a line,
+ * and exits 0; two markers stand for what the shell completes itself:
+ * "__files__" (a file name) and "__command__" (a command after "--").
+ * Exits 1, printing nothing, where the line reaches a command whose options
+ * are not rows yet: the completer then uses its own word lists.
+ * gpuctl __complete __optsets lists the commands whose options are rows.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpuctl.h"
+#include "optsets.h"
+#include "gpus.h"
+
+#define NOT_MINE 1
+
+static const char *cur;	/* the word being completed */
+static void (*emit)(const char *word, void *ctx);
+static void *emit_ctx;
+
+static void offer(const char *word)
+{
+	if (!strncmp(word, cur, strlen(cur)))
+		emit(word, emit_ctx);
+}
+
+static void offer_opt(const struct opt *o)
+{
+	char buf[80];
+
+	if (o->flags & OPT_HIDDEN)
+		return;
+	snprintf(buf, sizeof(buf), "--%s", o->name);
+	offer(buf);
+	if (o->key) {
+		snprintf(buf, sizeof(buf), "-%c", o->key);
+		offer(buf);
+	}
+}
+
+/* Processes with /dev/nvidia-uvm open (the ones -p can act on). */
+static void offer_uvm_pids(void)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+
+	if (!proc)
+		return;
+	while ((p = readdir(proc))) {
+		char path[PATH_MAX], link[64];
+		struct dirent *f;
+		DIR *fds;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				if (!strcmp(link, "/dev/nvidia-uvm")) {
+					offer(p->d_name);
+					break;
+				}
+			}
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
+static void offer_gpus(void)
+{
+	const struct gpu_info *g;
+	const char *why;
+	int n = gpus_list(&g, false, &why);
+	char idx[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(idx, sizeof(idx), "%d", g[i].index);
+		offer(idx);
+		offer(g[i].uuid_str);
+	}
+}
+
+static void offer_value(const struct opt *o)
+{
+	switch (o->kind) {
+	case OPT_ENUM:
+		for (int i = 0; o->words[i]; i++)
+			offer(o->words[i]);
+		break;
+	case OPT_PID:
+		offer_uvm_pids();
+		break;
+	case OPT_GPU:
+		offer_gpus();
+		break;
+	case OPT_PATH:
+	case OPT_PATHS:
+		emit("__files__", emit_ctx);
+		break;
+	default:
+		break;	/* a number, a size, a duration: nothing to offer */
+	}
+}
+
+static const struct opt *row_named(const struct optset *s, const char *name, size_t len)
+{
+	const struct opt *sets[2] = { s->rows, opts_global }, *hit = NULL;
+	int n = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (const struct opt *o = sets[k]; o && o->name; o++) {
+			if (strlen(o->name) == len && !strncmp(o->name, name, len))
+				return o;
+			if (!strncmp(o->name, name, len) && !(o->flags & OPT_HIDDEN)) {
+				hit = o;
+				n++;
+			}
+		}
+	return n == 1 ? hit : NULL;
+}
+
+static const struct opt *row_keyed(const struct optset *s, char key)
+{
+	const struct opt *sets[2] = { s->rows, opts_global };
+
+	for (int k = 0; k < 2; k++)
+		for (const struct opt *o = sets[k]; o && o->name; o++)
+			if (o->key == key)
+				return o;
+	return NULL;
+}
+
+static bool takes_value(const struct opt *o)
+{
+	return o && o->kind != OPT_FLAG && o->kind != OPT_COUNT;
+}
+
+/* The option whose value words[i] would be, or NULL. */
+static const struct opt *wants_value(const struct optset *s, const char *w)
+{
+	if (w[0] == '-' && w[1] == '-' && w[2] && !strchr(w, '=')) {
+		const struct opt *o = row_named(s, w + 2, strlen(w + 2));
+
+		return takes_value(o) ? o : NULL;
+	}
+	if (w[0] == '-' && w[1] && w[1] != '-') {
+		for (const char *c = w + 1; *c; c++) {
+			const struct opt *o = row_keyed(s, *c);
+
+			if (takes_value(o))
+				return c[1] ? NULL : o;	/* -I100 holds its value */
+		}
+	}
+	return NULL;
+}
+
+/* The words after the object (and command) whose options are s's rows. */
+static int complete_set(const struct optset *s, char **words, int n, const char *const *cmds)
+{
+	for (int j = 0; j < n; j++) {
+		const struct opt *o;
+
+		if (!strcmp(words[j], "--") && (s->flags & OPTS_CMD)) {
+			emit(j + 1 == n ? "__command__" : "__files__", emit_ctx);
+			return 0;
+		}
+		o = wants_value(s, words[j]);
+		if (o && j + 1 == n) {
+			offer_value(o);
+			return 0;
+		}
+		if (o)
+			j++;
+	}
+	if (cur[0] == '-') {
+		for (const struct opt *o = s->rows; o && o->name; o++)
+			offer_opt(o);
+		for (const struct opt *o = opts_global; o->name; o++)
+			offer_opt(o);
+		if (s->flags & OPTS_CMD)
+			offer("--");
+		return 0;
+	}
+	if ((s->flags & OPTS_WORDS) && !cmds)
+		return NOT_MINE;	/* the command's own words (policy names): the completer's lists */
+	for (int i = 0; cmds && cmds[i]; i++)
+		offer(cmds[i]);
+	return 0;
+}
+
+/* The command word names: itself, or the one it is a unique prefix of. */
+static const struct cmd *cmd_of(const struct cmd *cmds, const char *word)
+{
+	const struct cmd *hit = NULL;
+	int n = 0;
+
+	for (const struct cmd *c = cmds; c && c->name; c++) {
+		if (!strcmp(c->name, word))
+			return c;
+		if (is_prefix(word, c->name)) {
+			hit = c;
+			n++;
+		}
+	}
+	return n == 1 ? hit : NULL;
+}
+
+static const struct optset *const optsets[] = { GPUCTL_OPTSETS, NULL };
+
+/* The rows of gpuctl OBJECT [COMMAND] (command NULL: the object's own), or NULL. */
+static const struct optset *set_of(const char *object, const char *command)
+{
+	for (int i = 0; optsets[i]; i++) {
+		const struct optset *s = optsets[i];
+
+		if (strcmp(s->object, object))
+			continue;
+		if (!command ? !s->command : s->command && !strcmp(s->command, command))
+			return s;
+	}
+	return NULL;
+}
+
+static int complete_object(const struct object *obj, char **words, int n)
+{
+	const struct optset *own = set_of(obj->name, NULL);
+	const char *names[32];
+	const struct cmd *c;
+	int k = 0;
+
+	for (c = obj->cmds; c && c->name && k < 31; c++)
+		names[k++] = c->name;
+	names[k] = NULL;
+	if (own)	/* options of its own, "help" its one command */
+		return complete_set(own, words, n, n == 0 ? names : NULL);
+	if (n == 0) {
+		for (int i = 0; names[i]; i++)
+			offer(names[i]);
+		return 0;
+	}
+	c = cmd_of(obj->cmds, words[0]);
+	own = c ? set_of(obj->name, c->name) : NULL;
+	if (!own)
+		return NOT_MINE;
+	return complete_set(own, words + 1, n - 1, NULL);
+}
+
+static void print_word(const char *word, void *ctx)
+{
+	(void)ctx;
+	printf("%s\n", word);
+}
+
+int complete_words(const struct dispatch *d, int argc, char **argv,
+		   void (*fn)(const char *word, void *ctx), void *ctx)
+{
+	static const char *const globals[] = { "-j", "--json", "-p", "--pretty", "-d", "--debug",
+					       "-V", "--version", "-h", "--help", NULL };
+	static const char *const others[] = { "help", "batch", "shell", "version", NULL };
+	int i = 0;
+
+	emit = fn;
+	emit_ctx = ctx;
+	cur = argc > 0 ? argv[argc - 1] : "";
+	while (i < argc - 1 && argv[i][0] == '-')
+		i++;
+	if (i >= argc - 1) {
+		const char *const *list = cur[0] == '-' ? globals : others;
+
+		for (int k = 0; list[k]; k++)
+			offer(list[k]);
+		for (const struct object *const *o = d->objects; cur[0] != '-' && *o; o++)
+			offer((*o)->name);
+		return EXIT_OK;
+	}
+	const struct object *hit = NULL;
+	int n = 0;
+
+	for (const struct object *const *o = d->objects; *o; o++) {
+		if (!strcmp((*o)->name, argv[i])) {
+			hit = *o;
+			n = 1;
+			break;
+		}
+		if (is_prefix(argv[i], (*o)->name)) {
+			hit = *o;
+			n++;
+		}
+	}
+	if (n != 1)
+		return NOT_MINE;
+	return complete_object(hit, argv + i + 1, argc - 1 - (i + 1));
+}
+
+int complete_main(const struct dispatch *d, int argc, char **argv)
+{
+	json_output = false;	/* candidates are text, whatever came before */
+	if (argc == 1 && !strcmp(argv[0], "__optsets")) {
+		/* the commands whose options are rows: "OBJECT [COMMAND]" (for tests) */
+		for (int k = 0; optsets[k]; k++)
+			printf("%s%s%s\n", optsets[k]->object, optsets[k]->command ? " " : "",
+			       optsets[k]->command ? optsets[k]->command : "");
+		return EXIT_OK;
+	}
+	return complete_words(d, argc, argv, print_word, NULL);
+}
