@@ -168,7 +168,8 @@ static void pod_walk(struct pod_walk *w, const char *rel, unsigned int depth)
 	struct dirent *e;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/%s", CG_MOUNT, rel);
+	if (snprintf(dir, sizeof(dir), "%s/%s", CG_MOUNT, rel) >= (int)sizeof(dir))
+		return;
 	d = opendir(dir);
 	if (!d)
 		return;
@@ -186,8 +187,8 @@ static void pod_walk(struct pod_walk *w, const char *rel, unsigned int depth)
 			if (a.container_id[0] || cg_uid_norm(a.pod_uid, hex) < 0 ||
 			    strcmp(hex, w->hex))
 				continue;	/* another pod's: nothing of ours below */
-			snprintf(dir, sizeof(dir), "%s/%s", CG_MOUNT, sub);
-			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			if (snprintf(dir, sizeof(dir), "%s/%s", CG_MOUNT, sub) >= (int)sizeof(dir) ||
+			    stat(dir, &st) || !S_ISDIR(st.st_mode))
 				continue;
 			snprintf(w->path, w->plen, "%s", sub);
 			w->id = st.st_ino;
