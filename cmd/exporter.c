@@ -20,6 +20,7 @@
 #include "gpuctl.h"
 #include "safefile.h"
 #include "exporter/exporter.h"
+#include "exporter/health.h"
 
 #define EXP_DEFAULT_INTERVAL_MS	2000
 
@@ -33,15 +34,18 @@ static int do_help(int argc, char **argv)
 	}
 	fprintf(stdout,
 		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
-		"                          [--pod-names]\n"
+		"                          [--pod-names] [--stuck-after S] [--ready-grace S]\n"
 		"       %1$s %2$s textfile [--output FILE] [--pod-names]\n"
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { serve | textfile | help }\n"
 		"\n"
-		"serve answers GET /metrics (Prometheus text format) and GET /healthz on\n"
-		"ADDR:PORT, by default :%3$d (every IPv6 and IPv4 address; IPv4 alone\n"
-		"where IPv6 is off); '%1$s %2$s --listen ...' is serve too.\n"
+		"serve answers GET /metrics (Prometheus text format) on ADDR:PORT, by\n"
+		"default :%3$d (every IPv6 and IPv4 address; IPv4 alone where IPv6 is\n"
+		"off; localhost: 127.0.0.1); '%1$s %2$s --listen ...' is serve too.\n"
+		"GET /healthz fails (503) only while a scrape is stuck longer than\n"
+		"--stuck-after S (60); GET /readyz fails while every source (driver,\n"
+		"TSG watcher, policies) has been down longer than --ready-grace S (60).\n"
 		"It attaches to every process with /dev/nvidia-uvm open (UVM tools\n"
 		"counters only) at most every --interval ms (default %4$d), drops those\n"
 		"that exit, and reads the TSG watcher and the loaded policies per scrape.\n"
@@ -60,7 +64,8 @@ static int do_help(int argc, char **argv)
 
 /*
  * "HOST:PORT", ":PORT" (every address: *any set, the IPv4 one in *ss) or
- * "[V6]:PORT", numeric only: no name service (the static binary has none).
+ * "[V6]:PORT", numeric only: no name service (the static binary has none),
+ * but "localhost" is 127.0.0.1.
  * 0 or usage_err's code.
  */
 static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len, bool *any)
@@ -92,6 +97,8 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 		return EXIT_USAGE;
 	memset(ss, 0, sizeof(*ss));
 	*any = !*h;
+	if (!strcmp(h, "localhost"))
+		h = "127.0.0.1";	/* no name service: the loopback address the name has */
 	if (!*h || inet_pton(AF_INET, h, &v4->sin_addr) == 1) {
 		v4->sin_family = AF_INET;
 		v4->sin_port = htons(p);
@@ -160,8 +167,10 @@ static void raise_nofile(void)
 static int do_serve(int argc, char **argv)
 {
 	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
+	unsigned long long stuck = EXP_STUCK_AFTER_S, grace = EXP_READY_GRACE_S;
+	struct exp_health health;
 	const char *listen_arg = NULL;
-	bool events = false, pod_names = false, any;
+	bool events = false, pod_names = false, any = false;
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct exporter *e;
@@ -190,6 +199,12 @@ static int do_serve(int argc, char **argv)
 				return EXIT_USAGE;
 		} else if (!strcmp(opt, "--max-processes")) {
 			if (parse_u64("--max-processes", argv[0], 1, 65536, &maxp))
+				return EXIT_USAGE;
+		} else if (!strcmp(opt, "--stuck-after")) {
+			if (parse_u64("--stuck-after (s)", argv[0], 1, 86400, &stuck))
+				return EXIT_USAGE;
+		} else if (!strcmp(opt, "--ready-grace")) {
+			if (parse_u64("--ready-grace (s)", argv[0], 0, 86400, &grace))
 				return EXIT_USAGE;
 		} else {
 			return usage_err("unexpected argument '%s'", opt);
@@ -223,11 +238,15 @@ static int do_serve(int argc, char **argv)
 	exp_init(e, maxp, true);
 	exp_attr_init(e, pod_names);
 	e->events = events;
+	exp_health_init(&health, stuck, grace, exp_health_now());
+	e->health = &health;
 	exp_rescan(e);		/* no thread runs yet: no lock needed */
+	exp_health_sources(&health, e->src, 1u << SRC_UVM_TOOLS, exp_health_now());
 	h = exp_http_start(e, fd, err, sizeof(err));
 	if (!h) {
 		exp_free(e);
 		free(e);
+		exp_health_destroy(&health);
 		p_err("cannot serve on %s: %s", listen_arg, err);
 		return EXIT_FAIL;
 	}
@@ -236,11 +255,15 @@ static int do_serve(int argc, char **argv)
 		nap(e, interval);
 		pthread_mutex_lock(&e->lock);
 		exp_rescan(e);
+		exp_health_sources(&health, e->src, 1u << SRC_UVM_TOOLS, exp_health_now());
 		pthread_mutex_unlock(&e->lock);
+		exp_log_flush();
 	}
 	exp_http_stop(h);
+	exp_log_flush();
 	exp_free(e);
 	free(e);
+	exp_health_destroy(&health);
 	if (json_output)
 		jsonw_null(json_wtr);
 	return EXIT_OK;

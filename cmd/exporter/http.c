@@ -4,7 +4,7 @@
  * thread (epoll) serves every connection without blocking, so a client that
  * reads slowly, stalls mid-request or vanishes holds only its own
  * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
- * scrape.  /healthz answers "ok" (a liveness probe) without rendering.
+ * scrape.  /healthz and /readyz (health.c) answer without rendering.
  * No client can take the connections a scraper needs: each owner
  * holds at most EXP_CONN_PER_OWNER at once (more are shut as they come) --
  * a local user whatever addresses it connects from (127.0.0.0/8, ::1,
@@ -26,6 +26,7 @@
 #include "gpuctl.h"
 #include "exporter/exporter.h"
 #include "exporter/peer.h"
+#include "exporter/health.h"
 
 #define EXP_CONN_TIMEOUT_S	5
 #define EXP_CONN_LIMIT		1024	/* at most: less when the fd limit is low */
@@ -104,8 +105,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct exp_http *h = cls;
 	static int first;
+	unsigned int status;
+	char *body, probe[512];
 	size_t len = 0;
-	char *body;
 
 	(void)version;
 	(void)upload;
@@ -124,18 +126,31 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html", index_page, sizeof(index_page) - 1,
 			     false);
-	/* a liveness probe: the HTTP thread answers (no lock, nothing rendered) */
+	/* the probes: the HTTP thread answers (no lock, nothing rendered; health.h) */
+	if (h->e->health && exp_health_answer(h->e->health, url, exp_health_now(), &status,
+					      probe, sizeof(probe))) {
+		body = strdup(probe);
+		return body ? reply(c, status, "text/plain", body, strlen(body), true) : MHD_NO;
+	}
 	if (!strcmp(url, "/healthz"))
 		return reply(c, MHD_HTTP_OK, "text/plain", healthy, sizeof(healthy) - 1, false);
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
 			     sizeof(not_found) - 1, false);
+	if (h->e->health)
+		exp_health_begin(h->e->health, exp_health_now());
 	pthread_mutex_lock(&h->e->lock);
 	body = exp_render(h->e, &len);
+	if (h->e->health)
+		exp_health_sources(h->e->health, h->e->src, ~0u, exp_health_now());
 	pthread_mutex_unlock(&h->e->lock);
-	if (!body)
+	if (h->e->health)
+		exp_health_end(h->e->health, exp_health_now());
+	if (!body) {
+		exp_log_http(MHD_HTTP_INTERNAL_SERVER_ERROR, method, url, "rendering failed: out of memory");
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
 			     sizeof(failed) - 1, false);
+	}
 	return reply(c, MHD_HTTP_OK, EXP_CONTENT_TYPE, body, len, true);
 }
 
@@ -188,18 +203,11 @@ static void notify(void *cls, struct MHD_Connection *c, void **ctx,
 	*ctx = slot;
 }
 
-/* libmicrohttpd's own complaints go where ours go, as informational lines. */
+/* libmicrohttpd's own complaints go where ours go: one logfmt line each (httplog.c). */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char buf[256];
-	size_t n;
-
 	(void)cls;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	p_info("exporter: http: %s", buf);
+	exp_log_mhd(fmt, ap);
 }
 
 struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t len)
