@@ -207,9 +207,12 @@ bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS) $(STATI
 # builds REF's and the tree's static gpuctl into bench/ab/bin/ and prints the
 # command for the GPU machine.  DRY=1: builds nothing, prints the plan and
 # checks the scripts (bench/ab/build.sh --dry-run, bench/ab/run.sh --dry-run).
+# REF reaches the scripts through the environment, never through the shell's
+# parsing of the recipe: a quote in it is a character of the ref, not code.
+bench-ab: export GPUCTL_AB_REF := $(value REF)
 bench-ab:
-	@$(if $(REF),:,echo "Error: give REF=<git ref>, e.g. make bench-ab REF=main" >&2; exit 2)
-	$(if $(filter 1,$(DRY)),bench/ab/build.sh --dry-run '$(REF)' && bench/ab/run.sh --dry-run $(AB_ARGS),bench/ab/build.sh '$(REF)')
+	@$(if $(value REF),:,echo "Error: give REF=<git ref>, e.g. make bench-ab REF=main" >&2; exit 2)
+	$(if $(filter 1,$(DRY)),bench/ab/build.sh --dry-run "$$GPUCTL_AB_REF" && bench/ab/run.sh --dry-run $(AB_ARGS),bench/ab/build.sh "$$GPUCTL_AB_REF")
 
 clean:
 	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \

@@ -221,6 +221,28 @@ static char *history_path(void)
 
 /* Why the last shell_read() returned NULL: 0 at end of input, else errno. */
 static int read_errno;
+/* The last line read was longer than LINE_MAX_BYTES (dropped; given as ""). */
+static bool too_long;
+
+/*
+ * The rest of a line longer than LINE_MAX_BYTES, read and dropped: true at
+ * its end (the next line comes next), false when it goes on past
+ * SKIP_MAX_BYTES or the input ends (an endless line, /dev/zero: stop).
+ */
+#define SKIP_MAX_BYTES (64u << 20)
+static bool skip_line(FILE *f)
+{
+	int c;
+
+	for (size_t n = 0; n < SKIP_MAX_BYTES; n++) {
+		c = getc_unlocked(f);
+		if (c == '\n')
+			return true;
+		if (c == EOF)
+			return false;
+	}
+	return false;
+}
 
 /* One command line from the terminal (readline) or from a pipe (bounded). */
 static char *shell_read(bool interactive, const char *prompt, bool *nul)
@@ -232,6 +254,12 @@ static char *shell_read(bool interactive, const char *prompt, bool *nul)
 	if (interactive)
 		return readline(prompt);
 	got = read_cmdline(stdin, &line, &cap);
+	if (got < 0 && errno == E2BIG && skip_line(stdin)) {
+		/* that line is refused, not the rest of the input */
+		free(line);
+		too_long = true;
+		return strdup("");
+	}
 	if (got < 0) {
 		read_errno = errno;
 		free(line);
@@ -311,6 +339,12 @@ static int shell_loop(bool interactive)
 			err = "the line holds a NUL byte";
 			nul = false;
 		}
+		if (too_long) {
+			r = SPLIT_ERROR;
+			err = "the command is longer than " LINE_MAX_TEXT;
+			too_long = false;
+			words_free(&w);
+		}
 		if (r == SPLIT_ERROR) {
 			if (json_output) {
 				/* Each shell line is its own JSON document. */
@@ -334,7 +368,8 @@ static int shell_loop(bool interactive)
 		words_free(&w);
 	}
 	if (read_errno == E2BIG)
-		return usage_err("a command is longer than " LINE_MAX_TEXT);
+		return usage_err("a line longer than " LINE_MAX_TEXT " goes on past %u MiB: input "
+				 "stopped", SKIP_MAX_BYTES >> 20);
 	if (read_errno) {
 		p_err("reading standard input failed: %s",
 		      read_errno == ENOMEM ? "out of memory" : strerror(read_errno));

@@ -5,7 +5,8 @@
 # tree (uncommitted changes included), into bench/ab/bin/:
 #   gpuctl-<sha of REF, 7 digits>   make gpuctl-static in a temporary
 #                                   `git worktree` under build/ab/ (removed
-#                                   after; the binary is kept by sha)
+#                                   after, built or not, interrupted too;
+#                                   the binary is kept by sha)
 #   gpuctl-tree                     make gpuctl-static here
 #   BUILD                           ref_name=, ref_sha=, tree_sha= (run.sh reads it)
 # packaging/static/deps.sh builds the static libraries once into
@@ -46,6 +47,11 @@ fi
 
 # The temporary worktree away (its link to build/static first: never through it).
 drop_wt() { rm -f "$WT/build/static"; git worktree remove --force "$WT" 2>/dev/null; rm -rf "$WT"; git worktree prune; }
+# However this ends (a failed build, Ctrl-C, SIGTERM), REF's worktree goes with it.
+WT_MADE=0
+trap '[ "$WT_MADE" = 1 ] && drop_wt' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 mkdir -p "$BIN" build/ab || exit 1
 [ -e "${LIBS[0]}" ] && [ -e "${LIBS[1]}" ] || packaging/static/deps.sh || exit 1
@@ -58,13 +64,14 @@ if [ -x "$BIN/gpuctl-$SHORT" ]; then
 else
 	echo "== $REF ($SHORT): gpuctl-static in build/ab/$SHORT"
 	drop_wt
+	WT_MADE=1
 	git worktree add -q --detach "$WT" "$SHA" || exit 1
 	mkdir -p "$WT/build" && ln -sfn "$R/build/static" "$WT/build/static"
 	git -C "$WT" show HEAD:Makefile | grep -q '^gpuctl-static:' ||
 		{ echo "Error: $REF has no gpuctl-static target (older than 2c48095)" >&2; drop_wt; exit 1; }
 	# -o: the libraries are built; REF's deps.sh is newer only by checkout time
 	if ! "${MK[@]}" -C "$WT" -o "${LIBS[0]}" -o "${LIBS[1]}" gpuctl-static; then
-		echo "Error: $REF's gpuctl-static did not build (build/ab/$SHORT kept)" >&2
+		echo "Error: $REF's gpuctl-static did not build (its output above; build/ab/$SHORT removed)" >&2
 		exit 1
 	fi
 	cp "$WT/gpuctl-static" "$BIN/gpuctl-$SHORT" || exit 1

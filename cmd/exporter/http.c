@@ -5,11 +5,13 @@
  * reads slowly, stalls mid-request or vanishes holds only its own
  * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
  * scrape.  /healthz and /readyz (health.c) answer without rendering.
- * No client can take the connections a scraper needs: each owner
- * holds at most EXP_CONN_PER_OWNER at once (more are shut as they come) --
- * a local user whatever addresses it connects from (127.0.0.0/8, ::1,
- * IPv4-mapped, the host's own), a client elsewhere by its address (peer.c)
- * -- and the total is far above that (EXP_CONN_LIMIT, within the fd limit).  GET /metrics renders under the exporter's lock; / says where
+ * No client can take the connections a scraper or a health probe needs
+ * (conns.c): each owner -- a local user whatever addresses it connects
+ * from, a client elsewhere by its IPv4 address or IPv6 /64 (peer.c) --
+ * holds at most EXP_CONN_PER_OWNER at once, and connections waiting for a
+ * request never fill the last eighth of the table (EXP_CONN_LIMIT, within
+ * the fd limit): a new one takes the place of the one waiting longest.
+ * GET /metrics renders under the exporter's lock; / says where
  * the metrics are; anything else is 404, other methods 405 (a request body
  * is read and dropped first: a POST with one is answered too).
  */
@@ -25,27 +27,18 @@
 
 #include "gpuctl.h"
 #include "exporter/exporter.h"
-#include "exporter/peer.h"
+#include "exporter/conns.h"
 #include "exporter/health.h"
 
 #define EXP_CONN_TIMEOUT_S	5
 #define EXP_CONN_LIMIT		1024	/* at most: less when the fd limit is low */
-#define EXP_CONN_PER_OWNER	8
 #define EXP_BACKLOG		256
 #define EXP_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
-
-/* An owner's connections now; n == 0: a free slot. */
-struct exp_owned {
-	struct exp_owner o;
-	unsigned int n;
-};
 
 struct exp_http {
 	struct MHD_Daemon *d;
 	struct exporter *e;
-	int diag_fd;		/* peer.c's socket diagnostics, or -1 */
-	struct exp_owned *owned;	/* one slot per connection at most */
-	unsigned int nowned;
+	struct exp_conns conns;
 };
 
 int exp_listen(const struct sockaddr *addr, socklen_t len, bool v6only)
@@ -113,7 +106,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	(void)upload;
 	/* the first call is for the headers alone: answer once the body is read */
 	if (*state != &first) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
 		*state = &first;
+		exp_conns_busy(ci ? ci->socket_context : NULL);	/* not to be cut for room */
 		return MHD_YES;
 	}
 	if (*upload_len) {
@@ -154,24 +151,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return reply(c, MHD_HTTP_OK, EXP_CONTENT_TYPE, body, len, true);
 }
 
-static struct exp_owned *owned_slot(struct exp_http *h, const struct exp_owner *o)
-{
-	struct exp_owned *free_slot = NULL;
-
-	for (unsigned int i = 0; i < h->nowned; i++) {
-		if (h->owned[i].n && exp_owner_eq(&h->owned[i].o, o))
-			return &h->owned[i];
-		if (!h->owned[i].n && !free_slot)
-			free_slot = &h->owned[i];
-	}
-	if (free_slot)
-		free_slot->o = *o;
-	return free_slot;
-}
-
 /*
  * A connection accepted or closed (libmicrohttpd's one thread: no lock).
- * One over its owner's bound is shut at once: libmicrohttpd reads its end
+ * One conns.c does not keep is shut at once: libmicrohttpd reads its end
  * and closes it before it holds anything.
  */
 static void notify(void *cls, struct MHD_Connection *c, void **ctx,
@@ -179,13 +161,9 @@ static void notify(void *cls, struct MHD_Connection *c, void **ctx,
 {
 	struct exp_http *h = cls;
 	const union MHD_ConnectionInfo *ci;
-	struct exp_owned *slot;
-	struct exp_owner o;
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-		slot = *ctx;
-		if (slot && slot->n)
-			slot->n--;
+		exp_conns_closed(*ctx);
 		*ctx = NULL;
 		return;
 	}
@@ -193,14 +171,22 @@ static void notify(void *cls, struct MHD_Connection *c, void **ctx,
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!ci)
 		return;
-	exp_peer_owner(h->diag_fd, ci->connect_fd, &o);
-	slot = owned_slot(h, &o);
-	if (!slot || slot->n >= EXP_CONN_PER_OWNER) {
+	*ctx = exp_conns_admit(&h->conns, ci->connect_fd);
+	if (!*ctx)
 		shutdown(ci->connect_fd, SHUT_RDWR);
-		return;
-	}
-	slot->n++;
-	*ctx = slot;
+}
+
+/* A request answered (or given up): the connection waits for the next one. */
+static void completed(void *cls, struct MHD_Connection *c, void **state,
+		      enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	(void)cls;
+	(void)state;
+	(void)toe;
+	exp_conns_idle(ci ? ci->socket_context : NULL);
 }
 
 /* libmicrohttpd's own complaints go where ours go: one logfmt line each (httplog.c). */
@@ -218,39 +204,37 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 	socklen_t sl = sizeof(ss);
 	struct rlimit rl;
 
-	if (h)
-		h->owned = calloc(EXP_CONN_LIMIT, sizeof(*h->owned));
-	if (!h || !h->owned) {
+	/* connections beside the exporter's own fds (two per attached process) */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		long spare = (long)rl.rlim_cur - 2L * (long)e->max_procs - 64 - 64;
+
+		if (spare < (long)limit)
+			limit = spare < 64 ? 64 : (unsigned int)spare;
+	}
+	if (!h || exp_conns_init(&h->conns, limit, getsockname(fd, (struct sockaddr *)&ss, &sl) ?
+				 AF_INET : ss.ss_family)) {
 		free(h);
 		close(fd);
 		snprintf(err, len, "out of memory");
 		return NULL;
 	}
 	h->e = e;
-	/* connections beside the exporter's own fds (two per attached process) */
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
-		long spare = (long)rl.rlim_cur - 2L * (long)e->max_procs - 64;
-
-		if (spare < (long)limit)
-			limit = spare < 64 ? 64 : (unsigned int)spare;
-	}
-	h->nowned = limit;
-	h->diag_fd = exp_peers_open(getsockname(fd, (struct sockaddr *)&ss, &sl) ? AF_INET :
-				    ss.ss_family);
+	if (h->conns.diag_fd < 0)
+		p_info("exporter: no socket diagnostics (AF_NETLINK, NETLINK_SOCK_DIAG): local "
+		       "clients are bounded by address, not by user");
 	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 				handle, h,
 				/* first: libmicrohttpd logs with its own logger until it sees it */
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)EXP_CONN_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_LIMIT, limit,
+				MHD_OPTION_CONNECTION_LIMIT, exp_conns_records(&h->conns),
 				MHD_OPTION_NOTIFY_CONNECTION, notify, h,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, h,
 				MHD_OPTION_END);
 	if (!h->d) {
 		close(fd);
-		if (h->diag_fd >= 0)
-			close(h->diag_fd);
-		free(h->owned);
+		exp_conns_free(&h->conns);
 		free(h);
 		snprintf(err, len, "libmicrohttpd could not start serving");
 		return NULL;
@@ -264,8 +248,6 @@ void exp_http_stop(struct exp_http *h)
 		return;
 	/* MHD closes the listening socket it was given */
 	MHD_stop_daemon(h->d);
-	if (h->diag_fd >= 0)
-		close(h->diag_fd);
-	free(h->owned);
+	exp_conns_free(&h->conns);
 	free(h);
 }

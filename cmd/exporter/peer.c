@@ -3,10 +3,14 @@
  * peer.c - who is at the other end of an accepted TCP connection (peer.h):
  * a local user when the client's socket is on this host (loopback, ::1,
  * an IPv4-mapped address, or any of the host's own addresses), else its
- * address.  The client's socket is the accepted one's tuple reversed: the
- * kernel's socket diagnostics (NETLINK_SOCK_DIAG, an exact lookup, O(1))
- * say who created it; where they are missing (tcp_diag not loaded) the
- * same line of /proc/net/tcp{,6} does.  A socket without a file (closed,
+ * IPv4 address or its IPv6 /64 (what one host or one customer is given:
+ * 150 addresses of one /64 are one owner).  The client's socket is the
+ * accepted one's tuple reversed: the kernel's socket diagnostics
+ * (NETLINK_SOCK_DIAG, an exact lookup, O(1)) say who created it.  Without
+ * them (no AF_NETLINK under a unit's RestrictAddressFamilies, no tcp_diag)
+ * nothing is scanned per connection (a /proc/net/tcp read is O(sockets),
+ * a connect/close loop made it a core's work): the client counts by
+ * address, all of 127.0.0.0/8 as one.  A socket without a file (closed,
  * in TIME_WAIT) has no owner worth the name: it counts by address.
  */
 #define _GNU_SOURCE
@@ -137,61 +141,6 @@ static bool diag_works(int fd, int family)
 	return false;
 }
 
-/* "0100007F:1F90" (tcp) or 32 hex digits (tcp6): the kernel's words, in host order. */
-static bool proc_addr(const char *hex, uint8_t a[16])
-{
-	size_t n = strlen(hex);
-	uint32_t w[4];
-
-	if (n != 8 && n != 32)
-		return false;
-	for (size_t i = 0; i < n / 8; i++) {
-		char part[9];
-
-		memcpy(part, hex + 8 * i, 8);
-		part[8] = '\0';
-		w[i] = (uint32_t)strtoul(part, NULL, 16);
-	}
-	memset(a, 0, 16);
-	if (n == 8) {
-		a[10] = a[11] = 0xff;
-		memcpy(a + 12, w, 4);
-	} else {
-		memcpy(a, w, 16);
-	}
-	return true;
-}
-
-static int proc_lookup(const uint8_t pa[16], unsigned int pport, const uint8_t sa[16],
-		       unsigned int sport, uint32_t *uid, uint32_t *inode)
-{
-	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	char line[512], lh[40], rh[40];
-
-	for (int i = 0; i < 2; i++) {
-		FILE *f = fopen(files[i], "re");
-		unsigned int lp, rp, u, ino;
-		uint8_t la[16], ra[16];
-
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %*x %*s %*s %*s %u %*d %u",
-				   lh, &lp, rh, &rp, &u, &ino) != 6)
-				continue;
-			if (lp != pport || rp != sport || !proc_addr(lh, la) || !proc_addr(rh, ra) ||
-			    memcmp(la, pa, 16) || memcmp(ra, sa, 16))
-				continue;
-			fclose(f);
-			*uid = u;
-			*inode = ino;
-			return 1;
-		}
-		fclose(f);
-	}
-	return 0;
-}
-
 int exp_peers_open(int listen_family)
 {
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
@@ -225,12 +174,14 @@ void exp_peer_owner(int diag_fd, int conn, struct exp_owner *o)
 	addr16(&self, sa, &sport);
 	if (diag_fd >= 0)
 		found = diag_lookup(diag_fd, o->addr, pport, sa, sport, &uid, &inode);
-	else
-		found = proc_lookup(o->addr, pport, sa, sport, &uid, &inode);
 	if (found == 1 && inode) {
 		o->local = true;
 		o->uid = uid;
 		memset(o->addr, 0, sizeof(o->addr));	/* a user, whatever address it uses */
+	} else if (!is_mapped(o->addr)) {
+		memset(o->addr + 8, 0, 8);		/* IPv6: its /64 */
+	} else if (o->addr[12] == 127) {
+		memset(o->addr + 13, 0, 3);		/* loopback: 127.0.0.0/8 as one */
 	}
 }
 

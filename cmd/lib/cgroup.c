@@ -10,9 +10,20 @@
  *                     docker-<ID>.scope)
  *   cgroupfs driver  /kubepods/burstable/pod<UID>/<ID>
  *
- * anywhere in the path (a --cgroup-root, or a reader in a cgroup namespace
- * that sees "/../../kubepods-..." ).  Anything else is a unit: Slurm's
- * job_N/step_M, or the innermost .service or .scope.
+ * below a --cgroup-root, or as a reader in a cgroup namespace sees it
+ * ("/../../kubepods-...").  Anything else is a unit: Slurm's job_N/step_M
+ * (under slurmstepd.scope, or /slurm/uid_U/), or the innermost .service or
+ * .scope.
+ *
+ * Only the levels the kubelet, the runtime and Slurm own are believed: a
+ * unit (.service, .scope) can be delegated to a user (user@UID.service,
+ * Delegate=yes), who may then name cgroups below it at will -- a
+ * "kubepods-...-pod<UID>.slice/cri-containerd-<ID>.scope" or "job_N/step_M"
+ * there is a forgery.  So a pod (and a container outside a pod) counts only
+ * when no unit lies above it; a pod's container only at the level right
+ * below the pod; the cgroupfs driver's pod only right below kubepods or its
+ * QoS level; a Slurm job only right below slurmstepd.scope (with no unit
+ * above that) or /slurm[_NODE]/uid_U/, and its step right below the job.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -104,12 +115,32 @@ static bool ctr_scope(const char *s, size_t n, struct cg_attr *a)
 	return false;
 }
 
-/* Slurm's job_N[/step_M] from part i on (v2: under slurmstepd.scope; v1: /slurm/uid_U/). */
-static bool slurm_step(const char *const *part, const size_t *len, int i, int n,
+static bool is_unit(const char *s, size_t n)
+{
+	return ends_with(s, n, ".service") || ends_with(s, n, ".scope");
+}
+
+static bool named(const char *s, size_t n, const char *name)
+{
+	return n == strlen(name) && !memcmp(s, name, n);
+}
+
+/*
+ * Slurm's job_N[/step_M] at part i: right below slurmstepd.scope, the first
+ * unit of the path (v2), or right below /slurm[_NODE]/uid_U/ (v1).
+ */
+static bool slurm_step(const char *const *part, const size_t *len, int i, int n, int first_unit,
 		       struct cg_attr *a)
 {
+	bool v2, v1;
+
 	if (!starts_with(part[i], len[i], "job_") || len[i] < 5 ||
-	    !isdigit((unsigned char)part[i][4]))
+	    !isdigit((unsigned char)part[i][4]) || i < 1)
+		return false;
+	v2 = first_unit == i - 1 && named(part[i - 1], len[i - 1], "slurmstepd.scope");
+	v1 = i >= 2 && first_unit > i && starts_with(part[i - 1], len[i - 1], "uid_") &&
+	     (named(part[i - 2], len[i - 2], "slurm") || starts_with(part[i - 2], len[i - 2], "slurm_"));
+	if (!v2 && !v1)
 		return false;
 	if (i + 1 < n && starts_with(part[i + 1], len[i + 1], "step_"))
 		snprintf(a->unit, sizeof(a->unit), "%.*s/%.*s", (int)len[i], part[i],
@@ -119,12 +150,23 @@ static bool slurm_step(const char *const *part, const size_t *len, int i, int n,
 	return true;
 }
 
+/* The cgroupfs driver's pod<UID> at part i: right below kubepods or kubepods/<QoS>. */
+static bool cgroupfs_pod(const char *const *part, const size_t *len, int i)
+{
+	int k = i - 1;
+
+	if (!starts_with(part[i], len[i], "pod") || !uid_ok(part[i] + 3, len[i] - 3) || k < 0)
+		return false;
+	if (k >= 1 && (named(part[k], len[k], "burstable") || named(part[k], len[k], "besteffort")))
+		k--;
+	return named(part[k], len[k], "kubepods");
+}
+
 void cg_classify(const char *path, struct cg_attr *a)
 {
 	const char *part[CG_MAX_PARTS];
 	size_t len[CG_MAX_PARTS];
-	bool kubepods = false;
-	int n = 0, pod = -1, unit = -1;
+	int n = 0, pod = -1, unit = -1, first_unit;
 
 	memset(a, 0, sizeof(*a));
 	for (const char *s = path; *s && n < CG_MAX_PARTS;) {
@@ -137,27 +179,29 @@ void cg_classify(const char *path, struct cg_attr *a)
 		s += l;
 		s += *s == '/';
 	}
-	for (int i = 0; i < n; i++) {
-		if (pod < 0 && pod_slice(part[i], len[i], a)) {
-			pod = i;
-		} else if (pod < 0 && kubepods && starts_with(part[i], len[i], "pod") &&
-			   uid_ok(part[i] + 3, len[i] - 3)) {
-			set_uid(a, part[i] + 3, len[i] - 3);	/* cgroupfs driver */
-			pod = i;
-		} else if (!a->container_id[0] && ctr_scope(part[i], len[i], a)) {
-			continue;
-		} else if (!a->container_id[0] && pod >= 0 && pod == i - 1 && id_ok(part[i], len[i])) {
-			snprintf(a->container_id, sizeof(a->container_id), "%.*s", (int)len[i], part[i]);
-		} else if (starts_with(part[i], len[i], "kubepods")) {
-			kubepods = true;
-		}
-		if (ends_with(part[i], len[i], ".service") || ends_with(part[i], len[i], ".scope"))
+	for (int i = 0; i < n; i++)
+		if (is_unit(part[i], len[i]))
 			unit = i;
+	for (first_unit = 0; first_unit < n && !is_unit(part[first_unit], len[first_unit]);)
+		first_unit++;
+	/* the pod: a level no unit lies above (nobody could delegate it) */
+	for (int i = 0; i < n && i <= first_unit && pod < 0; i++) {
+		if (pod_slice(part[i], len[i], a))
+			pod = i;
+		else if (cgroupfs_pod(part, len, i))
+			set_uid(a, part[i] + 3, len[i] - 3), pod = i;
+	}
+	if (pod >= 0 && pod + 1 < n) {	/* its container: the level right below */
+		if (!ctr_scope(part[pod + 1], len[pod + 1], a) && id_ok(part[pod + 1], len[pod + 1]))
+			snprintf(a->container_id, sizeof(a->container_id), "%.*s",
+				 (int)len[pod + 1], part[pod + 1]);
+	} else if (pod < 0 && first_unit < n) {	/* a runtime's container outside Kubernetes */
+		ctr_scope(part[first_unit], len[first_unit], a);
 	}
 	if (a->pod_uid[0] || a->container_id[0])
 		return;
 	for (int i = 0; i < n; i++)
-		if (slurm_step(part, len, i, n, a))
+		if (slurm_step(part, len, i, n, first_unit, a))
 			return;
 	if (unit >= 0)
 		snprintf(a->unit, sizeof(a->unit), "%.*s", (int)len[unit], part[unit]);

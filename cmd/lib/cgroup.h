@@ -30,6 +30,7 @@ struct cg_attr {
  * driver (kubepods[-QOS]-pod<UID_>.slice, then cri-containerd-<ID>.scope,
  * crio-<ID>.scope or docker-<ID>.scope) and cgroupfs driver
  * (kubepods[/QOS]/pod<UID>/<ID>); otherwise a Slurm step or a unit.
+ * Only levels no delegated unit lies above are believed (cgroup.c).
  * Fields not found are "".
  */
 void cg_classify(const char *path, struct cg_attr *a);

@@ -5,7 +5,9 @@
  * <bpffs>/gpuctl/allocwatch by the first engine that needs it, joined by
  * the others (each adds its process and its own ring buffer), removed by
  * the last one out.  The pin directory's flock orders them.  Without bpffs
- * an engine loads a program pair of its own (not shared, gone with it).
+ * an engine loads a program pair of its own (not shared, gone with it);
+ * with bpffs but a pin tree gpuctl may not use (a user made <bpffs>/gpuctl
+ * first, bpffs being mode 1777), none: the engine is refused (allocw_check).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,6 +106,13 @@ static int shared(const char *dir, int *tfd, int *rfd, char *err, size_t len)
 	return 0;
 }
 
+int allocw_check(void)
+{
+	char dir[PATH_MAX];
+
+	return bpffs_mounted() && pin_dir(OBJ, true, dir, sizeof(dir)) ? -1 : 0;
+}
+
 /* Entries whose engine is not running (killed with -9; the claim says). */
 static void sweep(int tfd, int rfd)
 {
@@ -143,10 +152,17 @@ int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
 	w->tgid = tgid;
 	w->fn = fn;
 	w->arg = arg;
-	if (bpffs_mounted() && (lock = pin_dir_lock(OBJ, true, dir, sizeof(dir))) >= 0)
+	/*
+	 * With bpffs, the shared pair or none: a pin directory that cannot be
+	 * used (planted by a user, say) never makes a second pair on the host.
+	 */
+	if (!bpffs_mounted())
+		ret = load(NULL, &w->targets_fd, &w->rings_fd, err, len);
+	else if ((lock = pin_dir_lock(OBJ, true, dir, sizeof(dir))) >= 0)
 		ret = shared(dir, &w->targets_fd, &w->rings_fd, err, len);
 	else
-		ret = load(NULL, &w->targets_fd, &w->rings_fd, err, len);
+		ret = lock, snprintf(err, len, "the allocation watcher's pin directory cannot be used "
+				     "(the error above)");
 	if (!ret) {
 		sweep(w->targets_fd, w->rings_fd);
 		w->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "aw_ring", 0, 0, AW_RING_BYTES, NULL);

@@ -30,6 +30,11 @@ struct allocw {
  * rdev: the device whose mappings are flagged AW_F_UVM (major << 20 | minor).
  * 0, or -errno with a line in err (the engine then reads the maps on demand).
  */
+/*
+ * Whether the watcher's pin directory may be used (made now when missing):
+ * 0, or -1 after one p_err line (not root's, writable by others, a link).
+ */
+int allocw_check(void);
 int allocw_start(struct allocw *w, pid_t tgid, uint32_t rdev,
 		 void (*fn)(const struct aw_event *e, void *arg), void *arg, char *err, size_t len);
 /* Hands what is waiting to fn: the number of events, or -errno. */

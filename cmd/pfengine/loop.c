@@ -89,6 +89,9 @@ static int engine_setup(struct engine *g)
 		      "(load nvidia-uvm: nvidia-modprobe -u)");
 		return -1;
 	}
+	/* gpuctl's bpffs tree: one a user planted is refused, never worked around */
+	if (allocw_check())
+		return -1;
 	pfe_reg_sweep();
 	if (g->o->pid) {
 		if (workload_follow(&g->w, g->o->pid))

@@ -7,7 +7,8 @@
  * every program of the object calls (subprograms and bpf_loop callbacks
  * included: every executable section is scanned) must be on the list below,
  * kfuncs are refused, unless the user says --allow-helpers; and the maps it
- * asks for may hold PFE_OBJ_MAX_BYTES in all (man/gpuctl-prefetch.rst).
+ * asks for may take PFE_OBJ_MAX_BYTES of kernel memory in all, counted on
+ * this host's possible CPUs (mapcost.c; man/gpuctl-prefetch.rst).
  */
 #include <elf.h>
 #include <stdio.h>
@@ -105,25 +106,27 @@ static int scan_elf(const void *elf, size_t size, char *why, size_t len)
 	return 0;
 }
 
-/* What the object's maps may take of the kernel's memory, in all. */
+/* What the object's maps take of the kernel's memory, in all, on this host's possible CPUs. */
 static int check_maps(struct bpf_object *obj, char *why, size_t len)
 {
 	unsigned long long total = 0, one;
+	int ncpu = libbpf_num_possible_cpus();
 	struct bpf_map *m;
 
+	if (ncpu < 1) {
+		snprintf(why, len, "the number of possible CPUs cannot be read (%s), so what its "
+			 "maps take cannot be counted", strerror(-ncpu));
+		return -1;
+	}
 	bpf_object__for_each_map(m, obj) {
-		enum bpf_map_type t = bpf_map__type(m);
-
-		if (t == BPF_MAP_TYPE_RINGBUF || t == BPF_MAP_TYPE_USER_RINGBUF)
-			one = bpf_map__max_entries(m);
-		else
-			one = ((unsigned long long)bpf_map__key_size(m) + bpf_map__value_size(m)) *
-			      bpf_map__max_entries(m);
+		one = pfe_map_cost(bpf_map__type(m), bpf_map__key_size(m), bpf_map__value_size(m),
+				   bpf_map__max_entries(m), bpf_map__map_flags(m), (unsigned int)ncpu);
 		total += one;
 		if (total > PFE_OBJ_MAX_BYTES) {
-			snprintf(why, len, "its maps ask for %llu MiB (map %s: %llu MiB); an engine "
-				 "policy may have %llu MiB in all", (total + (1 << 20) - 1) >> 20,
-				 bpf_map__name(m), (one + (1 << 20) - 1) >> 20, PFE_OBJ_MAX_BYTES >> 20);
+			snprintf(why, len, "its maps take %llu MiB of kernel memory with %d possible "
+				 "CPUs (map %s: %llu MiB); an engine policy may have %llu MiB in all",
+				 (total + (1 << 20) - 1) >> 20, ncpu, bpf_map__name(m),
+				 (one + (1 << 20) - 1) >> 20, PFE_OBJ_MAX_BYTES >> 20);
 			return -1;
 		}
 	}

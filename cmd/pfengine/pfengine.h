@@ -70,8 +70,14 @@ int pfe_policy_file(const char *path, bool allow_helpers, struct pfe_policy *pol
 enum pfe_file_kind pfe_file_kind(const char *path);
 
 /* --- objcheck.c: what a user's object may do --------------------------- */
-/* What an engine object's maps may hold in all (key + value bytes x entries). */
+/* What an engine object's maps may take of the kernel's memory in all (mapcost.c). */
 #define PFE_OBJ_MAX_BYTES (64ull << 20)
+/*
+ * --- mapcost.c: the kernel bytes a map of type (BPF_MAP_TYPE_*) with these
+ * sizes, entries and map_flags takes with ncpu possible CPUs (rounded up).
+ */
+unsigned long long pfe_map_cost(unsigned int type, unsigned int key_size, unsigned int value_size,
+				unsigned int max_entries, unsigned int flags, unsigned int ncpu);
 struct bpf_object;
 /*
  * The maps of obj within PFE_OBJ_MAX_BYTES, and (unless allow_helpers) no

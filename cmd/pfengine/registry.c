@@ -100,6 +100,37 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * The run directory's files of engines killed with -9 (<T>.pid, <T>.stats;
+ * an empty <T>.pid when the kill came between its creation and its
+ * writing).  An engine claims its process (claim.c) before it makes either
+ * and keeps the claim until both are gone: with no claim and no live pid
+ * in the pid file, nothing runs that they describe.
+ */
+static void sweep_run_files(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *de;
+	DIR *d;
+
+	if (pfe_reg_dir(dir, sizeof(dir), false) || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long t = strtol(de->d_name, &end, 10);
+
+		if (t <= 0 || (strcmp(end, ".pid") && strcmp(end, ".stats")) || pfe_claimed((pid_t)t))
+			continue;
+		pfe_reg_path(path, sizeof(path), dir, (pid_t)t, "pid");
+		if (pidfile_live(path))
+			continue;
+		unlink(path);
+		pfe_reg_path(path, sizeof(path), dir, (pid_t)t, "stats");
+		unlink(path);
+	}
+	closedir(d);
+}
+
 void pfe_reg_sweep(void)
 {
 	char root[PATH_MAX], path[PATH_MAX + 300];
@@ -107,6 +138,7 @@ void pfe_reg_sweep(void)
 	DIR *d;
 
 	pfe_claim_sweep();
+	sweep_run_files();
 	allocw_sweep();	/* a killed engine's process leaves the host's watcher */
 	/* housekeeping: a tree it may not use is the command's to report, not the sweep's */
 	if (pin_dir_quiet("engine", root, sizeof(root)))

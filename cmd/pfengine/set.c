@@ -4,6 +4,7 @@
  * runs on process PID, written into its pinned maps (registry.c finds them).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +26,17 @@ int pfe_set_main(int argc, char **argv)
 	if (need_caps("prefetch set", NEED_BPF))
 		return EXIT_FAIL;
 	pfe_reg_sweep();
-	if (pfe_reg_dir(reg, sizeof(reg), false))
+	/* every refusal says why: no run directory is no engine (it was silent, `null` under -j) */
+	ret = pfe_reg_dir(reg, sizeof(reg), false);
+	if (ret == -ENOENT) {
+		p_err("no prefetch engine runs on process %d", (int)pid);
 		return EXIT_FAIL;
+	}
+	if (ret) {
+		if (ret != -1)	/* -1: said already */
+			p_err("cannot read the engines' run directory: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
 	pfe_reg_path(pidp, sizeof(pidp), reg, (pid_t)pid, "pid");
 	if (!pidfile_live(pidp) || pfe_reg_pins(pins, sizeof(pins), (pid_t)pid, false)) {
 		p_err("no prefetch engine runs on process %d", (int)pid);

@@ -8,6 +8,7 @@
  *                             and CAP_SYS_ADMIN (dropped from the bounding set)
  *   bpfpoke user UID CMD ARG...  run CMD as user and group UID, no
  *                             supplementary groups, no capabilities
+ *   bpfpoke raw-tp-links      print how many raw tracepoint links the host has
  *
  * Raw bpf(2) so that it links statically and needs nothing in the guest.
  */
@@ -88,6 +89,40 @@ static int as_user(const char *uid_s, char **argv)
 	return -1;
 }
 
+/* Every raw tracepoint link of the host, counted (BPF_LINK_GET_NEXT_ID). */
+static int raw_tp_links(void)
+{
+	struct bpf_link_info info;
+	union bpf_attr a;
+	unsigned int id = 0, n = 0;
+	int fd;
+
+	for (;;) {
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (sys_bpf(BPF_LINK_GET_NEXT_ID, &a))
+			break;
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.link_id = id;
+		fd = (int)sys_bpf(BPF_LINK_GET_FD_BY_ID, &a);
+		if (fd < 0)
+			continue;	/* gone meanwhile */
+		memset(&info, 0, sizeof(info));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = (unsigned long)&info;
+		if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) && info.type == BPF_LINK_TYPE_RAW_TRACEPOINT)
+			n++;
+		close(fd);
+	}
+	if (errno != ENOENT)
+		return -1;
+	printf("%u\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret = -1;
@@ -100,8 +135,11 @@ int main(int argc, char **argv)
 		ret = nocap(argv + 2);
 	else if (argc >= 4 && !strcmp(argv[1], "user"))
 		ret = as_user(argv[2], argv + 3);
+	else if (argc == 2 && !strcmp(argv[1], "raw-tp-links"))
+		ret = raw_tp_links();
 	else {
-		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD... | user UID CMD...}\n");
+		fprintf(stderr, "usage: bpfpoke {pin-map PATH | detach PATH | nocap CMD... | user UID CMD... | "
+			"raw-tp-links}\n");
 		return 2;
 	}
 	if (ret < 0) {

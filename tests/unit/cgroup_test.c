@@ -110,6 +110,41 @@ int main(void)
 	       "4:memory:/\n1:name=systemd:/system.slice/trainer.service\n", "", "", "trainer.service");
 	expect("Slurm (cgroup/v1, no systemd line)", "4:freezer:/slurm/uid_1000/job_99/step_3/task_0\n",
 	       "", "", "job_99/step_3");
+	/*
+	 * issue 42: forgeries.  A user with a delegated cgroup (user@UID.service,
+	 * a Delegate=yes unit, a Slurm step's own subtree) names cgroups below it
+	 * after the kubelet's, a runtime's or Slurm's: none of them is believed.
+	 */
+	expect("forged: a pod and container below user@1000.service",
+	       "0::/user.slice/user-1000.slice/user@1000.service/app.slice/kubepods.slice/"
+	       "kubepods-burstable.slice/kubepods-burstable-pod" UIDS ".slice/cri-containerd-" CID
+	       ".scope\n", "", "", "cri-containerd-" CID ".scope");
+	expect("forged: cgroupfs layout below a delegated service",
+	       "0::/system.slice/build.service/kubepods/burstable/pod" UID "/" CID "\n", "", "",
+	       "build.service");
+	expect("forged: a reader in a namespace, a pod below a user's scope",
+	       "0::/../../user.slice/user-1000.slice/run-r1.scope/kubepods-pod" UIDS
+	       ".slice/cri-containerd-" CID ".scope\n", "", "", "cri-containerd-" CID ".scope");
+	expect("forged: a Docker container id below a user's unit",
+	       "0::/user.slice/user-1000.slice/user@1000.service/x/docker-" CID ".scope\n", "", "",
+	       "docker-" CID ".scope");
+	expect("forged: another container below one's own container",
+	       "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UIDS
+	       ".slice/cri-containerd-" CID ".scope/kubepods-pod1111111111111111.slice/"
+	       "cri-containerd-ffffffffffffffffffff.scope\n", UID, CID, "");
+	expect("forged: a pod's container two levels below the pod",
+	       "0::/kubepods/burstable/pod" UID "/mine/" CID "\n", UID, "", "");
+	expect("forged: a Slurm step below user@1000.service",
+	       "0::/user.slice/user-1000.slice/user@1000.service/app.slice/slurmstepd.scope/job_4242/"
+	       "step_0\n", "", "", "slurmstepd.scope");
+	expect("forged: a Slurm step below one's own step",
+	       "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0/job_4242/step_1\n", "", "",
+	       "job_7/step_0");
+	expect("forged: a job below a delegated scope (no slurmstepd.scope)",
+	       "0::/user.slice/user-1000.slice/session-2.scope/job_4242/step_0\n", "", "",
+	       "session-2.scope");
+	expect("forged: v1 slurm tree below a delegated unit",
+	       "4:freezer:/system.slice/x.service/slurm/uid_0/job_1/step_0\n", "", "", "x.service");
 	/* neither */
 	expect("the root cgroup", "0::/\n", "", "", "");
 	expect("an init.scope-less custom group", "0::/gpujobs/a\n", "", "", "");

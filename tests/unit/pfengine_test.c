@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -506,6 +507,30 @@ static void test_user(void)
 	CHECK("user object: a missing file", pfe_policy_file("tests/policies/nosuch.elf", false, &pol, &kind) == -1);
 }
 
+/* issue 42: what a map takes of the kernel's memory, on any number of CPUs (mapcost.c). */
+static void test_mapcost(void)
+{
+	unsigned long long pcpu2 = pfe_map_cost(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 4092, 14336, 0, 2);
+	unsigned long long pcpu128 = pfe_map_cost(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 4092, 14336, 0, 128);
+	unsigned long long hash = pfe_map_cost(BPF_MAP_TYPE_HASH, 4, 4, 6946816, 0, 2);
+	unsigned long long arr = pfe_map_cost(BPF_MAP_TYPE_ARRAY, 4, 4092, 65536, 0, 2);
+	unsigned long long lru = pfe_map_cost(BPF_MAP_TYPE_LRU_HASH, 8, 32, 65536, 0, 128);
+	unsigned long long nopre = pfe_map_cost(BPF_MAP_TYPE_HASH, 4, 4, 65536, BPF_F_NO_PREALLOC, 128);
+	unsigned long long pch = pfe_map_cost(BPF_MAP_TYPE_PERCPU_HASH, 8, 64, 4096, 0, 128);
+
+	CHECK("map cost: a 56 MiB per-CPU array on 2 CPUs takes 112 MiB or more", pcpu2 >= 112 * MB);
+	CHECK("map cost: the same on 128 CPUs takes 7 GiB or more", pcpu128 >= 7168 * MB);
+	CHECK("map cost: a '53 MiB' hash (8-byte entries) takes over 500 MiB", hash > 500 * MB);
+	CHECK("map cost: a 256 MiB array takes 256 MiB (and a page)",
+	      arr >= 256 * MB && arr <= 256 * MB + 8192);
+	CHECK("map cost: a 65536-entry LRU of 40-byte entries stays under 64 MiB on 128 CPUs",
+	      lru > 65536ull * 88 && lru < 64 * MB);
+	CHECK("map cost: no preallocation counts kmalloc classes and per-CPU caches",
+	      nopre >= 65536ull * 64 + 96ull * 128 * 64);
+	CHECK("map cost: a per-CPU hash counts its values per CPU",
+	      pch >= 4096ull * 64 * 128 + 4096ull * (48 + 8 + 8));
+}
+
 /* Pinned maps: bpftool reads them, `prefetch set` writes a parameter through them. */
 static void test_pins(void)
 {
@@ -599,6 +624,7 @@ int main(void)
 		test_pins();
 	}
 	test_maps_uuid();
+	test_mapcost();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -4,6 +4,8 @@
 # /proc/PID/cgroup (cmd/lib/cgroup.c): the unit test over crafted contents
 # of every layout (tests/unit/cgroup_test.c).  The real hierarchies are
 # built in the VM (tests/vm/t_exporter_pods.sh).
+# issue 42: paths a user with a delegated cgroup can make (pods, containers,
+# Slurm steps below a unit) are not believed.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 T=$T_DIR
