@@ -115,9 +115,10 @@ kill $EXP; wait $EXP
 U=packaging/systemd/gpuctl-exporter.service
 grep -qx 'EnvironmentFile=-/etc/default/gpuctl-exporter' $U && ok "unit: EnvironmentFile=-/etc/default/gpuctl-exporter" ||
 	fail "unit EnvironmentFile" "missing"
-# run_unit ENVFILE: the unit's ExecStart as systemd expands it (Environment=, then the file)
+# run_unit ENVFILE [print]: the unit's ExecStart as systemd expands it (Environment=,
+# then the file) run, or its words printed
 run_unit() {
-	/usr/bin/python3 - "$U" "$1" "$G" <<'PY'
+	/usr/bin/python3 - "$U" "$1" "$G" "${2:-}" <<'PY'
 import os, re, shlex, sys
 unit, envfile, gpuctl = sys.argv[1:4]
 env = {}
@@ -138,17 +139,21 @@ words = []
 for w in cmd.split():
     m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", w)
     words += env.get(m.group(1), "").split() if m else [w]
+if sys.argv[4] == "print":
+    print(" ".join(words))
+    sys.exit(0)
 words[0] = gpuctl
 os.execv(words[0], words)
 PY
 }
 cp packaging/systemd/gpuctl-exporter.default "$T/env"
-run_unit "$T/env" 2>"$T/unit.err" &
-U1=$!
-sleep 1.5
-grep -q "serving http://:9471/metrics" "$T/unit.err" && ok "shipped /etc/default (all commented): the unit's :9471" ||
-	fail "default opts" "$(cat "$T/unit.err")"
-kill $U1 2>/dev/null; wait $U1 2>/dev/null
+got=$(run_unit "$T/env" print)
+[ "$got" = "/usr/sbin/gpuctl exporter serve --listen :9471" ] &&
+	ok "shipped /etc/default (all commented): the unit's own --listen :9471" || fail "default opts" "$got"
+printf 'GPUCTL_EXPORTER_OPTS="--listen localhost:9471 --pod-names"\n' >"$T/env"
+got=$(run_unit "$T/env" print)
+[ "$got" = "/usr/sbin/gpuctl exporter serve --listen localhost:9471 --pod-names" ] &&
+	ok "the file's options replace the unit's, split at blanks" || fail "file opts" "$got"
 printf '# mine\nGPUCTL_EXPORTER_OPTS="--listen localhost:%s --ready-grace 0"\n' $PORT >"$T/env"
 run_unit "$T/env" 2>"$T/unit.err" &
 U2=$!
