@@ -34,11 +34,12 @@ static int do_help(int argc, char **argv)
 	}
 	fprintf(stdout,
 		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
-		"                          [--pod-names] [--stuck-after S] [--ready-grace S]\n"
+		"                          [--pod-names] [HEALTH]...\n"
 		"       %1$s %2$s textfile [--output FILE] [--pod-names]\n"
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { serve | textfile | help }\n"
+		"       HEALTH := { --stuck-after S | --ready-grace S }\n"
 		"\n"
 		"serve answers GET /metrics (Prometheus text format) on ADDR:PORT, by\n"
 		"default :%3$d (every IPv6 and IPv4 address; IPv4 alone where IPv6 is\n"
