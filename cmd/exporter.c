@@ -165,6 +165,20 @@ static void raise_nofile(void)
 	}
 }
 
+/* HEALTH := --stuck-after S | --ready-grace S: 0 with *ret (0, or EXIT_USAGE) when opt is one. */
+static int health_opt(const char *opt, const char *arg, unsigned long long *stuck,
+		      unsigned long long *grace, int *ret)
+{
+	*ret = 0;
+	if (!strcmp(opt, "--stuck-after"))
+		*ret = parse_u64("--stuck-after (s)", arg, 1, 86400, stuck) ? EXIT_USAGE : 0;
+	else if (!strcmp(opt, "--ready-grace"))
+		*ret = parse_u64("--ready-grace (s)", arg, 0, 86400, grace) ? EXIT_USAGE : 0;
+	else
+		return -1;
+	return 0;
+}
+
 static int do_serve(int argc, char **argv)
 {
 	unsigned long long interval = EXP_DEFAULT_INTERVAL_MS, maxp = EXP_DEFAULT_MAX_PROCS;
@@ -177,7 +191,7 @@ static int do_serve(int argc, char **argv)
 	struct exporter *e;
 	struct exp_http *h;
 	char err[128];
-	int fd;
+	int fd, rc;
 
 	while (argc > 0) {
 		const char *opt = argv[0];
@@ -201,12 +215,9 @@ static int do_serve(int argc, char **argv)
 		} else if (!strcmp(opt, "--max-processes")) {
 			if (parse_u64("--max-processes", argv[0], 1, 65536, &maxp))
 				return EXIT_USAGE;
-		} else if (!strcmp(opt, "--stuck-after")) {
-			if (parse_u64("--stuck-after (s)", argv[0], 1, 86400, &stuck))
-				return EXIT_USAGE;
-		} else if (!strcmp(opt, "--ready-grace")) {
-			if (parse_u64("--ready-grace (s)", argv[0], 0, 86400, &grace))
-				return EXIT_USAGE;
+		} else if (!health_opt(opt, argv[0], &stuck, &grace, &rc)) {
+			if (rc)
+				return rc;
 		} else {
 			return usage_err("unexpected argument '%s'", opt);
 		}
