@@ -212,3 +212,17 @@ void policy_decide(const struct policy *pol, struct tsg_info *i)
 	i->want_timeslice = r->timeslice;
 	i->want_interleave = r->interleave;
 }
+
+bool policy_redecide(const struct policy *pol, struct tsg_info *i)
+{
+	struct tsg_info now = *i;
+
+	now.want_class = 0;
+	now.want_timeslice = 0;
+	now.want_interleave = 0;
+	policy_decide(pol, &now);
+	if (!now.want_class || now.want_class == i->want_class)
+		return false;
+	*i = now;
+	return true;
+}

@@ -458,16 +458,9 @@ static void rules_refresh(struct run *r)
 	run_set_active(&r->s.w, &r->rules, true);
 	if (tsg_read(&r->s, &v, &n))
 		return;
-	for (int i = 0; i < n; i++) {
-		struct tsg t = v[i];
-
-		t.info.want_class = 0;
-		t.info.want_timeslice = 0;
-		t.info.want_interleave = 0;
-		policy_decide(&r->rules, &t.info);
-		if (t.info.want_class && t.info.want_class != v[i].info.want_class)
-			run_apply(r, &t, false);
-	}
+	for (int i = 0; i < n; i++)
+		if (policy_redecide(&r->rules, &v[i].info))
+			run_apply(r, &v[i], false);
 	free(v);
 }
 

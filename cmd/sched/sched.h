@@ -124,6 +124,11 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		       void **self);
 /* The decision the watcher takes for a new TSG, for TSGs that existed before run. */
 void policy_decide(const struct policy *pol, struct tsg_info *i);
+/*
+ * The decision for i again, under rules that changed (a pod's cgroup came):
+ * true, with i's wanted values the new ones, when it gives another class.
+ */
+bool policy_redecide(const struct policy *pol, struct tsg_info *i);
 /* sched status: each policy's part about the running policy process runner. */
 void sched_policy_status(pid_t runner);
 
