@@ -11,6 +11,7 @@
 
 #include "probe_facts.h"
 #include "probe_gpus.h"
+#include "probe_mps.h"
 #include "rm.h"
 
 #define N(a) PROBE_N(a)
@@ -216,6 +217,7 @@ void probe_print_json(const struct probe *p)
 	json_nvidia(p);
 	json_hooks_and_trace(p);
 	probe_gpus_json(json_wtr);
+	probe_mps_json(json_wtr);
 	jsonw_end_object(json_wtr);
 }
 
@@ -405,4 +407,5 @@ void probe_print_text(const struct probe *p)
 	text_host(p);
 	text_nvidia(p);
 	text_hooks_and_trace(p);
+	probe_mps_text();
 }

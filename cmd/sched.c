@@ -25,6 +25,7 @@
 #include "target.h"
 #include "sched/sched.h"
 #include "sched/sched_gpu.h"
+#include "sched/exec/exec.h"
 
 
 
@@ -61,6 +62,7 @@ static int do_help(int argc, char **argv)
 		"       %1$s %2$s set-interleave TARGET { low | medium | high }\n"
 		"       %1$s %2$s preempt TARGET [--wait] [--timeout US]\n"
 		"       %1$s %2$s run POLICY [ARGS] [--gpu GPU] [--detach] [--device PATH]\n"
+		"       %1$s %2$s exec --class { lc | be } [--gpu GPU] -- CMD [ARGS]\n"
 		"       %1$s %2$s { status | stop | unload | help }\n"
 		"\n"
 		"       TARGET := { --tsg ID | --pid PID | --gpu GPU } (--gpu narrows --pid)\n"
@@ -73,7 +75,9 @@ static int do_help(int argc, char **argv)
 		"                       hint FILE | hint-hold MS | hint-mode MODE |\n"
 		"                       hint-min-off MS | be-rotate MS |\n"
 		"                       be-off { schedule | channels } | be-floor PCT |\n"
-		"                       be-stall MS }...\n"
+		"                       be-stall MS | mechanism { mps | tsg | auto } |\n"
+		"                       mps-dir DIR | be-threads PCT | lc-threads PCT |\n"
+		"                       be-mem SIZE }...\n"
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n", stdout);
 	/* the table's words (cmd/sched/match.c) */
 	fprintf(stdout, "       MATCH := { %s }\n", sched_match_alts());
@@ -765,6 +769,7 @@ static int do_status(int argc, char **argv)
 
 static const struct cmd sched_cmds[] = {
 	{ "help", do_help },
+	{ "exec", sched_exec_main },
 	{ "list", do_list },
 	{ "preempt", do_preempt },
 	{ "run", do_run },

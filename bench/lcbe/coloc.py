@@ -10,7 +10,8 @@ nothing downloaded).
 bert: a BERT-base-sized encoder (12 layers, d 768, 12 heads, FFN 3072, seq 128,
 batch 1, fp16); mlp: 8 fp16 Linear(1024), batch 1.  With HINTFILE the request
 is bracketed as libgpuctl-hint.so does (busy += 1 ... busy -= 1, futex wake on
-0 <-> 1), on a mapping made for that run.
+0 <-> 1), on a mapping made for that run.  $COLOC_SKIP_S: the first seconds
+of each run are not counted (t0 printed is the end of that skip).
 """
 import ctypes, mmap, os, struct, sys, time
 
@@ -91,6 +92,7 @@ class Hint:
 
 def lc(kind, period_ms):
     period = period_ms / 1e3
+    skip = float(os.environ.get("COLOC_SKIP_S", "0"))	# P50/P99 over the phase after this
     with torch.inference_mode():
         if kind == "bert":
             model = Bert().half().to(dev).eval()
@@ -110,6 +112,7 @@ def lc(kind, period_ms):
             hint = Hint(w[3]) if len(w) > 3 else None
             lat = []
             t0 = time.monotonic()
+            tskip = t0 + skip
             nxt = t0
             while time.monotonic() - t0 < secs:
                 now = time.monotonic()
@@ -123,13 +126,14 @@ def lc(kind, period_ms):
                 torch.cuda.synchronize()
                 if hint:
                     hint.add(-1)
-                lat.append((time.monotonic() - s) * 1e6)
+                if s >= tskip:
+                    lat.append((time.monotonic() - s) * 1e6)
                 if nxt < time.monotonic():
                     nxt = time.monotonic()	# late: no burst to catch up
             lat.sort()
             n = len(lat)
             print("lc %s %s n=%d p50_us=%.0f p99_us=%.0f max_us=%.0f t0=%.3f t1=%.3f" %
-                  (kind, label, n, lat[n // 2], lat[int(n * 0.99)], lat[-1], t0, time.monotonic()), flush=True)
+                  (kind, label, n, lat[n // 2], lat[int(n * 0.99)], lat[-1], tskip, time.monotonic()), flush=True)
             if hint:
                 hint.mm.close()
 

@@ -18,6 +18,7 @@
 
 #include "json_writer.h"
 #include "text.h"
+#include "units.h"
 
 /* Exit codes, documented in gpuctl(8). */
 #define EXIT_OK 0
@@ -290,6 +291,8 @@ int workload_follow(struct workload *w, pid_t pid);
  * stdout goes to stderr when stdout_to_stderr.  0, or p_err and -1.
  */
 int workload_spawn(struct workload *w, char **argv, bool stdout_to_stderr);
+/* The same, with env ("NAME=VALUE", NULL-terminated; kept by the caller) added to CMD's environment. */
+int workload_spawn_env(struct workload *w, char **argv, char *const *env, bool stdout_to_stderr);
 /* Lets a held command exec: 0, or p_err ("cannot run 'CMD': ...") and -1. */
 int workload_release(struct workload *w);
 /* Whether it has exited (a child is reaped, its status kept).  Never blocks. */

@@ -48,14 +48,17 @@ int workload_follow(struct workload *w, pid_t pid)
 }
 
 /* The child: waits for the go byte, then becomes argv (or reports why not). */
-static void __attribute__((noreturn)) held_child(char **argv, int go, int report,
-						 bool stdout_to_stderr)
+static void __attribute__((noreturn)) held_child(char **argv, char *const *env, int go,
+						 int report, bool stdout_to_stderr)
 {
 	char c;
 	int e;
 
 	if (read(go, &c, 1) != 1)
 		_exit(127);	/* the watcher gave up: do not run */
+	for (; env && *env; env++)
+		if (putenv(*env))
+			_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -69,6 +72,11 @@ static void __attribute__((noreturn)) held_child(char **argv, int go, int report
 }
 
 int workload_spawn(struct workload *w, char **argv, bool stdout_to_stderr)
+{
+	return workload_spawn_env(w, argv, NULL, stdout_to_stderr);
+}
+
+int workload_spawn_env(struct workload *w, char **argv, char *const *env, bool stdout_to_stderr)
 {
 	int go[2], report[2];
 
@@ -97,7 +105,7 @@ int workload_spawn(struct workload *w, char **argv, bool stdout_to_stderr)
 	if (!w->child) {
 		close(go[1]);
 		close(report[0]);
-		held_child(argv, go[0], report[1], stdout_to_stderr);
+		held_child(argv, env, go[0], report[1], stdout_to_stderr);
 	}
 	close(go[0]);
 	close(report[1]);

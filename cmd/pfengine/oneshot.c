@@ -17,25 +17,10 @@
 #include "nvml.h"
 #include "uvm.h"
 
+/* A size in units.h's grammar (4096, 0x1000, 64K, 2MiB, 1.5G): 0, or -1 after p_err. */
 int pfe_parse_size(const char *what, const char *arg, uint64_t *out)
 {
-	char num[32];
-	size_t n = strlen(arg);
-	unsigned long long v;
-	int shift = 0;
-
-	if (n && n < sizeof(num)) {
-		switch (arg[n - 1]) {
-		case 'K': case 'k': shift = 10; break;
-		case 'M': case 'm': shift = 20; break;
-		case 'G': case 'g': shift = 30; break;
-		}
-	}
-	snprintf(num, sizeof(num), "%.*s", (int)(shift ? n - 1 : n), arg);
-	if (parse_u64(what, num, 0, ~0ull >> shift, &v))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
+	return parse_size(what, arg, 0, UINT64_MAX, out) ? -1 : 0;
 }
 
 int pfe_parse_max_bytes(const char *arg, uint64_t *out)

@@ -118,3 +118,23 @@ bool sched_match_refresh(struct policy *pol)
 	}
 	return changed;
 }
+
+void sched_match_copy(struct policy *to, const struct policy *from)
+{
+	for (__u32 k = 0; k < to->nrules && k < POLICY_RULES; k++) {
+		struct policy_rule *t = &to->rules[k];
+
+		if (!match_of_kind(t->match) || !match_of_kind(t->match)->refresh)
+			continue;
+		for (__u32 j = 0; j < from->nrules && j < POLICY_RULES; j++) {
+			const struct policy_rule *f = &from->rules[j];
+
+			if (f->match == t->match && f->cls == t->cls &&
+			    !memcmp(f->comm, t->comm, sizeof(f->comm))) {
+				t->id = f->id;
+				t->cg_level = f->cg_level;
+				break;
+			}
+		}
+	}
+}

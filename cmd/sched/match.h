@@ -35,6 +35,11 @@ int sched_match_parse(const char *arg, struct policy_rule *r);
 const char *sched_match_alts(void);
 /* Every rule of pol refreshed (sched run, now and then): true when pol changed. */
 bool sched_match_refresh(struct policy *pol);
+/*
+ * The refreshed rules of from (pod:) into the same rules of to: the
+ * watcher's copy, which may hold rules run did not write (sched exec's).
+ */
+void sched_match_copy(struct policy *to, const struct policy *from);
 
 /* match_tree.c, for match_pod.c: cgroup v2 at its root, else EXIT_FAIL after p_err. */
 int sched_match_v2(const char *arg);

@@ -8,6 +8,7 @@
 
 static const struct sched_mech *const mechs[] = {
 	&sched_mech_rm,
+	&sched_mech_mps,
 };
 
 const struct sched_mech *sched_mech_find(const char *name)

@@ -22,10 +22,10 @@
  *                    and which TSGs of the table are the server's own (the
  *                    MPS server's), so that the per-TSG ops act on them.
  *
- * Today only the RM row exists (every op of MECH_PER_TSG); MPS lands as a
- * new room with its row (per client, per server, and the per-TSG ops on
- * the TSGs its server owns, through RM's row).  Adding a mechanism: one
- * row, named in mech.c's table, and the policy choosing it.
+ * Two rows: RM's (every op of MECH_PER_TSG) and MPS's (cmd/sched/mps/: per
+ * client, per server, and the per-TSG ops on the TSGs its server owns,
+ * through RM's row).  Adding a mechanism: one row, named in mech.c's
+ * table, and the policy choosing it.
  */
 #ifndef GPUCTL_SCHED_MECH_H
 #define GPUCTL_SCHED_MECH_H
@@ -91,6 +91,7 @@ struct sched_mech {
 
 /* The rows. */
 extern const struct sched_mech sched_mech_rm;		/* mech_rm.c: RM's TSG controls */
+extern const struct sched_mech sched_mech_mps;		/* mps/mech_mps.c: NVIDIA MPS */
 
 /* The mechanism named name, or NULL; sched_mech_default: the one policies use today. */
 const struct sched_mech *sched_mech_find(const char *name);

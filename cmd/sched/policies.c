@@ -97,6 +97,13 @@ void sched_policy_status(pid_t runner)
 			policies[i]->hooks->status(runner);
 }
 
+void sched_policy_sweep(void)
+{
+	for (size_t i = 0; i < NPOLICIES; i++)
+		if (SCHED_HOOK(policies[i], sweep))
+			policies[i]->hooks->sweep();
+}
+
 /* The word of p that key is, or NULL. */
 static const struct sched_word *word_of(const struct sched_policy *p, const char *key)
 {

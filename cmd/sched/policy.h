@@ -69,8 +69,9 @@ struct sched_hooks {
 	const char *(*warning)(const void *self, char *buf, size_t len);
 	/*
 	 * A TSG of GPU gpu is about to be applied: its wanted values adjusted
-	 * in t; returns the ORIG_* flags of what else the policy may change on
-	 * it (put back by whoever restores).
+	 * in t (want_class POLICY_CLASS_NONE: left alone, nothing applied);
+	 * returns the ORIG_* flags of what else the policy may change on it
+	 * (put back by whoever restores).
 	 */
 	__u32 (*adjust)(void *self, struct tsg *t, __u32 gpu);
 	/* applied (again: re-applied): true when the GPU's other TSGs are to be adjusted again */
@@ -87,6 +88,8 @@ struct sched_hooks {
 	void (*report)(const void *self);
 	/* sched status: what the running policy process runner wrote, if it is this policy */
 	void (*status)(pid_t runner);
+	/* sched stop/unload: what a run killed with SIGKILL left besides its TSGs, cleaned up */
+	void (*sweep)(void);
 };
 
 struct sched_policy {

@@ -327,6 +327,8 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		return;	/* run --gpu: a policy for one GPU, the others' TSGs left as they are */
 	gpu = gpu_index(gi);
 	more = run_adjust(r, t, gpu);
+	if (!t->info.want_class)
+		return;	/* the policy leaves it alone (another mechanism orders it) */
 	if (cur.orig_by == (__u32)r->me) {
 		t->info.orig_timeslice = cur.orig_timeslice;
 		t->info.orig_interleave = cur.orig_interleave;
@@ -450,16 +452,26 @@ static void apply_existing(struct run *r)
  */
 static void rules_refresh(struct run *r)
 {
+	struct policy now;
 	struct tsg *v = NULL;
-	int n = 0;
+	char dir[PATH_MAX];
+	__u32 zero = 0;
+	int n = 0, lock;
 
 	if (!sched_match_refresh(&r->rules))
 		return;
-	run_set_active(&r->s.w, &r->rules, true);
+	/* the watcher's rules may have more (sched exec's, first): changed there in place */
+	lock = sched_lock(false, dir, sizeof(dir), NULL);
+	if (bpf_map_lookup_elem(r->s.w.policy, &zero, &now))
+		now = r->rules;
+	sched_match_copy(&now, &r->rules);
+	bpf_map_update_elem(r->s.w.policy, &zero, &now, BPF_ANY);
+	if (lock >= 0)
+		close(lock);
 	if (tsg_read(&r->s, &v, &n))
 		return;
 	for (int i = 0; i < n; i++)
-		if (policy_redecide(&r->rules, &v[i].info))
+		if (policy_redecide(&now, &v[i].info))
 			run_apply(r, &v[i], false);
 	free(v);
 }

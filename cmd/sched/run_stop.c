@@ -43,6 +43,7 @@ int run_stop(const char *dir, bool unloading, struct run_stopped *st)
 	st->pid = run_pid();
 	if (st->pid && stop_process(st->pid))
 		return -1;
+	sched_policy_sweep();
 	if (!dir)
 		return 0;
 	err = watcher_open(dir, &s.w);

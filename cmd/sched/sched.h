@@ -11,6 +11,7 @@
  *   run.c       the run daemon: applies decisions, calls the policy's
  *               hooks, re-applies, restores the originals, also those a
  *               killed run left changed.  It knows no class.
+ *   rules_pid.c a rule for one process added to the running policy (sched exec).
  *   mech.c      the scheduling mechanisms (mech.h), one row each: how a
  *               policy's wish reaches the GPU; mech_rm.c: RM's TSG controls.
  *   lcbe/       lc-be: its row, words and defaults, the hint gate, the
@@ -131,6 +132,20 @@ void policy_decide(const struct policy *pol, struct tsg_info *i);
 bool policy_redecide(const struct policy *pol, struct tsg_info *i);
 /* sched status: each policy's part about the running policy process runner. */
 void sched_policy_status(pid_t runner);
+/* sched stop/unload: each policy's sweep of what a killed run left (its sweep hook). */
+void sched_policy_sweep(void);
+
+/* --------------------------------------------------------- rules_pid.c */
+
+/*
+ * A rule "pid:PID gets class cls" first in the active policy's rules (the
+ * class's values from its first rule): 0, or -1 after p_err (no active
+ * policy, no such class, the rules full of live processes).  The sched
+ * lock is held by the caller.
+ */
+int policy_rule_pid_add(struct watcher *w, pid_t pid, __u32 cls);
+/* That rule out again (nothing when it is not there). */
+void policy_rule_pid_del(struct watcher *w, pid_t pid);
 
 /* --------------------------------------------------------------- run.c */
 

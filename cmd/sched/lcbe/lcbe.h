@@ -20,6 +20,7 @@
 
 #include "gpuctl_hint.h"
 #include "sched/sched.h"
+#include "sched/mps/mpss.h"	/* mechanism mps|tsg|auto and its words */
 
 /* ------------------------------------------------- options (words.c) */
 
@@ -140,6 +141,9 @@ struct lcbe {
 	bool hint_word, off_word;	/* parsing: words that need hint FILE (or be-rotate) */
 	struct gate *gate;		/* the ledger, and the gate when engaged */
 	struct gate_stats st;		/* what the gate counted, once stopped */
+	struct mps_opts mps;		/* the mechanism's words */
+	struct mps_state mst;		/* the mechanism the run uses (mps: its daemon) */
+	bool mps_started;		/* mst is the run's (written at start) */
 };
 
 /* The options at their defaults. */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "gpuctl.h"
 #include "lcbe.h"
@@ -32,6 +33,12 @@ static const struct sched_word lcbe_words[] = {
 	{ "be-off", SW_OWN, POLICY_CLASS_BE },
 	{ "be-floor", SW_OWN, POLICY_CLASS_BE },
 	{ "be-stall", SW_OWN, POLICY_CLASS_BE },
+	/* mps_words (cmd/sched/mps/words.c) */
+	{ "mechanism", SW_OWN, POLICY_CLASS_BE },
+	{ "mps-dir", SW_OWN, POLICY_CLASS_BE },
+	{ "be-threads", SW_OWN, POLICY_CLASS_BE },
+	{ "lc-threads", SW_OWN, POLICY_CLASS_LC },
+	{ "be-mem", SW_OWN, POLICY_CLASS_BE },
 	{ NULL },
 };
 
@@ -59,7 +66,15 @@ static int hook_start(void *self)
 {
 	struct lcbe *l = self;
 
-	return l->o.be_ts && gate_start(&l->gate, &l->o) ? -1 : 0;
+	if (l->o.be_ts && gate_start(&l->gate, &l->o))
+		return -1;
+	if (mps_session_start(&l->mps, &l->mst)) {
+		gate_stop(l->gate, &l->st);
+		l->gate = NULL;
+		return -1;
+	}
+	l->mps_started = true;
+	return 0;
 }
 
 static bool hook_engaged(const void *self)
@@ -71,6 +86,8 @@ static int hook_serve(void *self)
 {
 	struct lcbe *l = self;
 
+	if (l->mps_started && l->mst.run != getpid())
+		mps_session_served(&l->mst, getpid());
 	return l->gate ? gate_run(l->gate) : 0;
 }
 
@@ -107,6 +124,11 @@ static __u32 hook_adjust(void *self, struct tsg *t, __u32 gpu)
 {
 	struct lcbe *l = self;
 
+	/* MPS orders its clients (priorities at their start): its TSGs are left to it */
+	if (l->mps_started && mps_tsg_is_mps(&l->mst, t)) {
+		t->info.want_class = POLICY_CLASS_NONE;
+		return 0;
+	}
 	if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived)
 		t->info.want_timeslice = gate_lc_ts(&l->o, gate_lc_procs(l->gate, gpu, t->info.pid));
 	if (!gate_engaged(l->gate) || t->info.want_class != POLICY_CLASS_BE)
@@ -148,11 +170,29 @@ static void hook_stop(void *self)
 
 	gate_stop(l->gate, &l->st);
 	l->gate = NULL;
+	if (l->mps_started)
+		mps_session_stop(&l->mst);
+	l->mps_started = false;
 }
 
 static void hook_forget(void *self)
 {
-	gate_forget(((struct lcbe *)self)->gate);
+	struct lcbe *l = self;
+
+	gate_forget(l->gate);
+	l->mps_started = false;	/* the child serves (and ends) the mechanism */
+}
+
+static void hook_status(pid_t runner)
+{
+	share_print(runner);
+	mps_show_status(runner);
+}
+
+/* A killed run's MPS daemon: quit once its clients are gone (gpuctl's only). */
+static void hook_sweep(void)
+{
+	mps_session_sweep(false);
 }
 
 static void hook_report(const void *self)
@@ -200,7 +240,8 @@ static const struct sched_hooks lcbe_hooks = {
 	.stop = hook_stop,
 	.forget = hook_forget,
 	.report = hook_report,
-	.status = share_print,
+	.status = hook_status,
+	.sweep = hook_sweep,
 };
 
 const struct sched_policy sched_policy_lcbe = {

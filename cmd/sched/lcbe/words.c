@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * words.c - lc-be's own words (hint, hint-hold, hint-mode, hint-min-off,
- * be-rotate, be-off, be-floor, be-stall), their defaults, the checks across
+ * be-rotate, be-off, be-floor, be-stall; the mechanism's words are
+ * cmd/sched/mps/words.c's), their defaults, the checks across
  * them, and the floor's timeslices derived from be-floor.  The generic words
  * (lc, be, *-timeslice, *-interleave) are policies.c's.
  */
@@ -121,6 +122,8 @@ static int parse_word(enum lcbe_word_kind kind, const char *arg, struct gate_opt
 
 int lcbe_word(struct lcbe *l, const char *word, const char *arg)
 {
+	int ret;
+
 	for (size_t i = 0; i < sizeof(lcbe_own) / sizeof(lcbe_own[0]); i++) {
 		enum lcbe_word_kind k = lcbe_own[i].kind;
 
@@ -132,6 +135,9 @@ int lcbe_word(struct lcbe *l, const char *word, const char *arg)
 		l->off_word |= k == W_BE_OFF;
 		return 0;
 	}
+	ret = mps_opts_word(&l->mps, word, arg);
+	if (ret >= 0)
+		return ret;
 	return usage_err("unknown lc-be argument '%s'", word);
 }
 
@@ -143,6 +149,8 @@ int lcbe_parsed(struct lcbe *l, struct class_values *val)
 		return usage_err("'hint-hold', 'hint-mode' and 'hint-min-off' need 'hint FILE'");
 	if (l->off_word && !g->hint && !g->rotate_ms)
 		return usage_err("'be-off' needs 'hint FILE' or 'be-rotate MS'");
+	if (mps_opts_check(&l->mps))
+		return EXIT_USAGE;
 	gate_floor_timeslices(g, &val[POLICY_CLASS_LC].timeslice, val[POLICY_CLASS_BE].timeslice);
 	return 0;
 }

@@ -1,0 +1,219 @@
+#!/bin/sh
+# gpuctl sched run lc-be ... mechanism mps|tsg|auto and sched exec, against
+# the MPS stand-in (tests/tools/mps/: nvidia-cuda-mps-control answering as
+# the real daemon did on the H100) and the model's RM device: the daemon
+# started on gpuctl's private pipe directory or adopted, clients started in
+# a class (priority, pipe directory, thread percentage in their
+# environment), their TSGs left to MPS, a stop that leaves a daemon with
+# clients and quits it once they are gone, kill -9 of the run, a daemon
+# that dies, the TSG path of sched exec, and bad input (one Error line,
+# exit 2 or 1, nothing left).
+. "$(dirname "$0")/../lib.sh"
+
+export GPUCTL_RM_DEVICE=/dev/uvm_model_rm
+RMC=${RMCLIENT:-tests/model/rmclient}
+[ -x "$RMC" ] || RMC=$(command -v rmclient)
+W=$T_DIR
+STANDIN=$(pwd)/tests/tools/mps
+ST=/run/gpuctl/sched-mps
+PIPE=/run/gpuctl/mps/pipe
+[ -x "$STANDIN/nvidia-cuda-mps-control" ] || { fail "stand-in" "$STANDIN missing (make -C tests/tools)"; summary; }
+export PATH="$STANDIN:$PATH"
+
+start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
+	"$GPUCTL" sched run lc-be lc comm:lc1 "$@" >"$W/run.out" 2>"$W/run.err" &
+	RUN=$!
+	i=0
+	while ! grep -q "active" "$W/run.err" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+		kill -0 $RUN 2>/dev/null || break
+	done
+}
+stop_run() { kill -INT $RUN 2>/dev/null; wait $RUN 2>/dev/null; }
+daemon() { cat "$1/nvidia-cuda-mps-control.pid" 2>/dev/null; }
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+pid_of() { grep -lx "$1" /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3; }
+ctl() { printf '%s\n' "$2" | CUDA_MPS_PIPE_DIRECTORY=$1 nvidia-cuda-mps-control 2>&1; }
+
+# --- bad input: exit 2, one line, nothing started ------------------------------
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism bogus
+expect_stderr_line "unknown mechanism"
+expect_err "the accepted words named" "mps, tsg or auto"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps be-threads 0
+expect_stderr_line "be-threads 0"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps be-threads 150
+expect_stderr_line "be-threads 150"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 be-threads 50
+expect_stderr_line "be-threads without mechanism mps"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps mps-dir relative/dir
+expect_stderr_line "mps-dir relative"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps mps-dir /tmp/nvidia-mps
+expect_stderr_line "the default pipe directory"
+expect_err "says why" "captures every CUDA process"
+mkdir -p "$W/open"; chmod 777 "$W/open"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps mps-dir "$W/open"
+expect_stderr_line "a pipe directory others can write"
+mkdir -p "$W/nob"; chown 65534:65534 "$W/nob"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps mps-dir "$W/nob"
+expect_stderr_line "a pipe directory of another user"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps be-mem 4Q
+expect_stderr_line "be-mem 4Q"
+[ -e $ST ] && fail "bad input" "$ST written" || ok "bad input writes no MPS state"
+expect_exit 2 "$GPUCTL" sched exec -- true
+expect_stderr_line "exec without --class"
+expect_exit 2 "$GPUCTL" sched exec --class xx -- true
+expect_stderr_line "exec --class xx"
+expect_exit 2 "$GPUCTL" sched exec --class be
+expect_stderr_line "exec without a program"
+expect_exit 1 "$GPUCTL" sched exec --class be -- true
+expect_stderr_line "exec with no policy running"
+expect_err "says what to run first" "sched run"
+
+expect_exit 0 "$GPUCTL" sched watch
+
+# --- no MPS binary ---------------------------------------------------------------
+PATH=/bin:/usr/bin:/sbin:/usr/sbin:/opt/gpuctl/bin expect_exit 1 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps
+expect_stderr_line "mechanism mps without nvidia-cuda-mps-control"
+expect_err "names the program and how to get it" "nvidia-cuda-mps-control not found.*driver utilities"
+PATH=/bin:/usr/bin:/sbin:/usr/sbin:/opt/gpuctl/bin expect_exit 0 "$GPUCTL" probe
+expect_out "probe without MPS: says so and how to get it" "control program +no: nvidia-cuda-mps-control not found"
+[ -e $ST ] && fail "no binary" "$ST left" || ok "no binary: no MPS state left"
+expect_exit 0 "$GPUCTL" sched status
+expect_out "no binary: no policy process left" "no policy process"
+PATH=/bin:/usr/bin:/sbin:/usr/sbin:/opt/gpuctl/bin start_run mechanism auto
+expect_exit 0 "$GPUCTL" sched status
+expect_out "auto without MPS: TSG, and why" "mechanism tsg \(auto: nvidia-cuda-mps-control not found"
+stop_run
+[ -e $ST ] && fail "auto stop" "$ST left" || ok "auto: state removed at the end"
+
+# --- mechanism mps: gpuctl's own daemon ------------------------------------------------
+start_run mechanism mps be-threads 40 be-mem 2GiB
+expect_err_file() { grep -q -- "$2" "$W/run.err" && ok "$1" || fail "$1" "run.err: $(head -c 400 "$W/run.err")"; }
+expect_err_file "the run says it started a daemon" "mechanism mps: MPS daemon [0-9]* on $PIPE (started by gpuctl)"
+D=$(daemon $PIPE)
+alive "$D" && ok "daemon $D runs on gpuctl's pipe directory" || fail "daemon" "none on $PIPE"
+case $(stat -c %a:%u $PIPE) in 755:0) ok "pipe directory root's, 0755" ;; *) fail "pipe dir" "$(stat -c %a:%u $PIPE)" ;; esac
+[ -f $ST ] && ok "state file written" || fail "state" "no $ST"
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo "$CUDA_MPS_CLIENT_PRIORITY $CUDA_MPS_PIPE_DIRECTORY $GPUCTL_SCHED_CLASS $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE $CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"'
+[ "$OUT" = "1 $PIPE be 40 0=2048M" ] && ok "a BE client: priority 1, the pipe, its class, threads, memory limit" || fail "be env" "'$OUT'"
+expect_exit 0 "$GPUCTL" sched exec --class lc -- sh -c 'echo "$CUDA_MPS_CLIENT_PRIORITY $GPUCTL_SCHED_CLASS ${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-none}"'
+[ "$OUT" = "0 lc none" ] && ok "an LC client: priority 0, no thread limit" || fail "lc env" "'$OUT'"
+expect_exit 7 "$GPUCTL" sched exec --class be -- sh -c 'exit 7'
+ok "exec's exit status is the program's"
+expect_exit 127 "$GPUCTL" sched exec --class be -- /nonexistent/prog
+expect_stderr_line "exec of a program that does not exist"
+expect_exit 127 "$GPUCTL" sched exec --class be -- no-such-prog-gpuctl
+expect_stderr_line "exec of a name not on PATH"
+cp "$RMC" "$W/be1"
+"$GPUCTL" sched exec --class be -- "$W/be1" -n 2 >"$W/be1.out" 2>&1 &
+EX1=$!
+i=0; while ! grep -q '^ready' "$W/be1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+BE1=$(pid_of be1)
+sleep 0.5
+i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.05; done
+SRV=$(ctl $PIPE get_server_list)
+[ -n "$SRV" ] && ok "a server started for the client ($SRV)" || fail "server" "none"
+ctl $PIPE "get_client_list $SRV" | grep -qx "$BE1" && ok "the BE program is the server's client" || fail "client" "$(ctl $PIPE "get_client_list $SRV")"
+expect_exit 0 "$GPUCTL" probe
+expect_out "probe: the control program and its version" "control program .*tests/tools/mps/nvidia-cuda-mps-control \(version 13000\)"
+expect_out "probe: gpuctl's daemon, its user" "daemon on gpuctl directory +pid $D, uid 0, on $PIPE"
+expect_out "probe: its server" "server pid $SRV, uid 0"
+expect_exit 0 "$GPUCTL" -j probe
+expect_json_eq "probe -j: the daemon's pid" .mps.daemons[0].pid "$D"
+expect_json_eq "probe -j: its server" .mps.daemons[0].servers[0].pid "$SRV"
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: the mechanism" "mechanism mps \(asked for\)"
+expect_out "status: the daemon, started by gpuctl" "MPS daemon $D on $PIPE \(started by gpuctl\)"
+expect_out "status: the server and its user" "server $SRV \(uid 0\): 1 client"
+expect_out "status: the client's class and priority" "client $BE1 be1: class be, priority 1, threads 40%"
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json "status -j"
+expect_json_eq "status -j: mechanism" .mechanism.name mps
+expect_json_eq "status -j: started by gpuctl" .mechanism.started_by_gpuctl true
+expect_json_eq "status -j: the client's class" .mechanism.servers[0].clients[0].class be
+expect_json_eq "status -j: its priority" .mechanism.servers[0].clients[0].priority 1
+grep -q "pid $BE1 " "$W/run.out" && fail "MPS client's TSGs" "applied: $(grep "pid $BE1 " "$W/run.out")" \
+	|| ok "an MPS client's TSGs are left to MPS (nothing applied)"
+
+# --- stop with a client connected: the daemon stays, the next stop quits it ---------
+stop_run
+grep -q "MPS daemon $D on $PIPE left running: 1 client" "$W/run.err" && ok "stop with a client: daemon left, said why" \
+	|| fail "stop with client" "$(tail -3 "$W/run.err")"
+alive "$D" && ok "daemon alive while its client runs" || fail "daemon" "gone with a client connected"
+[ -f $ST ] && ok "state kept for the next command" || fail "state" "removed"
+[ -n "$BE1" ] && kill "$BE1"; wait $EX1 2>/dev/null
+sleep 0.3
+expect_exit 0 "$GPUCTL" sched stop
+expect_err "the next stop quits it" "MPS daemon $D on $PIPE quit" || {
+	S=$(ctl $PIPE get_server_list); for c in $(ctl $PIPE "get_client_list $S"); do
+		echo "  client $c: $(tr '\0' ' ' </proc/$c/cmdline) ppid $(awk '/^PPid/{print $2}' /proc/$c/status)"; done; }
+i=0; while alive "$D" && [ $i -lt 40 ]; do i=$((i + 1)); sleep 0.05; done
+alive "$D" && fail "sweep" "daemon $D still runs" || ok "daemon gone once its clients are"
+[ -e $ST ] && fail "sweep" "$ST left" || ok "state removed"
+
+# --- kill -9 of the run: the next stop quits the daemon gpuctl started ---------------
+start_run mechanism mps
+D=$(daemon $PIPE)
+kill -9 $RUN; wait $RUN 2>/dev/null
+WD=$(grep -l '^gpuctl-watchdog$' /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3)
+[ -n "$WD" ] && kill -9 "$WD" 2>/dev/null
+alive "$D" && ok "kill -9: the daemon outlives the run" || fail "kill -9" "daemon gone"
+expect_exit 0 "$GPUCTL" sched stop
+expect_err "kill -9: the next stop quits it" "MPS daemon $D on $PIPE quit"
+alive "$D" && fail "kill -9 sweep" "daemon $D runs" || ok "kill -9: daemon gone after stop"
+
+# --- kill -9 of the run, then a new run adopts the daemon and owns it ----------------
+start_run mechanism mps
+D=$(daemon $PIPE)
+kill -9 $RUN; wait $RUN 2>/dev/null
+WD=$(grep -l '^gpuctl-watchdog$' /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3)
+[ -n "$WD" ] && kill -9 "$WD" 2>/dev/null
+start_run mechanism mps
+expect_err_file "a new run adopts a killed run's daemon" "MPS daemon $D on $PIPE (adopted from a run that ended"
+stop_run
+alive "$D" && fail "adopted from a killed run" "daemon $D still runs" || ok "...and quits it at its end (gpuctl started it)"
+
+# --- an operator's daemon: adopted, never stopped ----------------------------------
+OPD=$W/op/pipe; mkdir -p "$OPD" "$W/op/log"
+CUDA_MPS_PIPE_DIRECTORY=$OPD CUDA_MPS_LOG_DIRECTORY=$W/op/log nvidia-cuda-mps-control -d
+OD=$(daemon "$OPD")
+start_run mechanism mps mps-dir "$OPD"
+expect_err_file "mps-dir: the operator's daemon adopted" "MPS daemon $OD on $OPD (adopted, left running"
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_PIPE_DIRECTORY'
+[ "$OUT" = "$OPD" ] && ok "clients go to the adopted daemon" || fail "adopted env" "$OUT"
+stop_run
+alive "$OD" && ok "an adopted daemon is never stopped" || fail "adopted" "stopped"
+[ -e $ST ] && fail "adopted stop" "$ST left" || ok "adopted: state removed"
+ctl "$OPD" quit >/dev/null
+expect_exit 1 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps mps-dir "$OPD"
+expect_stderr_line "mps-dir with no daemon there"
+expect_err "says what mps-dir does" "no MPS daemon answers on"
+
+# --- the daemon dies mid-run -----------------------------------------------------------
+start_run mechanism mps
+D=$(daemon $PIPE)
+kill -9 "$D"; sleep 0.2
+expect_exit 1 "$GPUCTL" sched exec --class be -- true
+expect_stderr_line "exec after the daemon died"
+expect_err "says the daemon is gone" "MPS daemon on $PIPE is gone"
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: the daemon gone" "MPS daemon on $PIPE: gone"
+stop_run
+[ -e $ST ] && fail "dead daemon stop" "$ST left" || ok "dead daemon: state removed at the end"
+
+# --- mechanism tsg: sched exec gives the program's TSGs its class ---------------------
+start_run
+cp "$RMC" "$W/anyname"
+"$GPUCTL" sched exec --class lc -- "$W/anyname" -n 1 >"$W/any.out" 2>&1 &
+EX2=$!
+i=0; while ! grep -q '^ready' "$W/any.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+AP=$(pid_of anyname)
+sleep 0.3
+expect_exit 0 "$GPUCTL" -j sched list --pid "$AP"
+expect_json_eq "tsg: exec --class lc gives an unmatched program class lc" .[0].class lc
+grep -q "pid $AP anyname, lc)" "$W/run.out" && ok "the run applied lc's values to it" \
+	|| fail "tsg apply" "$(tail -3 "$W/run.out")"
+[ -n "$AP" ] && kill "$AP"; wait $EX2 2>/dev/null
+stop_run
+expect_exit 0 "$GPUCTL" sched unload
+summary
