@@ -160,10 +160,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
 			     sizeof(not_found) - 1, false);
-	sc = exp_scraper_queue(&h->scraper, c);
+	sc = exp_scraper_queue(&h->scraper, c);	/* suspends c */
 	if (sc) {
 		*state = sc;
-		MHD_suspend_connection(c);
 		return MHD_YES;
 	}
 	/* no worker: rendered here, the HTTP thread waiting for the lock */

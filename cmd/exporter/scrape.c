@@ -73,6 +73,12 @@ struct exp_scrape *exp_scraper_queue(struct exp_scraper *s, struct MHD_Connectio
 		return NULL;
 	sc->magic = EXP_SCRAPE_MAGIC;
 	sc->c = c;
+	/*
+	 * Suspended before the worker can see it: a resume of a connection
+	 * not suspended yet is lost, and the connection would hang.  The HTTP
+	 * thread, in the handler now, handles the resume only after it returns.
+	 */
+	MHD_suspend_connection(c);
 	if (s->e->health)
 		exp_health_begin(s->e->health, exp_health_now());
 	pthread_mutex_lock(&s->mu);

@@ -39,8 +39,9 @@ struct exp_scraper {
 /* The worker: 0, or -1 (it could not start: scrapes are then rendered inline). */
 int exp_scraper_start(struct exp_scraper *s, struct exporter *e);
 /*
- * A render of e for c queued; the caller suspends c and keeps the result
- * as c's request state (resumed when done).  NULL: no worker, or no memory.
+ * c suspended and a render of e for it queued; the caller keeps the result
+ * as c's request state (c is resumed when it is rendered).  NULL: no
+ * worker, or no memory (c not suspended).
  */
 struct exp_scrape *exp_scraper_queue(struct exp_scraper *s, struct MHD_Connection *c);
 /* A finished (or abandoned) request's scrape freed, its body too. */
