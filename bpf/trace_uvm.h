@@ -30,6 +30,11 @@ enum gt_type {
 	 * a record that has them (as a corrupt event type), nothing else. */
 	GT_EV_TSG_FREE = 10,	/* TSG freed, itself or with its client */
 	GT_EV_TSG_SET = 11,	/* its process set a scheduling control itself */
+	/* Record format version 2 (user space writes them; no back-end's ring
+	 * carries them): a version-1 record that has them is corrupt. */
+	GT_EV_ALLOC = 12,	/* a managed allocation [addr, addr + bytes) of pid seen */
+	GT_EV_FREE = 13,	/* ... gone */
+	GT_EV_META = 14,	/* a table entry, count payload bytes follow (record.h) */
 	GT_EV_MAX
 };
 
@@ -83,6 +88,7 @@ enum gt_flag {
 	GT_F_TO_CPU = 0x04,	/* migration device -> host */
 	GT_F_WITH_CLIENT = 0x08,	/* TSG_FREE: freed with its whole client */
 	GT_F_AT_EXIT = 0x10,	/* TSG_FREE: its process exited without freeing it */
+	GT_F_FROM_MAPS = 0x20,	/* ALLOC/FREE: found in /proc/PID/maps at ts (made earlier) */
 };
 
 #define GT_GPU_NONE 0xffff

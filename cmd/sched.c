@@ -75,7 +75,8 @@ static int do_help(int argc, char **argv)
 		"                       hint FILE | hint-hold MS | hint-mode MODE |\n"
 		"                       hint-min-off MS | be-rotate MS |\n"
 		"                       be-off { schedule | channels } | be-floor PCT |\n"
-		"                       be-stall MS | mechanism { mps | tsg | auto } |\n"
+		"                       be-stall MS | lc-p99 MS |\n"
+		"                       mechanism { mps | tsg | auto } |\n"
 		"                       mps-dir DIR | be-threads PCT | lc-threads PCT |\n"
 		"                       be-mem SIZE }...\n"
 		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n", stdout);

@@ -13,6 +13,7 @@
 #include "target.h"
 #include "trace/backend.h"
 #include "gpus.h"
+#include "units.h"
 
 static const struct {
 	const char *name;
@@ -72,6 +73,23 @@ static void commas(char *buf, size_t len, uint64_t v)
 		buf[o++] = raw[i];
 	}
 	buf[o] = '\0';
+}
+
+/* ": 1.0 MiB" for a row counted in bytes or microseconds, else "" (the count says it). */
+static const char *human(const char *unit, uint64_t v)
+{
+	static char buf[UNITS_BUF + 4];
+	char h[UNITS_BUF];
+
+	if (!strcmp(unit, "B"))
+		units_fmt_size(v, UNITS_HUMAN, h, sizeof(h));
+	else if (!strcmp(unit, "us"))
+		units_fmt_duration(v > UINT64_MAX / 1000 ? UINT64_MAX : v * 1000, UNITS_HUMAN, h,
+				   sizeof(h));
+	else
+		return "";
+	snprintf(buf, sizeof(buf), ": %s", h);
+	return buf;
 }
 
 static void print_block(const struct tb_counters *c, const uint64_t *prev, double t,
@@ -136,8 +154,9 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 			snprintf(v, sizeof(v), "<not supported>");
 		if (interval)
 			printf("%14.6f ", t);
-		printf("%20s %-3s %-22s # %s\n", v, stat_rows[i].unit, stat_rows[i].name,
-		       stat_rows[i].what);
+		printf("%20s %-3s %-22s # %s%s\n", v, stat_rows[i].unit, stat_rows[i].name,
+		       stat_rows[i].what, c->have[i] ? human(stat_rows[i].unit,
+							     c->total[i] - (prev ? prev[i] : 0)) : "");
 	}
 	if (!interval && (c->nrows > 1 || (c->nrows == 1 && c->rows[0].gpu != GT_GPU_NONE))) {
 		printf("\n %8s %4s %14s %14s %16s %16s\n", "PID", "GPU", "gpu_faults",
@@ -145,13 +164,14 @@ static void print_block(const struct tb_counters *c, const uint64_t *prev, doubl
 		for (int r = 0; r < c->nrows; r++) {
 			const struct tb_row *w = &c->rows[r];
 			char g[8];
+			char in[UNITS_BUF], out[UNITS_BUF];
 
 			snprintf(g, sizeof(g), w->gpu == GT_GPU_NONE ? "-" : "%u", w->gpu);
-			printf(" %8u %4s %14llu %14llu %16llu %16llu\n", w->pid, g,
+			printf(" %8u %4s %14llu %14llu %16s %16s\n", w->pid, g,
 			       (unsigned long long)w->v[TC_GPU_FAULTS],
 			       (unsigned long long)w->v[TC_CPU_FAULTS],
-			       (unsigned long long)w->v[TC_BYTES_HTOD],
-			       (unsigned long long)w->v[TC_BYTES_DTOH]);
+			       units_fmt_size(w->v[TC_BYTES_HTOD], UNITS_HUMAN, in, sizeof(in)),
+			       units_fmt_size(w->v[TC_BYTES_DTOH], UNITS_HUMAN, out, sizeof(out)));
 		}
 	}
 	if (!interval)

@@ -17,6 +17,8 @@
 #include "rm.h"		/* RM_DEFAULT_DEVICE */
 #include "trace/backend.h"
 #include "trace/record.h"
+#include "trace/recmeta.h"
+#include "trace/recload.h"	/* RL_MAX_INPUTS */
 #include "trace/report.h"
 #include "trace/summary.h"
 
@@ -28,7 +30,9 @@ struct topts {
 	struct tb_opts tb;
 	unsigned long long duration_s, max_events, top;
 	const char *events;	/* record: "all" or "tsg" */
-	const char *file;	/* record -o / report -i */
+	const char *file;	/* record -o */
+	const char *inputs[RL_MAX_INPUTS];	/* report -i, up to 4 */
+	int ninputs;
 	const char *svg;
 	const char *format;	/* report: summary | events | model */
 	const char *sort;
@@ -79,15 +83,19 @@ static int parse_opts(int argc, char **argv, struct topts *o, const char *allowe
 			o->file = argv[1];
 		} else if (!strcmp(a, "-i") || !strcmp(a, "--input")) {
 			TAKES('i');
-			o->file = argv[1];
+			if (o->ninputs == RL_MAX_INPUTS)
+				return usage_err("at most %d records (-i) at once", RL_MAX_INPUTS);
+			o->inputs[o->ninputs++] = argv[1];
 		} else if (!strcmp(a, "--svg")) {
 			TAKES('s');
 			o->svg = argv[1];
 		} else if (!strcmp(a, "--format")) {
 			TAKES('f');
 			if (strcmp(argv[1], "summary") && strcmp(argv[1], "events") &&
-			    strcmp(argv[1], "model"))
-				return usage_err("unknown format '%s' (summary, events, model)", argv[1]);
+			    strcmp(argv[1], "model") && strcmp(argv[1], "chrome") &&
+			    strcmp(argv[1], "csv"))
+				return usage_err("unknown format '%s' (summary, events, model, chrome, csv)",
+						 argv[1]);
 			o->format = argv[1];
 		} else if (!strcmp(a, "--sort")) {
 			TAKES('s');
@@ -137,6 +145,7 @@ struct live {
 	struct safefile sf;	/* out's file, renamed into place at the end */
 	int write_err;
 	struct tb *t;		/* for the process names the backend knows */
+	struct recmeta *meta;	/* record: names, GPUs, allocations (version 2) */
 };
 
 static void live_event(const struct gt_event *e, void *arg)
@@ -153,6 +162,11 @@ static void live_event(const struct gt_event *e, void *arg)
 	if (gt_is_tsg(e->type) && l->t)
 		ts_comm(&l->sum, e->pid, tb_event_comm(l->t));
 	if (l->mode == LIVE_RECORD) {
+		int mrc = l->write_err ? 0 : recmeta_before(l->meta, l->out, e,
+							    l->t ? tb_event_comm(l->t) : NULL);
+
+		if (mrc)
+			l->write_err = -mrc;
 		if (!l->write_err && gt_write_event(l->out, e))
 			l->write_err = errno ? errno : EIO;
 		if (e->type != GT_EV_LOST)
@@ -259,6 +273,8 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	l->t = t;
 	l->t0 = tb_now_ns(t);
 	if (l->mode == LIVE_RECORD) {
+		/* NULL (no memory): a record of events only */
+		l->meta = recmeta_new(!strcmp(tb_name(t), "uvm-tools"));
 		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), l->t0);
 		if (gt_write_header(l->out, &h))
 			l->write_err = errno ? errno : EIO;
@@ -289,6 +305,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 		ts_print(&l->sum, o->sort, (unsigned int)o->top, stdout);
 	}
 	ts_free(&l->sum);
+	recmeta_free(l->meta);
 	if (!failed && status > 0)
 		p_info("the command exited with status %d", status);
 	return rc;
@@ -378,34 +395,28 @@ static int do_report(int argc, char **argv)
 {
 	struct topts o = { 0 };
 	struct report_opts ro;
-	const char *path;
-	FILE *f;
+	bool file_fmt;
 	int rc = parse_opts(argc, argv, &o, "ifs");
 
 	if (rc)
 		return rc;
+	file_fmt = !strcmp(o.format, "chrome") || !strcmp(o.format, "csv");
 	/* Under -j standard output is JSON and nothing else. */
-	if (json_output && !strcmp(o.format, "model"))
-		return usage_err("--format model writes text lines for uvmsim, not JSON; "
-				 "leave -j out");
+	if (json_output && (!strcmp(o.format, "model") || file_fmt))
+		return usage_err("--format %s writes %s, not gpuctl's JSON; leave -j out", o.format,
+				 !strcmp(o.format, "model") ? "text lines for uvmsim" :
+				 !strcmp(o.format, "csv") ? "CSV" : "the Chrome trace-event format");
 	if (json_output && o.svg && !strcmp(o.svg, "-"))
 		return usage_err("--svg - puts the SVG on standard output, where -j puts JSON; "
 				 "give --svg FILE");
+	if (file_fmt && o.svg && !strcmp(o.svg, "-"))
+		return usage_err("--svg - and --format %s both want standard output; give --svg FILE",
+				 o.format);
 	ro = (struct report_opts){ .format = o.format, .sort = o.sort,
 				   .top = (unsigned int)o.top, .svg = o.svg };
-	path = o.file ? o.file : DEFAULT_FILE;
-	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f) {
-		char safe[256];
-
-		p_err("cannot open '%s': %s", str_printable(safe, sizeof(safe), path, strlen(path)),
-		      strerror(errno));
-		return EXIT_FAIL;
-	}
-	rc = tr_report(f, path, &ro, stdout);
-	if (f != stdin)
-		fclose(f);
-	return rc;
+	if (!o.ninputs)
+		o.inputs[o.ninputs++] = DEFAULT_FILE;
+	return tr_report_files(o.inputs, o.ninputs, &ro, stdout);
 }
 
 static int do_help(int argc, char **argv)
@@ -420,21 +431,24 @@ static int do_help(int argc, char **argv)
 		"Usage: %1$s trace { faults | migrations | evictions | replays | prefetch } [TARGET] [LIMITS]\n"
 		"       %1$s trace tsg [TARGET] [LIMITS] [--device PATH]\n"
 		"       %1$s trace record [-o FILE|-] [EVENTS] [TARGET] [LIMITS] [--device PATH]\n"
-		"       %1$s trace report [-i FILE|-] [--sort KEY] [--top N] [--format FORMAT] [--svg FILE]\n"
+		"       %1$s trace report [-i FILE|-]... [--sort KEY] [--top N] [--format FORMAT] [--svg FILE]\n"
 		"       %1$s trace COMMAND [-p PID | -- CMD...] [--duration S] [--max-events N] [--backend B]\n"
 		"       %1$s trace help\n"
 		"\n"
 		"       COMMAND := { faults | migrations | evictions | replays | prefetch | tsg |\n"
 		"                    record | report | help }\n"
 		"       EVENTS := { all | tsg }\n"
+		"       FORMAT := { summary | events | model | chrome | csv }\n"
 		"       B := { auto | bpf | uvm-tools | rm }\n"
 		"\n"
 		"One line per event (-j: one JSON object per line); at the end (Ctrl-C, the\n"
 		"duration, the event limit, or the end of CMD) a summary: counts, a log2\n"
 		"histogram, the hottest 2 MiB ranges.  FILE defaults to " DEFAULT_FILE ".\n"
-		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F'.\n"
-		"Under -j standard output is JSON only: --format model, --svg - and\n"
-		"record -o - are refused.\n"
+		"--format model writes 'ADDR r|w TENANT' lines for 'uvmsim run trace file F';\n"
+		"chrome the trace-event JSON Perfetto opens; csv one row an event.  --svg\n"
+		"draws the heat map.  Up to 4 -i records (say 'record all' and 'record tsg'\n"
+		"of one run) are merged on their real-time starts.  Under -j standard output\n"
+		"is JSON only: --format model|chrome|csv, --svg - and record -o - are refused.\n"
 		"tsg: TSGs created and freed and the scheduling controls processes set on\n"
 		"them themselves, counted per process at the end; only the rm backend has\n"
 		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"

@@ -12,12 +12,24 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpuctl_hint.h"
 
 static struct gpuctl_hint_page *page;
+static struct gpuctl_hint_lat *lat;	/* NULL when gpuctl keeps no latencies */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static __thread uint64_t t_begin_ns;	/* this thread's outermost request */
+static __thread uint32_t t_depth;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void hint_map(void)
 {
@@ -30,16 +42,21 @@ static void hint_map(void)
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	p = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, GPUCTL_HINT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return;
 	page = p;
 	if (__atomic_load_n(&page->magic, __ATOMIC_ACQUIRE) != GPUCTL_HINT_MAGIC ||
 	    page->version != GPUCTL_HINT_VERSION) {
-		munmap(p, sizeof(*page));
+		munmap(p, GPUCTL_HINT_FILE_SIZE);
 		page = NULL;
+		return;
 	}
+	lat = (struct gpuctl_hint_lat *)((char *)p + GPUCTL_HINT_LAT_OFFSET);
+	if (__atomic_load_n(&lat->magic, __ATOMIC_ACQUIRE) != GPUCTL_HINT_LAT_MAGIC ||
+	    lat->nbuckets != GPUCTL_HINT_LAT_BUCKETS)
+		lat = NULL;
 }
 
 static void wake(void)
@@ -53,6 +70,8 @@ int gpuctl_hint_begin(void)
 	pthread_once(&once, hint_map);
 	if (!page)
 		return -1;
+	if (!t_depth++)
+		t_begin_ns = mono_ns();
 	__atomic_add_fetch(&page->begins, 1, __ATOMIC_RELAXED);
 	if (__atomic_fetch_add(&page->busy, 1, __ATOMIC_SEQ_CST) == 0)
 		wake();
@@ -67,5 +86,12 @@ int gpuctl_hint_end(void)
 	__atomic_add_fetch(&page->ends, 1, __ATOMIC_RELAXED);
 	if (__atomic_fetch_sub(&page->busy, 1, __ATOMIC_SEQ_CST) == 1)
 		wake();
+	if (t_depth && !--t_depth && lat) {
+		uint64_t us = (mono_ns() - t_begin_ns) / 1000;
+
+		__atomic_add_fetch(&lat->bucket[gpuctl_hint_lat_bucket(us)], 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&lat->sum_us, us, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&lat->count, 1, __ATOMIC_RELEASE);
+	}
 	return 0;
 }

@@ -15,7 +15,8 @@
  *	gpuctl_hint_end();	after the result is back on the CPU
  *
  * Each call is one atomic add, plus one futex wake when the count leaves or
- * reaches 0: about a microsecond.  The library finds FILE in $GPUCTL_HINT;
+ * reaches 0: about a microsecond; gpuctl_hint_end() also adds the request's
+ * time to the latency histogram below (sched status shows P50/P99).  The library finds FILE in $GPUCTL_HINT;
  * without it (or when the file is missing) both calls do nothing.
  *
  * Plain fixed-width types, included by gpuctl (cmd/sched/) and the library.
@@ -38,11 +39,58 @@ struct gpuctl_hint_page {
 	uint64_t ends;		/* requests ended */
 };
 
+/*
+ * The LC's latencies, at GPUCTL_HINT_LAT_OFFSET of the same file (its size
+ * is GPUCTL_HINT_FILE_SIZE): gpuctl writes magic and nbuckets; the library
+ * then adds each request's time, gpuctl_hint_begin() to gpuctl_hint_end()
+ * of the same thread, to count, sum_us and its bucket (atomic adds).  A
+ * library older than this part writes nothing here.  Bucket b holds
+ * [gpuctl_hint_lat_lo(b), gpuctl_hint_lat_lo(b + 1)) microseconds: one
+ * microsecond each below 16, then 8 to an octave (12.5 % wide); the last
+ * one holds everything above.
+ */
+#define GPUCTL_HINT_FILE_SIZE		4096u
+#define GPUCTL_HINT_LAT_OFFSET		64u
+#define GPUCTL_HINT_LAT_MAGIC		0x3174616cu	/* "lat1" */
+#define GPUCTL_HINT_LAT_BUCKETS		256u
+
+struct gpuctl_hint_lat {
+	uint32_t magic;		/* GPUCTL_HINT_LAT_MAGIC, written by gpuctl */
+	uint32_t nbuckets;	/* GPUCTL_HINT_LAT_BUCKETS */
+	uint64_t count;		/* requests timed */
+	uint64_t sum_us;
+	uint64_t bucket[GPUCTL_HINT_LAT_BUCKETS];
+};
+
+static inline uint32_t gpuctl_hint_lat_bucket(uint64_t us)
+{
+	uint32_t msb, b;
+
+	if (us < 16)
+		return (uint32_t)us;
+	msb = 63 - (uint32_t)__builtin_clzll(us);	/* >= 4 */
+	b = 16 + (msb - 4) * 8 + (uint32_t)((us >> (msb - 3)) & 7);
+	return b < GPUCTL_HINT_LAT_BUCKETS ? b : GPUCTL_HINT_LAT_BUCKETS - 1;
+}
+
+/* The lower bound of bucket b, microseconds. */
+static inline uint64_t gpuctl_hint_lat_lo(uint32_t b)
+{
+	uint32_t msb;
+
+	if (b < 16)
+		return b;
+	msb = 4 + (b - 16) / 8;
+	return (uint64_t)(8 + (b - 16) % 8) << (msb - 3);
+}
+
 #ifdef __cplusplus
 static_assert(sizeof(struct gpuctl_hint_page) == 32, "the hint page is 32 bytes");
 extern "C" {
 #else
 _Static_assert(sizeof(struct gpuctl_hint_page) == 32, "the hint page is 32 bytes");
+_Static_assert(GPUCTL_HINT_LAT_OFFSET + sizeof(struct gpuctl_hint_lat) <= GPUCTL_HINT_FILE_SIZE,
+	       "the latencies fit the hint file");
 #endif
 
 #ifndef GPUCTL_HINT_NO_API

@@ -46,7 +46,8 @@ PACKAGES=(build-essential pkg-config clang libclang-rt-dev llvm dwarves libssl3
 	zlib1g-dev libzstd-dev libcap-dev libcap2-bin libreadline-dev
 	python3 python3-docutils qemu-system-x86 busybox-static cpio kmod
 	valgrind patch xz-utils git
-	libmicrohttpd-dev prometheus debhelper lintian fakeroot umoci python3-kubernetes python3-yaml)
+	libmicrohttpd-dev prometheus debhelper lintian fakeroot umoci python3-kubernetes python3-yaml
+	chromium)
 SOURCES=${APT_ETC:-/etc/apt}/sources.list.d/gpuctl.sources
 
 # missing: the packages not installed (backports ones: not from backports)

@@ -72,13 +72,26 @@ class Bert(nn.Module):
 
 
 class Hint:
+    """The hint file as libgpuctl-hint.so uses it (hint/gpuctl_hint.h): the busy word and
+    begins, and each request's time into the latency histogram when gpuctl keeps one."""
     libc = ctypes.CDLL(None, use_errno=True)
+    LAT_OFF, LAT_MAGIC, NB = 64, 0x3174616c, 256
 
     def __init__(self, path):
         fd = os.open(path, os.O_RDWR)
         self.mm = mmap.mmap(fd, 4096)
         os.close(fd)
         self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self.mm)) + 8
+        magic, nb = struct.unpack_from("<II", self.mm, self.LAT_OFF)
+        self.lat = magic == self.LAT_MAGIC and nb == self.NB
+        self.t0 = 0.0
+
+    @staticmethod
+    def bucket(us):
+        if us < 16:
+            return us
+        msb = us.bit_length() - 1
+        return min(16 + (msb - 4) * 8 + ((us >> (msb - 3)) & 7), Hint.NB - 1)
 
     def add(self, d):
         b = struct.unpack_from("<I", self.mm, 8)[0]
@@ -86,6 +99,15 @@ class Hint:
         struct.pack_into("<I", self.mm, 8, nb)
         if d > 0:
             struct.pack_into("<Q", self.mm, 16, struct.unpack_from("<Q", self.mm, 16)[0] + 1)
+            self.t0 = time.monotonic()
+        elif self.lat:
+            us = int((time.monotonic() - self.t0) * 1e6)
+            o = self.LAT_OFF + 24 + 8 * self.bucket(us)
+            struct.pack_into("<Q", self.mm, o, struct.unpack_from("<Q", self.mm, o)[0] + 1)
+            struct.pack_into("<Q", self.mm, self.LAT_OFF + 16,
+                             struct.unpack_from("<Q", self.mm, self.LAT_OFF + 16)[0] + us)
+            struct.pack_into("<Q", self.mm, self.LAT_OFF + 8,
+                             struct.unpack_from("<Q", self.mm, self.LAT_OFF + 8)[0] + 1)
         if b == 0 or nb == 0:
             self.libc.syscall(202, ctypes.c_void_p(self.addr), 1, 1, None, None, 0)
 

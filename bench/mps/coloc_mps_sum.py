@@ -69,3 +69,9 @@ ratio("alone_mps", "alone_plain", "p99", "LC P99")
 for b in ("b_tsg_rot", "b_tsg_def", "b_none"):
     ratio(b, "b_alone_plain", "p99", "LC P99")
     ratio(b, "b_be_alone", "be", "BE")
+# target_gpu.sh
+ratio("hint", "hint_ref", "p99", "LC P99")
+ratio("hint", "hint_ref", "be", "BE")
+for b in ("none", "hint", "p99_12", "p99_20"):
+    ratio(b, "alone", "p99", "LC P99")
+    ratio(b, "be_alone", "be", "BE")

@@ -168,6 +168,8 @@ void exp_attr_pid_labels(FILE *f, const struct exporter *e, pid_t pid);
 
 /* sources.c: writes the TSG and policy families (opens and closes what it reads). */
 void exp_write_tsgs(struct exporter *e, FILE *f);
+/* mps.c: the running policy's MPS daemon, servers and clients (its snapshot file). */
+void exp_write_mps(struct exporter *e, FILE *f);
 void exp_write_policies(struct exporter *e, FILE *f);
 
 /* gpus.c */

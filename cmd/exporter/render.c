@@ -215,6 +215,7 @@ char *exp_render(struct exporter *e, size_t *len)
 	exp_write_gpus(e, f);
 	write_procs(f, e);
 	exp_write_tsgs(e, f);
+	exp_write_mps(e, f);
 	exp_write_policies(e, f);
 	write_health(f, e);
 	if (fclose(f)) {

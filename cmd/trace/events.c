@@ -6,6 +6,7 @@
 #include "record.h"
 #include "report.h"
 #include "rm.h"		/* rm_level_name */
+#include "units.h"
 
 void tr_print_header(FILE *out, bool tsg)
 {
@@ -17,7 +18,7 @@ void tr_print_header(FILE *out, bool tsg)
 		return;
 	}
 	fprintf(out, "%-12s %7s %4s %-10s %-18s %-8s %-9s %10s %10s\n", "TIME(s)", "PID", "GPU",
-		"EVENT", "ADDRESS", "ACCESS", "CAUSE", "BYTES", "LAT(us)");
+		"EVENT", "ADDRESS", "ACCESS", "CAUSE", "BYTES", "LATENCY");
 }
 
 /* "timeslice 500us", "interleave high", "preempt", "with its client", "at exit", "-" */
@@ -101,7 +102,7 @@ static void json_event(const struct gt_event *e, double t)
 void tr_print_event(FILE *out, const struct gt_event *e, uint64_t t0, const char *comm)
 {
 	double t = e->ts_ns >= t0 ? (e->ts_ns - t0) / 1e9 : 0;
-	char gpu[8], lat[24], acc[16];
+	char gpu[8], lat[UNITS_BUF], acc[16], bytes[UNITS_BUF];
 
 	if (gt_is_tsg(e->type)) {
 		print_tsg_event(out, e, comm, t);
@@ -116,12 +117,12 @@ void tr_print_event(FILE *out, const struct gt_event *e, uint64_t t0, const char
 	else
 		snprintf(gpu, sizeof(gpu), "%u", e->gpu);
 	if (e->latency_ns)
-		snprintf(lat, sizeof(lat), "%.1f", e->latency_ns / 1000.0);
+		units_fmt_duration(e->latency_ns, UNITS_HUMAN, lat, sizeof(lat));
 	else
 		snprintf(lat, sizeof(lat), "-");
 	snprintf(acc, sizeof(acc), "%s%s", gt_access_name(e->access),
 		 e->flags & GT_F_DUPLICATE ? "*" : "");
-	fprintf(out, "%-12.6f %7u %4s %-10s 0x%-16llx %-8s %-9s %10llu %10s\n", t, e->pid, gpu,
+	fprintf(out, "%-12.6f %7u %4s %-10s 0x%-16llx %-8s %-9s %10s %10s\n", t, e->pid, gpu,
 		gt_type_name(e->type), (unsigned long long)e->addr, acc, gt_cause_name(e->cause),
-		(unsigned long long)e->bytes, lat);
+		units_fmt_size(e->bytes, UNITS_HUMAN, bytes, sizeof(bytes)), lat);
 }

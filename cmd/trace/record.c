@@ -31,6 +31,9 @@ static const char *const type_names[GT_EV_MAX] = {
 	[GT_EV_LOST] = "lost",
 	[GT_EV_TSG_FREE] = "tsg-free",
 	[GT_EV_TSG_SET] = "tsg-set",
+	[GT_EV_ALLOC] = "alloc",
+	[GT_EV_FREE] = "free",
+	[GT_EV_META] = "meta",
 };
 
 static const char *const cause_names[GT_CAUSE_MAX] = {
@@ -145,6 +148,23 @@ int gt_write_event(FILE *f, const struct gt_event *e)
 	return fwrite(e, sizeof(*e), 1, f) == 1 ? 0 : -(errno ? errno : EIO);
 }
 
+int gt_write_meta(FILE *f, uint64_t ts, unsigned int kind, uint32_t pid, uint16_t gpu,
+		  const void *payload, size_t len)
+{
+	static const uint8_t zero[8];
+	struct gt_event e = { .ts_ns = ts, .type = GT_EV_META, .cause = (uint8_t)kind,
+			      .pid = pid, .gpu = gpu };
+	size_t pad;
+
+	len = len > GT_META_MAX ? GT_META_MAX : len;
+	pad = (8 - len % 8) % 8;
+	e.count = (uint32_t)len;
+	if (fwrite(&e, sizeof(e), 1, f) != 1 || (len && fwrite(payload, len, 1, f) != 1) ||
+	    (pad && fwrite(zero, pad, 1, f) != 1))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
 /* Reads up to len bytes; returns how many (short only at end or error). */
 static size_t rd(struct gt_reader *r, void *dst, size_t len)
 {
@@ -229,7 +249,8 @@ static int event_check(struct gt_reader *r, const struct gt_event *e, uint64_t a
 	const char *what = NULL;
 	unsigned long long v = 0;
 
-	if (e->type == GT_EV_NONE || e->type >= GT_EV_MAX) {
+	if (e->type == GT_EV_NONE || e->type >= GT_EV_MAX ||
+	    (r->hdr.version < 2 && e->type >= GT_EV_ALLOC)) {
 		snprintf(r->err, sizeof(r->err), "corrupt event at offset %llu: type %u",
 			 (unsigned long long)at, e->type);
 		return -1;
@@ -244,11 +265,33 @@ static int event_check(struct gt_reader *r, const struct gt_event *e, uint64_t a
 		what = "timestamp (years away from the record's start)";
 		v = e->ts_ns;
 	}
+	if (!what && e->type == GT_EV_META && (e->count > GT_META_MAX || !e->cause ||
+					      e->cause >= GT_META_KINDS)) {
+		what = "table entry (kind, length)";
+		v = (unsigned long long)e->cause << 32 | e->count;
+	}
 	if (!what)
 		return 1;
 	snprintf(r->err, sizeof(r->err), "corrupt event at offset %llu: %s %llu is impossible",
 		 (unsigned long long)at, what, v);
 	return -1;
+}
+
+/* A META's payload, after its event: 1, or -1 (truncated). */
+static int meta_read(struct gt_reader *r, const struct gt_event *e, uint64_t at)
+{
+	uint8_t pad[8];
+	size_t want = e->count, padn = (8 - want % 8) % 8;
+
+	r->meta_len = 0;
+	if (rd(r, r->meta, want) != want || rd(r, pad, padn) != padn) {
+		snprintf(r->err, sizeof(r->err), "truncated table entry at offset %llu",
+			 (unsigned long long)at);
+		return -1;
+	}
+	r->meta[want] = '\0';
+	r->meta_len = (uint32_t)want;
+	return 1;
 }
 
 int gt_reader_next(struct gt_reader *r, struct gt_event *e)
@@ -273,5 +316,7 @@ int gt_reader_next(struct gt_reader *r, struct gt_event *e)
 	}
 	memset(e, 0, sizeof(*e));
 	memcpy(e, raw, sizeof(*e) < n ? sizeof(*e) : n);
-	return event_check(r, e, at);
+	if (event_check(r, e, at) < 0)
+		return -1;
+	return e->type == GT_EV_META ? meta_read(r, e, at) : 1;
 }

@@ -9,6 +9,15 @@
  *   fields, a reader skips what it does not know)
  *   events, each event_size bytes (struct gt_event, bpf/trace_uvm.h; a
  *   reader takes the fields it knows and zero-fills the rest)
+ * Version 2 adds three event types (trace_uvm.h): ALLOC and FREE (a
+ * process's managed allocation [addr, addr + bytes) appearing and going),
+ * and META, a table entry whose count bytes of payload follow the event,
+ * padded with zeros to a multiple of 8 bytes:
+ *   cause GT_META_COMM  pid's process name (1..16 bytes, no NUL needed)
+ *   cause GT_META_GPU   GPU index gpu: "GPU-<uuid>" NUL "<name>" (either may
+ *                       be empty; at most GT_META_MAX bytes)
+ * A version-1 record (none of these) still reads: the report shows "GPU N"
+ * and allocations inferred from the addresses.
  * A stream ends at end of file; a partial trailing event is an error.
  * Nothing needs seeking: `record -o -` and `report -i -` work on pipes.
  */
@@ -22,7 +31,7 @@
 #include "trace_uvm.h"	/* struct gt_event and its enums */
 
 #define GT_MAGIC "GPUCTLTR"
-#define GT_VERSION 1
+#define GT_VERSION 2
 
 #define GT_HOST_LEN 64
 #define GT_DRIVER_LEN 32
@@ -63,12 +72,19 @@ _Static_assert(__builtin_offsetof(struct gt_file_header, target_pid) == 160, "he
 #define GT_MAX_LATENCY_NS (86400ull * 1000000000ull)	/* a day */
 #define GT_MAX_TS_SKEW_NS (1ull << 57)	/* 4.5 years away from the start */
 
+/* META kinds (the event's cause) and the largest payload. */
+enum gt_meta { GT_META_COMM = 1, GT_META_GPU = 2, GT_META_KINDS };
+#define GT_META_MAX 256
+
 /* Fills a header: host from uname, driver from /proc/driver/nvidia. */
 void gt_header_init(struct gt_file_header *h, const char *backend,
 		    const char *what, uint32_t pid, uint64_t start_ts_ns);
 /* Writes the header / one event; 0 or -errno. */
 int gt_write_header(FILE *f, const struct gt_file_header *h);
 int gt_write_event(FILE *f, const struct gt_event *e);
+/* A META event (kind, about pid or GPU gpu) and its payload; 0 or -errno. */
+int gt_write_meta(FILE *f, uint64_t ts, unsigned int kind, uint32_t pid, uint16_t gpu,
+		  const void *payload, size_t len);
 
 /*
  * Reading, from a FILE or a memory buffer (the fuzzer).  Errors are
@@ -81,12 +97,14 @@ struct gt_reader {
 	struct gt_file_header hdr;
 	uint16_t event_size;
 	uint64_t offset;	/* bytes consumed so far */
+	char meta[GT_META_MAX + 1];	/* the last META's payload, NUL after it */
+	uint32_t meta_len;
 	char err[160];
 };
 
 /* 0, or -1 with r->err set (not a gpuctl record, bad version, ...). */
 int gt_reader_open(struct gt_reader *r, FILE *f, const void *buf, size_t len);
-/* 1 an event, 0 end of stream, -1 error (r->err). */
+/* 1 an event (a META's payload in r->meta), 0 end of stream, -1 error (r->err). */
 int gt_reader_next(struct gt_reader *r, struct gt_event *e);
 
 /* TSG events (rm backend) rather than UVM ones. */

@@ -17,6 +17,9 @@
 #include "record.h"
 #include "report.h"
 #include "summary.h"
+#include "recload.h"
+#include "svg.h"
+#include "export.h"
 
 struct fault_pt {
 	uint64_t ts, addr;
@@ -45,94 +48,30 @@ static int faults_add(struct faults *f, const struct gt_event *e)
 	return 0;
 }
 
-enum { SVG_W = 120, SVG_H = 64, SVG_CW = 7, SVG_CH = 7, SVG_ML = 140, SVG_MT = 30 };
-
-/* Faults per cell of the heatmap, address (y) against time (x); the peak. */
-static uint32_t svg_grid(const struct faults *f, uint32_t grid[SVG_H][SVG_W],
-			 uint64_t *amin, uint64_t *amax, uint64_t *tmin, uint64_t *tmax)
-{
-	uint32_t peak = 0;
-
-	*amin = *tmin = ~0ull;
-	*amax = *tmax = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		*amin = f->v[i].addr < *amin ? f->v[i].addr : *amin;
-		*amax = f->v[i].addr > *amax ? f->v[i].addr : *amax;
-		*tmin = f->v[i].ts < *tmin ? f->v[i].ts : *tmin;
-		*tmax = f->v[i].ts > *tmax ? f->v[i].ts : *tmax;
-	}
-	for (size_t i = 0; i < f->n; i++) {
-		int x = *tmax > *tmin ? (int)((f->v[i].ts - *tmin) * (double)(SVG_W - 1) /
-					      (*tmax - *tmin)) : 0;
-		int y = *amax > *amin ? (int)((f->v[i].addr - *amin) * (double)(SVG_H - 1) /
-					      (*amax - *amin)) : 0;
-
-		/* Doubles round: never past the last cell. */
-		x = x < SVG_W ? x : SVG_W - 1;
-		y = y < SVG_H ? y : SVG_H - 1;
-		if (++grid[SVG_H - 1 - y][x] > peak)
-			peak = grid[SVG_H - 1 - y][x];
-	}
-	return peak;
-}
-
-static void svg_write(FILE *out, const struct faults *f)
-{
-	static uint32_t grid[SVG_H][SVG_W];
-	uint64_t amin, amax, tmin, tmax;
-	uint32_t peak;
-
-	memset(grid, 0, sizeof(grid));
-	peak = svg_grid(f, grid, &amin, &amax, &tmin, &tmax);
-	fprintf(out, "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" font-family=\"monospace\" font-size=\"11\">\n",
-		SVG_ML + SVG_W * SVG_CW + 20, SVG_MT + SVG_H * SVG_CH + 40);
-	fprintf(out, "<title>gpuctl trace: GPU faults, address x time</title>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"%d\" y=\"18\">GPU faults: %zu, address 0x%llx..0x%llx, %.3f s</text>\n",
-		SVG_ML, f->n, (unsigned long long)amin, (unsigned long long)amax,
-		f->n ? (tmax - tmin) / 1e9 : 0.0);
-	for (int y = 0; y < SVG_H; y++) {
-		for (int x = 0; x < SVG_W; x++) {
-			double v;
-			int c;
-
-			if (!grid[y][x])
-				continue;
-			/* log2 scale (bit length): one fault is light, the peak is dark red */
-			v = peak > 1 ? (double)(32 - __builtin_clz(grid[y][x])) /
-				       (32 - __builtin_clz(peak)) : 1.0;
-			c = 230 - (int)(v * 200);
-			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				"fill=\"rgb(255,%d,%d)\"><title>%u</title></rect>\n",
-				SVG_ML + x * SVG_CW, SVG_MT + y * SVG_CH, SVG_CW, SVG_CH, c, c / 2,
-				grid[y][x]);
-		}
-	}
-	fprintf(out, "<text x=\"4\" y=\"%d\">0x%llx</text>\n", SVG_MT + 10,
-		(unsigned long long)amax);
-	fprintf(out, "<text x=\"4\" y=\"%d\">0x%llx</text>\n", SVG_MT + SVG_H * SVG_CH,
-		(unsigned long long)amin);
-	fprintf(out, "<text x=\"%d\" y=\"%d\">time -&gt;</text>\n</svg>\n", SVG_ML,
-		SVG_MT + SVG_H * SVG_CH + 25);
-}
-
 /*
- * The heatmap into path ("-": out), through safefile: a temporary file
+ * The heat map into path ("-": out), through safefile: a temporary file
  * renamed into place when complete; what was at path stays when it fails.
  */
-static int write_svg(const char *path, const struct faults *f, FILE *out)
+static int write_svg(const char *path, const struct rl *l, FILE *out)
 {
 	struct safefile sf;
+	int rc;
 
 	if (!strcmp(path, "-")) {
-		svg_write(out, f);
-		return EXIT_OK;
+		rc = svg_write(out, l);
+	} else {
+		if (safefile_open(&sf, path, 0644))
+			return EXIT_FAIL;
+		rc = svg_write(sf.f, l);
+		if (rc) {
+			safefile_abort(&sf);
+		} else if (safefile_commit(&sf)) {
+			return EXIT_FAIL;
+		}
 	}
-	if (safefile_open(&sf, path, 0644))
-		return EXIT_FAIL;
-	svg_write(sf.f, f);
-	return safefile_commit(&sf) ? EXIT_FAIL : EXIT_OK;
+	if (rc)
+		p_err("writing the SVG failed: %s", strerror(-rc));
+	return rc ? EXIT_FAIL : EXIT_OK;
 }
 
 static void emit_model(FILE *out, const struct faults *f)
@@ -181,63 +120,148 @@ static void print_record_line(FILE *out, const struct gt_file_header *h)
 		backend, what, h->target_pid, when);
 }
 
-int tr_report(FILE *in, const char *name, const struct report_opts *o, FILE *out)
-{
-	bool events = !strcmp(o->format, "events"), model = !strcmp(o->format, "model");
-	struct faults f = { 0 };
+struct rep {
+	const struct report_opts *o;
+	FILE *out;
+	bool events, model, load;
+	struct faults f;
 	struct trace_summary sum;
+	struct rl l;
+};
+
+/* One record read: summed, printed as events, kept for the model or the pictures. */
+static int read_one(struct rep *p, FILE *in, const char *name)
+{
 	struct gt_reader r;
 	struct gt_event e;
-	int rc = EXIT_OK, n;
+	uint64_t shift;
 	char safe[256];
+	int n;
 
 	str_printable(safe, sizeof(safe), name, strlen(name));
 	if (gt_reader_open(&r, in, NULL, 0)) {
 		p_err("%s: %s", safe, r.err);
 		return EXIT_FAIL;
 	}
-	ts_init(&sum);
-	sum.tsg_only = !strcmp(r.hdr.what, "tsg");
-	if (events)
-		tr_print_header(out, sum.tsg_only);
-	/* Event lines are many small documents: written in batches, not one by one. */
-	if (json_wtr)
-		jsonw_autoflush(json_wtr, false);
+	if (!p->l.nin) {
+		p->sum.tsg_only = !strcmp(r.hdr.what, "tsg");
+		if (p->events)
+			tr_print_header(p->out, p->sum.tsg_only);
+	}
+	if (recl_begin(&p->l, &r, safe))
+		return EXIT_FAIL;
+	/* A later record's times onto the first one's clock, through the real-time starts. */
+	shift = r.hdr.start_realtime_ns - p->l.hdr[0].start_realtime_ns +
+		(p->l.hdr[0].start_ts_ns - r.hdr.start_ts_ns);
 	while ((n = gt_reader_next(&r, &e)) > 0) {
-		ts_add(&sum, &e);
-		if (events)
-			tr_print_event(out, &e, r.hdr.start_ts_ns, NULL);
-		if ((o->svg || model) && e.type == GT_EV_GPU_FAULT && faults_add(&f, &e)) {
+		struct gt_event se = e;
+
+		se.ts_ns += se.ts_ns ? shift : 0;
+		ts_add(&p->sum, &se);
+		if (p->events && e.type != GT_EV_META)
+			tr_print_event(p->out, &e, r.hdr.start_ts_ns, NULL);
+		if ((p->model && e.type == GT_EV_GPU_FAULT && faults_add(&p->f, &e)) ||
+		    (p->load && recl_add(&p->l, &e, &r))) {
 			n = -1;
 			snprintf(r.err, sizeof(r.err), "out of memory");
 			break;
 		}
 	}
-	if (json_wtr)
-		jsonw_autoflush(json_wtr, true);
 	if (n < 0) {
 		p_err("%s: %s", safe, r.err);
-		rc = EXIT_FAIL;
-		goto out;
+		return EXIT_FAIL;
 	}
+	return EXIT_OK;
+}
+
+/* What the records give, in the format asked, after they are all read. */
+static int emit(struct rep *p)
+{
+	const struct report_opts *o = p->o;
+	int rc = EXIT_OK;
+
 	/* The heatmap first: a file that cannot be written is the only error. */
 	if (o->svg && strcmp(o->svg, "-")) {
-		rc = write_svg(o->svg, &f, out);
+		rc = write_svg(o->svg, &p->l, p->out);
 		if (rc)
-			goto out;
+			return rc;
 	}
-	if (model) {
-		emit_model(out, &f);
+	if (p->model) {
+		emit_model(p->out, &p->f);
+	} else if (!strcmp(o->format, "chrome") || !strcmp(o->format, "csv")) {
+		rc = !strcmp(o->format, "chrome") ? export_chrome(p->out, &p->l) :
+						  export_csv(p->out, &p->l);
+		if (rc) {
+			p_err("writing the %s output failed: %s", o->format, strerror(-rc));
+			return EXIT_FAIL;
+		}
 	} else {
 		if (!strcmp(o->format, "summary") && !json_output)
-			print_record_line(out, &r.hdr);
-		if (!events || !json_output)
-			ts_print(&sum, o->sort, o->top, out);
+			for (int k = 0; k < p->l.nin; k++)
+				print_record_line(p->out, &p->l.hdr[k]);
+		if (!p->events || !json_output)
+			ts_print(&p->sum, o->sort, o->top, p->out);
 	}
 	if (o->svg && !strcmp(o->svg, "-"))
-		rc = write_svg(o->svg, &f, out);
-out:
-	free(f.v);
-	ts_free(&sum);
+		rc = write_svg(o->svg, &p->l, p->out);
+	return rc;
+}
+
+int tr_report_many(FILE *const *in, const char *const *names, int n,
+		   const struct report_opts *o, FILE *out)
+{
+	struct rep p = { .o = o, .out = out };
+	int rc = EXIT_OK;
+
+	p.events = !strcmp(o->format, "events");
+	p.model = !strcmp(o->format, "model");
+	p.load = o->svg || !strcmp(o->format, "chrome") || !strcmp(o->format, "csv");
+	ts_init(&p.sum);
+	recl_init(&p.l);
+	/* Event lines are many small documents: written in batches, not one by one. */
+	if (json_wtr)
+		jsonw_autoflush(json_wtr, false);
+	for (int i = 0; i < n && !rc; i++)
+		rc = read_one(&p, in[i], names[i]);
+	if (json_wtr)
+		jsonw_autoflush(json_wtr, true);
+	if (!rc) {
+		recl_finish(&p.l);
+		rc = emit(&p);
+	}
+	free(p.f.v);
+	ts_free(&p.sum);
+	recl_free(&p.l);
+	return rc;
+}
+
+int tr_report(FILE *in, const char *name, const struct report_opts *o, FILE *out)
+{
+	return tr_report_many(&in, &name, 1, o, out);
+}
+
+int tr_report_files(const char *const *paths, int n, const struct report_opts *o, FILE *out)
+{
+	FILE *in[RL_MAX_INPUTS] = { 0 };
+	int rc = EXIT_OK, k, stdin_uses = 0;
+	char safe[256];
+
+	for (k = 0; k < n && k < RL_MAX_INPUTS && !rc; k++) {
+		if (!strcmp(paths[k], "-") && stdin_uses++) {
+			rc = usage_err("standard input (-i -) can be read once");
+			break;
+		}
+		in[k] = strcmp(paths[k], "-") ? fopen(paths[k], "rb") : stdin;
+		if (!in[k]) {
+			p_err("cannot open '%s': %s", str_printable(safe, sizeof(safe), paths[k],
+								   strlen(paths[k])), strerror(errno));
+			rc = EXIT_FAIL;
+		}
+	}
+	if (!rc)
+		rc = tr_report_many(in, paths, n < RL_MAX_INPUTS ? n : RL_MAX_INPUTS, o, out);
+	for (int i = 0; i < k; i++)
+		if (in[i] && in[i] != stdin)
+			fclose(in[i]);
 	return rc;
 }

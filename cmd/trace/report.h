@@ -24,7 +24,7 @@ void tr_print_header(FILE *out, bool tsg);
 void tr_print_event(FILE *out, const struct gt_event *e, uint64_t t0, const char *comm);
 
 struct report_opts {
-	const char *format;	/* "summary", "events", "model" */
+	const char *format;	/* "summary", "events", "model", "chrome", "csv" */
 	const char *sort;	/* hot ranges by "faults", "bytes", "address" */
 	unsigned int top;	/* how many hot ranges */
 	const char *svg;	/* the heatmap's file ("-": out), or NULL */
@@ -36,5 +36,14 @@ struct report_opts {
  * refuses them).  An exit code, after p_err when it is not 0.
  */
 int tr_report(FILE *in, const char *name, const struct report_opts *o, FILE *out);
+/*
+ * The same for n records (at most RL_MAX_INPUTS, recload.h) read one after
+ * the other: summed together; the pictures and open formats merge them on
+ * their real-time starts.
+ */
+int tr_report_many(FILE *const *in, const char *const *names, int n,
+		   const struct report_opts *o, FILE *out);
+/* The same for the files at paths ("-": standard input, once): opened, read, closed. */
+int tr_report_files(const char *const *paths, int n, const struct report_opts *o, FILE *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include "gpuctl.h"
 #include "record.h"	/* gt_*_name */
 #include "summary.h"
+#include "units.h"
 
 /* *sum += v, stopping at UINT64_MAX (records are not trusted to be sane). */
 static void add(struct trace_summary *s, uint64_t *sum, uint64_t v)
@@ -174,7 +175,7 @@ void ts_add(struct trace_summary *s, const struct gt_event *e)
 {
 	struct ts_range *r;
 
-	if (e->type >= GT_EV_MAX)
+	if (e->type >= GT_EV_MAX || e->type == GT_EV_META)
 		return;
 	if (e->type == GT_EV_LOST) {
 		add(s, &s->lost, e->count);
@@ -289,8 +290,11 @@ static void hist_text(FILE *out, const char *title, const uint64_t *h, uint64_t 
 		if (h[i] > peak)
 			peak = h[i];
 	}
-	fprintf(out, "\n%s: %llu samples, mean %.1f us, max %.1f us\n", title,
-	       (unsigned long long)n, n ? (double)sum / n / 1000.0 : 0.0, max / 1000.0);
+	char mean[UNITS_BUF], top[UNITS_BUF];
+
+	fprintf(out, "\n%s: %llu samples, mean %s, max %s\n", title, (unsigned long long)n,
+		units_fmt_duration(n ? sum / n : 0, UNITS_HUMAN, mean, sizeof(mean)),
+		units_fmt_duration(max, UNITS_HUMAN, top, sizeof(top)));
 	if (lo < 0)
 		return;
 	fprintf(out, "     %-24s : %-10s |%-40s|\n", "ns", "count", "distribution");
@@ -419,7 +423,7 @@ static void summary_json(const struct trace_summary *s, const struct ts_range *h
 	jsonw_name(w, "counts");
 	jsonw_start_object(w);
 	for (int t = 1; t < GT_EV_MAX; t++)
-		if (t != GT_EV_LOST)
+		if (t != GT_EV_LOST && t != GT_EV_META)
 			jsonw_uint_field(w, gt_type_name(t), s->count[t]);
 	jsonw_uint_field(w, "duplicates", s->duplicates);
 	jsonw_uint_field(w, "lost", s->lost);
@@ -480,11 +484,17 @@ static void summary_json(const struct trace_summary *s, const struct ts_range *h
 	jsonw_end_object(w);
 }
 
+/* Human units for text: "1.0 MiB", "70 us" (-j keeps the exact numbers). */
+#define HS(v) units_fmt_size((v), UNITS_HUMAN, (char[UNITS_BUF]){ 0 }, UNITS_BUF)
+
 static void summary_text(const struct trace_summary *s, const struct ts_range *hot, size_t n,
 			 FILE *out)
 {
-	fprintf(out, "\nsummary: %.3f s of events\n",
-		s->last_ts > s->first_ts ? (s->last_ts - s->first_ts) / 1e9 : 0.0);
+	char span[UNITS_BUF];
+
+	fprintf(out, "\nsummary: %s of events\n", units_fmt_duration(
+		s->last_ts > s->first_ts ? s->last_ts - s->first_ts : 0, UNITS_HUMAN, span,
+		sizeof(span)));
 	if (s->tsg_only) {
 		tsg_text(s, out);
 		fprintf(out, "  %-22s %14llu\n", "lost events", (unsigned long long)s->lost);
@@ -497,15 +507,14 @@ static void summary_text(const struct trace_summary *s, const struct ts_range *h
 	fprintf(out, "  %-22s %14llu  (%llu faults)\n", "fault batches",
 		(unsigned long long)s->count[GT_EV_BATCH], (unsigned long long)s->batch_faults);
 	fprintf(out, "  %-22s %14llu\n", "replays", (unsigned long long)s->count[GT_EV_REPLAY]);
-	fprintf(out, "  %-22s %14llu  (%llu B to gpu, %llu B to cpu)\n", "migrations",
-		(unsigned long long)s->count[GT_EV_MIGRATION],
-		(unsigned long long)s->bytes_to_gpu, (unsigned long long)s->bytes_to_cpu);
+	fprintf(out, "  %-22s %14llu  (%s to gpu, %s to cpu)\n", "migrations",
+		(unsigned long long)s->count[GT_EV_MIGRATION], HS(s->bytes_to_gpu),
+		HS(s->bytes_to_cpu));
 	for (int c = 1; c < GT_CAUSE_MAX; c++)
 		if (s->mig_bytes[c])
-			fprintf(out, "    %-20s %14llu B\n", gt_cause_name(c),
-				(unsigned long long)s->mig_bytes[c]);
-	fprintf(out, "  %-22s %14llu  (%llu B)\n", "evictions",
-		(unsigned long long)s->count[GT_EV_EVICTION], (unsigned long long)s->evict_bytes);
+			fprintf(out, "    %-20s %14s\n", gt_cause_name(c), HS(s->mig_bytes[c]));
+	fprintf(out, "  %-22s %14llu  (%s)\n", "evictions",
+		(unsigned long long)s->count[GT_EV_EVICTION], HS(s->evict_bytes));
 	if (s->count[GT_EV_THRASHING])
 		fprintf(out, "  %-22s %14llu\n", "thrashing",
 			(unsigned long long)s->count[GT_EV_THRASHING]);
@@ -525,25 +534,23 @@ static void summary_text(const struct trace_summary *s, const struct ts_range *h
 			"bytes_to_cpu");
 		for (int g = 0; g < GPUCTL_MAX_GPUS; g++)
 			if (s->gpu_seen[g])
-				fprintf(out, "  %-4d %14llu %16llu %16llu\n", g,
+				fprintf(out, "  %-4d %14llu %16s %16s\n", g,
 					(unsigned long long)s->gpu_faults[g],
-					(unsigned long long)s->gpu_bytes_in[g],
-					(unsigned long long)s->gpu_bytes_out[g]);
+					HS(s->gpu_bytes_in[g]), HS(s->gpu_bytes_out[g]));
 		if (s->beyond_gpus_max)
-			fprintf(out, "  %d-%u %11llu %16llu %16llu  (GPUs past gpuctl's %d, together)\n",
+			fprintf(out, "  %d-%u %11llu %16s %16s  (GPUs past gpuctl's %d, together)\n",
 				GPUCTL_MAX_GPUS, s->beyond_gpus_max - 1,
-				(unsigned long long)s->beyond_faults,
-				(unsigned long long)s->beyond_bytes_in,
-				(unsigned long long)s->beyond_bytes_out, GPUCTL_MAX_GPUS);
+				(unsigned long long)s->beyond_faults, HS(s->beyond_bytes_in),
+				HS(s->beyond_bytes_out), GPUCTL_MAX_GPUS);
 	}
 	if (!n)
 		return;
 	fprintf(out, "\nhottest 2 MiB ranges (by %s)\n", sort_key);
 	fprintf(out, "  %-20s %12s %14s\n", "start", "faults", "bytes in");
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  0x%-18llx %12llu %14llu\n",
+		fprintf(out, "  0x%-18llx %12llu %14s\n",
 			(unsigned long long)((hot[i].block - 1) << TS_RANGE_SHIFT),
-			(unsigned long long)hot[i].faults, (unsigned long long)hot[i].bytes);
+			(unsigned long long)hot[i].faults, HS(hot[i].bytes));
 }
 
 void ts_print(const struct trace_summary *s, const char *sort, unsigned int top, FILE *out)

@@ -138,6 +138,12 @@ struct gate_share_row {
 	bool kept;		/* share_pct >= floor_pct */
 	bool stall_kept;	/* longest_off_ms within be-stall */
 };
+/* The LC's request latencies over the last second, as libgpuctl-hint.so reports them. */
+struct gate_lat {
+	__u64 begun;		/* requests begun (the page's begins counter grew by) */
+	__u64 count;		/* requests timed (0 with begun > 0: a library that times none) */
+	double p50_us, p99_us, max_us;
+};
 struct gate_share {
 	pid_t pid;		/* the policy process that wrote it */
 	__u32 floor_pct, stall_ms, rotate_ms;
@@ -146,6 +152,12 @@ struct gate_share {
 	/* the hint gate's switches (sched.h's struct gate_stats says each) */
 	__u32 min_off_ms;
 	__u64 switches, suppressed, calls, busy_turns, reported;
+	struct gate_lat lat;	/* with a hint file */
+	/* lc-p99 (target_us 0: none): the last window's P99, kept or not, the knob */
+	__u32 target_us, duty_pm, be_threads;
+	double target_p99_us, unreachable_us;	/* unreachable: P99 at the largest duty, above */
+	int target_kept;
+	__u64 target_windows, target_kept_windows, target_moves;
 	int n;
 	struct gate_share_row rows[64];
 	int nwarn;

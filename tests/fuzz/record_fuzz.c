@@ -7,8 +7,9 @@
  * error, exit code 0 or 1, output bounded by the input's size, and no
  * control byte in the output; never a crash, a hang or a sanitizer report.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icmd -Icmd/lib -Icmd/drv -Ibpf \
- *       tests/fuzz/record_fuzz.c cmd/trace/{record,summary,events,report}.c \
- *       cmd/lib/{output,json_writer,text}.c cmd/drv/rm.c -o record_fuzz
+ *       tests/fuzz/record_fuzz.c \
+ *       cmd/trace/{record,summary,events,report,recload,heat,svg,svg_axes,export}.c \
+ *       cmd/lib/{output,json_writer,text,safefile,units}.c cmd/drv/rm.c -o record_fuzz
  * Seeds: tests/fuzz/record_gen corpus (tests/unit/test_record_fuzz.sh).
  * p_err's lines go to stderr: run it with -close_fd_mask=2 (libFuzzer keeps
  * its own reports).
@@ -22,16 +23,22 @@
 #include "trace/record.h"
 #include "trace/report.h"
 
-/* The modes report runs in; the SVG goes nowhere. */
+/* The modes report runs in; the SVG goes nowhere or to the text output. */
 static const struct {
 	bool json;
 	struct report_opts o;
+	unsigned int factor;	/* output bound: factor x input + 64 KiB */
 } modes[] = {
-	{ false, { "summary", "faults", 10, NULL } },
-	{ false, { "events", "bytes", 3, "/dev/null" } },
-	{ false, { "model", "address", 10, NULL } },
-	{ true, { "summary", "address", 10, "/dev/null" } },
-	{ true, { "events", "faults", 10, NULL } },
+	{ false, { "summary", "faults", 10, NULL }, 8 },
+	{ false, { "events", "bytes", 3, "/dev/null" }, 8 },
+	{ false, { "model", "address", 10, NULL }, 8 },
+	{ true, { "summary", "address", 10, "/dev/null" }, 8 },
+	{ true, { "events", "faults", 10, NULL }, 8 },
+	{ false, { "csv", "faults", 10, NULL }, 8 },
+	/* a new process or track is named once: a GPU name (256 bytes) escaped */
+	{ false, { "chrome", "faults", 10, NULL }, 32 },
+	/* the SVG: a cell a fault, at most rows x columns of each kind */
+	{ false, { "summary", "faults", 10, "-" }, 4096 },
 };
 
 /* Newlines and printable ASCII only. */
@@ -72,7 +79,7 @@ static void run(const uint8_t *data, size_t size, int m)
 	if (p_err_count - errs != (rc ? 1u : 0u))
 		__builtin_trap();	/* a failure says why, once; a success says nothing */
 	/* Event lines are some hundred bytes per event of at least 56; the rest is fixed. */
-	if (text_len + json_len > 8 * size + 65536)
+	if (text_len + json_len > modes[m].factor * size + 65536)
 		__builtin_trap();
 	check_bytes(text, text_len);
 	check_bytes(json, json_len);

@@ -8,6 +8,19 @@
  * sizes, truncation.
  *
  *   record_gen sample FILE         faults, batches, migrations, replays, evictions
+ *                                  (a version-1 record, as gpuctl wrote before 2)
+ *   record_gen pictures FILE       version 2: two GPUs, two processes (one named with
+ *                                  < & " ' , ESC), four allocations (two 760 GB
+ *                                  apart, one untouched), faults at known times and
+ *                                  addresses, printed as lines on stdout:
+ *                                  "fault NS ADDR read|write GPU PID" (NS after the start)
+ *   record_gen many FILE N         version 2: N faults over two allocations and 10 s
+ *   record_gen demo FILE           version 2, the README's sample: a sweep with
+ *                                  prefetch ahead of it on GPU 0, a strided reader
+ *                                  on GPU 1, evictions, replays
+ *   record_gen wide FILE           faults spread over 2^47 and up to 2^64 - 1
+ *   record_gen single FILE | lost FILE | empty FILE   one fault; lost events only;
+ *                                  a header alone
  *   record_gen tsg FILE            TSG events of two processes
  *   record_gen craft KIND FILE     KIND: overflow (latencies whose sum wraps),
  *                                  ctrl (ESC, BEL, CSI in the header strings),
@@ -68,12 +81,14 @@ static const uint64_t nasty64[] = {
 	0xffffffffffffffffull, 0x5555555555555556ull,
 };
 
+static uint16_t version = GT_VERSION;
+
 static void header(struct buf *b, const char *backend, const char *what, uint64_t start)
 {
 	struct gt_file_header h = { 0 };
 
 	memcpy(h.magic, GT_MAGIC, 8);
-	h.version = GT_VERSION;
+	h.version = version;
 	h.header_len = sizeof(h);
 	h.event_size = sizeof(struct gt_event);
 	h.start_realtime_ns = 1700000000ull * 1000000000ull;
@@ -98,7 +113,9 @@ static void sample(struct buf *b)
 {
 	uint64_t t = 1000000000;
 
+	version = 1;
 	header(b, "bpf", "all", t);
+	version = GT_VERSION;
 	for (int i = 0; i < 64; i++) {
 		struct gt_event e = ev(GT_EV_GPU_FAULT, t + 1000 * i);
 
@@ -230,6 +247,202 @@ static int craft(struct buf *b, const char *kind)
 	return 2;
 }
 
+static void meta(struct buf *b, uint8_t kind, uint32_t pid, uint16_t gpu, const char *p, size_t n)
+{
+	struct gt_event e = ev(GT_EV_META, 1000000000);
+	static const char zero[8];
+
+	e.cause = kind;
+	e.pid = pid;
+	e.gpu = gpu;
+	e.count = (uint32_t)n;
+	put(b, &e, sizeof(e));
+	put(b, p, n);
+	put(b, zero, (8 - n % 8) % 8);
+}
+
+static void alloc(struct buf *b, uint32_t pid, uint64_t addr, uint64_t len)
+{
+	struct gt_event e = ev(GT_EV_ALLOC, 1000000000);
+
+	e.pid = pid;
+	e.addr = addr;
+	e.bytes = len;
+	e.gpu = GT_GPU_NONE;
+	e.flags = GT_F_FROM_MAPS;
+	put(b, &e, sizeof(e));
+}
+
+static void fault(struct buf *b, uint64_t start, uint64_t ns, uint64_t addr, int write,
+		  uint16_t gpu, uint32_t pid, FILE *list)
+{
+	struct gt_event e = ev(GT_EV_GPU_FAULT, start + ns);
+
+	e.addr = addr;
+	e.access = write ? GT_ACC_WRITE : GT_ACC_READ;
+	e.gpu = gpu;
+	e.pid = pid;
+	put(b, &e, sizeof(e));
+	if (list)
+		fprintf(list, "fault %llu 0x%llx %s %u %u\n", (unsigned long long)ns,
+		       (unsigned long long)addr, write ? "write" : "read", gpu, pid);
+}
+
+#define MiB (1ull << 20)
+#define PA 0x7f0000000000ull			/* pid 4242, 64 MiB */
+#define PB (PA + 760000000000ull / (2 * MiB) * (2 * MiB))	/* 760 GB on, 32 MiB */
+#define PC 0x7e0000000000ull			/* pid 4343, 16 MiB, GPU 1 */
+#define PD 0x7d0000000000ull			/* untouched */
+
+static void pictures(struct buf *b, FILE *list)
+{
+	static const char gpu0[] = "GPU-6d6f6465-6c67-5055-8000-000000000001\0NVIDIA H100 80GB HBM3";
+	static const char gpu1[] = "GPU-6d6f6465-6c67-5055-8000-000000000002\0NVIDIA H100 80GB HBM3";
+	static const char weird[] = "py<&\"',\x1b>";
+	uint64_t t = 1000000000, us = 1000;
+	struct gt_event e;
+
+	header(b, "uvm-tools", "all", t);
+	meta(b, GT_META_GPU, 0, 0, gpu0, sizeof(gpu0) - 1);
+	meta(b, GT_META_GPU, 0, 1, gpu1, sizeof(gpu1) - 1);
+	meta(b, GT_META_COMM, 4242, GT_GPU_NONE, weird, sizeof(weird) - 1);
+	meta(b, GT_META_COMM, 4343, GT_GPU_NONE, "trainer", 7);
+	alloc(b, 4242, PA, 64 * MiB);
+	alloc(b, 4242, PB, 32 * MiB);
+	alloc(b, 4343, PC, 16 * MiB);
+	alloc(b, 4242, PD, 8 * MiB);
+	for (uint64_t i = 0; i < 12; i++)
+		fault(b, t, 10 * us + i * 40 * us, PA + i * 5 * MiB + i * 4096, i % 2, 0, 4242, list);
+	for (uint64_t i = 0; i < 6; i++)
+		fault(b, t, 20 * us + i * 80 * us, PB + i * 5 * MiB, 1, 0, 4242, list);
+	for (uint64_t i = 0; i < 6; i++)
+		fault(b, t, 30 * us + i * 75 * us, PC + i * 5 * MiB / 2, 0, 1, 4343, list);
+	for (uint64_t i = 0; i < 4; i++) {
+		e = ev(GT_EV_MIGRATION, t + 15 * us + i * 100 * us);
+		e.addr = PA + i * 8 * MiB;
+		e.bytes = 2 * MiB;
+		e.cause = i % 2 ? GT_CAUSE_PREFETCH : GT_CAUSE_FAULT;
+		e.flags = GT_F_TO_GPU;
+		e.latency_ns = 30 * us;
+		e.dst = 0;
+		put(b, &e, sizeof(e));
+	}
+	e = ev(GT_EV_EVICTION, t + 300 * us);
+	e.addr = PA + MiB;
+	e.bytes = 2 * MiB;
+	put(b, &e, sizeof(e));
+	e = ev(GT_EV_REPLAY, t + 250 * us);
+	put(b, &e, sizeof(e));
+	e = ev(GT_EV_LOST, t + 460 * us);
+	e.count = 5;
+	e.gpu = GT_GPU_NONE;
+	e.pid = 0;
+	put(b, &e, sizeof(e));
+}
+
+static void many(struct buf *b, uint64_t n)
+{
+	uint64_t t = 1000000000;
+
+	header(b, "bpf", "all", t);
+	meta(b, GT_META_COMM, 4242, GT_GPU_NONE, "many", 4);
+	alloc(b, 4242, PA, 1024 * MiB);
+	alloc(b, 4242, PB, 1024 * MiB);
+	for (uint64_t i = 0; i < n; i++)
+		fault(b, t, i * (10000000000ull / n), (i % 2 ? PA : PB) + (rnd() % (1024 * MiB)),
+		      (int)(i % 3 == 0), (uint16_t)(i % 2), 4242, NULL);
+}
+
+static void demo(struct buf *b)
+{
+	static const char gpu0[] = "GPU-6d6f6465-6c67-5055-8000-000000000001\0NVIDIA H100 80GB HBM3";
+	static const char gpu1[] = "GPU-6d6f6465-6c67-5055-8000-000000000002\0NVIDIA H100 80GB HBM3";
+	uint64_t t = 1000000000, ms = 1000000;
+	struct gt_event e;
+
+	header(b, "uvm-tools", "all", t);
+	meta(b, GT_META_GPU, 0, 0, gpu0, sizeof(gpu0) - 1);
+	meta(b, GT_META_GPU, 0, 1, gpu1, sizeof(gpu1) - 1);
+	meta(b, GT_META_COMM, 4242, GT_GPU_NONE, "python3", 7);
+	meta(b, GT_META_COMM, 4343, GT_GPU_NONE, "stride_bench", 12);
+	alloc(b, 4242, PA, 512 * MiB);
+	alloc(b, 4242, PB, 64 * MiB);
+	alloc(b, 4343, PC, 256 * MiB);
+	/* python3 on GPU 0: a sweep over PA in 40 ms, writes in its second half; PB read throughout */
+	for (uint64_t i = 0; i < 6000; i++) {
+		uint64_t at = i * 40 * ms / 6000, off = (i * 512 * MiB / 6000) & ~4095ull;
+
+		fault(b, t, at, PA + off + (rnd() % 8) * 4096, i > 3000, 0, 4242, NULL);
+		if (i % 300 == 0) {
+			e = ev(GT_EV_MIGRATION, t + at + 200000);
+			e.addr = PA + off + 16 * MiB;
+			e.bytes = 16 * MiB;
+			e.cause = GT_CAUSE_PREFETCH;
+			e.flags = GT_F_TO_GPU;
+			e.latency_ns = 350000;
+			e.dst = 0;
+			put(b, &e, sizeof(e));
+		}
+		if (i % 40 == 0) {
+			e = ev(GT_EV_MIGRATION, t + at + 30000);
+			e.addr = PA + off;
+			e.bytes = 2 * MiB;
+			e.cause = GT_CAUSE_FAULT;
+			e.flags = GT_F_TO_GPU;
+			e.latency_ns = 60000;
+			e.dst = 0;
+			put(b, &e, sizeof(e));
+			e = ev(GT_EV_REPLAY, t + at + 95000);
+			put(b, &e, sizeof(e));
+		}
+		if (i % 5 == 0)
+			fault(b, t, at + 1000, PB + rnd() % (64 * MiB), 0, 0, 4242, NULL);
+	}
+	/* stride_bench on GPU 1: every 8th 2 MiB block of PC, three passes, from 10 ms */
+	for (uint64_t pass = 0; pass < 3; pass++)
+		for (uint64_t k = 0; k < 128; k += 8)
+			for (int j = 0; j < 12; j++)
+				fault(b, t, 10 * ms + pass * 10 * ms + k * 60000 + j * 3000,
+				      PC + k * 2 * MiB + j * 4096, 0, 1, 4343, NULL);
+	for (uint64_t i = 0; i < 20; i++) {
+		e = ev(GT_EV_EVICTION, t + 30 * ms + i * 500000);
+		e.addr = PA + i * 2 * MiB;
+		e.bytes = 2 * MiB;
+		e.gpu = 0;
+		put(b, &e, sizeof(e));
+	}
+}
+
+static int special(struct buf *b, const char *kind)
+{
+	uint64_t t = 1000000000;
+
+	if (!strcmp(kind, "demo")) {
+		demo(b);
+	} else if (!strcmp(kind, "wide")) {
+		header(b, "bpf", "all", t);
+		for (int i = 0; i < 64; i++)
+			fault(b, t, (uint64_t)i * 1000, i == 63 ? UINT64_MAX : (uint64_t)i << 41,
+			      i % 2, 0, 4242, NULL);
+	} else if (!strcmp(kind, "single")) {
+		header(b, "bpf", "all", t);
+		fault(b, t, 5000, PA, 0, 0, 4242, NULL);
+	} else if (!strcmp(kind, "lost")) {
+		struct gt_event e = ev(GT_EV_LOST, t + 100);
+
+		header(b, "bpf", "all", t);
+		e.count = 1000;
+		put(b, &e, sizeof(e));
+		e.ts_ns += 100;
+		put(b, &e, sizeof(e));
+	} else if (!strcmp(kind, "empty")) {
+		header(b, "bpf", "all", t);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* One structured mutation of a sane record. */
 static void mutate(struct buf *b)
 {
@@ -340,6 +553,16 @@ int main(int argc, char **argv)
 		sample(&b);
 		return write_file(argv[2], &b);
 	}
+	if (argc == 3 && !strcmp(argv[1], "pictures")) {
+		pictures(&b, stdout);
+		return write_file(argv[2], &b);
+	}
+	if (argc == 4 && !strcmp(argv[1], "many")) {
+		many(&b, strtoull(argv[3], NULL, 0));
+		return write_file(argv[2], &b);
+	}
+	if (argc == 3 && special(&b, argv[1]))
+		return write_file(argv[2], &b);
 	if (argc == 3 && !strcmp(argv[1], "tsg")) {
 		tsg(&b);
 		return write_file(argv[2], &b);
@@ -359,6 +582,8 @@ int main(int argc, char **argv)
 			b.len = 0;
 			if (i % 3 == 2)
 				tsg(&b);
+			else if (i % 3 == 1)
+				pictures(&b, NULL);
 			else
 				sample(&b);
 			mutate(&b);
@@ -368,7 +593,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: record_gen { sample FILE | tsg FILE | craft KIND FILE | "
-		"corpus DIR N [SEED] }\n");
+	fprintf(stderr, "usage: record_gen { sample FILE | pictures FILE | tsg FILE | "
+		"many FILE N | wide FILE | single FILE | lost FILE | empty FILE | "
+		"craft KIND FILE | corpus DIR N [SEED] }\n");
 	return 2;
 }

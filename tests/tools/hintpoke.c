@@ -10,6 +10,8 @@
  *   hintpoke toggle FILE BUSY_MS IDLE_MS SECONDS
  *                                       busy 1 for BUSY_MS, 0 for IDLE_MS, with
  *                                       futex wakes (as the library does), looped
+ *   hintpoke lat FILE US N [US N]...    N requests of US microseconds into the
+ *                                       latency histogram, as libgpuctl-hint.so adds them
  *   hintpoke sample PARAM SECONDS       reads a counter file every 2 ms: prints
  *                                       "on_pct P longest_off_ms L samples N"
  *                                       (on: the counter is 0)
@@ -26,6 +28,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#define GPUCTL_HINT_NO_API
+#include "../../hint/gpuctl_hint.h"
 
 static double now_ms(void)
 {
@@ -59,8 +64,37 @@ static void put_busy(int fd, uint32_t v)
 		perror("pwrite");
 }
 
+/* pairs of (microseconds, count) requests, added as the library adds them, at once. */
+static int lat_add(const char *path, char **pairs, int npairs)
+{
+	int fd = open_rw(path);
+	char *p = mmap(NULL, GPUCTL_HINT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct gpuctl_hint_lat *lat;
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	lat = (struct gpuctl_hint_lat *)(p + GPUCTL_HINT_LAT_OFFSET);
+	if (lat->magic != GPUCTL_HINT_LAT_MAGIC) {
+		fprintf(stderr, "hintpoke: no latency histogram in %s\n", path);
+		return 1;
+	}
+	for (int i = 0; i + 1 < npairs * 2; i += 2) {
+		uint64_t us = strtoull(pairs[i], NULL, 10), n = strtoull(pairs[i + 1], NULL, 10);
+
+		__atomic_add_fetch(&((struct gpuctl_hint_page *)p)->begins, n, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&lat->bucket[gpuctl_hint_lat_bucket(us)], n, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&lat->sum_us, us * n, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&lat->count, n, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 5 && !strcmp(argv[1], "lat"))
+		return lat_add(argv[2], argv + 3, (argc - 3) / 2);
 	if (argc >= 3 && !strcmp(argv[1], "truncate"))
 		return ftruncate(open_rw(argv[2]), 0) ? perror("ftruncate"), 1 : 0;
 	if (argc >= 4 && !strcmp(argv[1], "truncloop")) {

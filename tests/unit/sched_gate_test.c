@@ -71,9 +71,10 @@ int rm_channels_set(int fd, __u32 hClient, __u32 subdev, const __u32 *ch, int n,
 }
 int borrow_fd(pid_t pid, int fd) { (void)pid; (void)fd; return open("/dev/null", O_RDONLY); }
 bool tsg_proc_gone(__u32 pid) { (void)pid; return false; }
-void share_write(const struct gate_opts *o, const struct gate_stats *st, const struct gate_share_row *r, int n)
+void share_write(const struct gate_opts *o, const struct gate_stats *st, const struct gate_lat *lat,
+		 const struct gate_target *tgt, const struct gate_share_row *r, int n)
 {
-	(void)o; (void)r; (void)n;
+	(void)o; (void)r; (void)n; (void)lat; (void)tgt;
 	shared = *st;
 }
 void share_remove(void) {}

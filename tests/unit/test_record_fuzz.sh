@@ -4,9 +4,10 @@
 #   1. tests/fuzz/record_gen writes a corpus of structured mutations (huge
 #      and negative-looking values, counts, timestamps out of order, control
 #      bytes in strings, odd sizes, truncation) of sane records.
-#   2. gpuctl trace report runs on each, text and -j, every format: exit 0
-#      or 1, and then one error line; stdout bounded by the file's size;
-#      no control byte on stdout or stderr; no sanitizer report (with
+#   2. gpuctl trace report runs on each, text and -j, every format (the
+#      SVG, chrome and csv too): exit 0 or 1, and then one error line;
+#      stdout bounded by the file's size; no control byte on stdout, stderr
+#      or in the SVG; no sanitizer report (with
 #      gpuctl-asan where it is built, `make gpuctl-asan`).
 #   3. a bounded libFuzzer run (tests/fuzz/record_fuzz.c: the whole report,
 #      in-process, ASan+UBSan) seeded with that corpus, FUZZ_TIME seconds
@@ -70,6 +71,11 @@ for f in "$T"/corpus/*; do
 	check "$f" text trace report -i - --svg "$T/h.svg" <"$f"
 	check "$f" json -j trace report -i "$f" --sort address
 	check "$f" json -j trace report -i "$f" --format events
+	check "$f" text trace report -i "$f" --format csv
+	# the Chrome format names each process and track once: up to a GPU name (256
+	# bytes, escaped) a new one
+	BOUND=$((32 * SIZE + 65536))
+	check "$f" text trace report -i "$f" -i "$T/corpus/sample" --format chrome --svg "$T/h.svg"
 done
 [ $BAD = 0 ] && ok "report on $RUNS hostile inputs: exit 0/1, one error line, bounded, no control bytes" ||
 	fail "report on hostile inputs" "$BAD of $RUNS runs broke a rule (first 5 above)"
@@ -81,8 +87,9 @@ if ! command -v clang >/dev/null; then
 fi
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-Icmd -Icmd/lib -Icmd/drv -Ibpf tests/fuzz/record_fuzz.c cmd/trace/record.c cmd/trace/summary.c \
-	cmd/trace/events.c cmd/trace/report.c cmd/lib/output.c cmd/lib/json_writer.c \
-	cmd/lib/text.c cmd/lib/safefile.c cmd/drv/rm.c -o "$T/fz" 2>"$T/err"; then
+	cmd/trace/events.c cmd/trace/report.c cmd/trace/recload.c cmd/trace/heat.c cmd/trace/svg.c \
+	cmd/trace/svg_axes.c cmd/trace/export.c cmd/lib/output.c cmd/lib/json_writer.c \
+	cmd/lib/text.c cmd/lib/safefile.c cmd/lib/units.c cmd/drv/rm.c -o "$T/fz" 2>"$T/err"; then
 	fail "build the fuzzer" "$(head -c 400 "$T/err")"
 	summary
 fi

@@ -33,11 +33,16 @@ ctrl_bytes() { LC_ALL=C tr -d '\n\040-\176' <"$1" | wc -c; }
 expect_exit 0 $G trace report -i "$T/s.rec"
 expect_out "report: the record line" "^record: version 1, host testhost, driver 550.163.01, backend bpf"
 expect_out "report: faults counted" "^  gpu faults +64  \(13 duplicates\)$"
+# issue 44: human units in text, exact numbers under -j
+expect_out "report: the span in human units" "^summary: 70 us of events$"
+expect_out "report: bytes in human units" "^  migrations +16  \(1.0 MiB to gpu, 0 B to cpu\)$"
+expect_out "report: latencies in human units" "^batch service latency: 8 samples, mean 24 us, max 26 us$"
 expect_exit 0 $G -j trace report -i "$T/s.rec"
 expect_json "-j report"
 [ "$(printf '%s\n' "$OUT" | grep -c '')" = 1 ] && ok "-j report: one document, nothing after it" ||
 	fail "-j report: one document" "$OUT"
 expect_json_eq "-j report: faults" .summary.counts.fault 64
+expect_json_eq "-j report: bytes exact" .summary.bytes.to_gpu 1048576
 expect_exit 0 $G -j trace report -i "$T/s.rec" --format events
 [ -z "$(json_lines_bad)" ] && ok "-j --format events: every line is JSON" ||
 	fail "-j events lines" "$(json_lines_bad | head -3)"
@@ -106,14 +111,14 @@ expect_stderr_line "truncated header"
 # record_gen craft gpusN: GPU g has g + 1 faults and 4 KiB moved in.
 for n in 17 33 70; do "$T/gen" craft gpus$n "$T/g$n.rec" || fail "record_gen gpus$n" "not written"; done
 expect_exit 0 $G trace report -i "$T/g17.rec"
-expect_out "17 GPUs: GPU 16's row (17 faults)" "^  16 +17 +4096 +0$"
+expect_out "17 GPUs: GPU 16's row (17 faults, bytes in human units)" "^  16 +17 +4.0 KiB +0 B$"
 expect_exit 0 $G -j trace report -i "$T/g33.rec"
 expect_json_eq "33 GPUs: -j has a row for each (GPU 32 the 33rd)" '.summary.by_gpu[32].gpu' 32
 expect_json_eq "33 GPUs: GPU 32's row (33 faults)" '.summary.by_gpu[32].gpu_faults' 33
 case $OUT in *by_gpu_beyond*) fail "33 GPUs: nothing past the table" "$OUT" ;;
 	*) ok "33 GPUs: nothing past the table" ;; esac
 expect_exit 0 $G trace report -i "$T/g33.rec"
-expect_out "33 GPUs: GPU 32's text row" "^  32 +33 +4096 +0$"
+expect_out "33 GPUs: GPU 32's text row" "^  32 +33 +4.0 KiB +0 B$"
 # past gpuctl's limit (64): never left out silently
 expect_exit 0 $G -j trace report -i "$T/g70.rec"
 expect_json_eq "70 GPUs: 64 rows (GPU 63 the last)" '.summary.by_gpu[63].gpu' 63
@@ -122,7 +127,7 @@ expect_json_eq "70 GPUs: GPUs 64-69 together, their faults counted (65+...+70)" 
 	'.summary.by_gpu_beyond.gpu_faults' 405
 expect_json_eq "70 GPUs: up to GPU 69" '.summary.by_gpu_beyond.gpus_to' 69
 expect_exit 0 $G trace report -i "$T/g70.rec"
-expect_out "70 GPUs: the text says the ones past the table" "^  64-69 +405 +24576 +0  \(GPUs past gpuctl's 64, together\)$"
+expect_out "70 GPUs: the text says the ones past the table" "^  64-69 +405 +24 KiB +0 B  \(GPUs past gpuctl's 64, together\)$"
 
 # --- no uvm-tools device: said at once, not an empty trace ---------------------
 if [ ! -e /dev/nvidia-uvm-tools ]; then

@@ -122,6 +122,16 @@ expect_json "stat -j"
 case $OUT in *'"per_process_gpu":[{"pid":'*'"gpu":0,"uuid":"'$U0'"'*) ok "stat -j: the row names GPU 0 and its UUID" ;;
 	*) fail "stat per GPU" "$OUT" ;; esac
 
+# --- a version-2 record names its GPUs (uvm-tools: nvidia-smi's index; issue 44) --------
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G trace record --backend uvm-tools -o $W/rec1 -- uvmsim run seq blocks 4 wait_ms 300 gpu 1
+expect_exit 0 $G trace report -i $W/rec1 --format csv
+expect_out "record v2: GPU 1's faults carry its UUID" "^[0-9]+,fault,[0-9]+,\"uvmsim\",1,\"$U1\","
+expect_exit 0 $G trace report -i $W/rec1 --svg $W/rec1.svg
+grep -q ">GPU 1: NVIDIA Model GPU ($U1), [0-9]* events<" $W/rec1.svg &&
+	grep -q ">GPU 1: NVIDIA Model GPU<" $W/rec1.svg && ok "record v2: the picture names GPU 1" ||
+	fail "GPU name in the picture" "$(grep -o '>GPU [0-9][^<]*<' $W/rec1.svg | head -3)"
+
 # --- the exporter's per-process UVM counters, per GPU ---------------------------
 uvmsim reset va_blocks 64 >/dev/null
 $G exporter serve --listen 127.0.0.1:$PORT --interval 200 >"$W/exp3.log" 2>&1 &

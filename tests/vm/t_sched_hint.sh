@@ -115,6 +115,22 @@ case $OUT in *'"hint_gate":{"min_off_ms":20,"switches":'[1-9]*'"suppressed":'[1-
 	*) fail "status hint_gate" "$OUT" ;; esac
 expect_exit 0 "$GPUCTL" sched status
 expect_out "status: the writers' count is theirs" "hint file's writers report [0-9]* requests: not checked"
+# the LC's latencies, as libgpuctl-hint.so adds them: 980 at 5 ms, 20 at 40 ms (P99
+# in the 40 ms bucket, [36.9, 41.0) ms; P50 in 5 ms's, [4.6, 5.1) ms); the ledger's
+# next second shows them (status polled for 3 s)
+$HP lat "$H" 5000 980 40000 20 || fail "hintpoke lat" "no histogram in $H"
+want="LC latency, last second \\(the hint library's report\\): 1000 requests, P50 (4\\.[6-9]|5\\.[01])[0-9]* ms, P99 (3[7-9]|40)\\.[0-9]* ms, max 4[01]\\.[0-9]* ms"
+i=0
+while [ $i -lt 30 ]; do
+	"$GPUCTL" sched status >"$W/st" 2>&1
+	grep -Eq -- "$want" "$W/st" && break
+	i=$((i + 1)); sleep 0.1
+done
+grep -Eq -- "$want" "$W/st" && ok "status: the LC's P50 and P99 from the library's histogram" \
+	|| fail "status latency" "$(grep 'LC latency' "$W/st")"
+sleep 1.1
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "status -j: the last second's window, nothing new" .be_floor.hint_gate.lc_latency_last_second.timed 0
 kill -INT $RUN; wait $RUN
 start_run hint-hold 0 be-stall 600000 be-off schedule
 flap 2

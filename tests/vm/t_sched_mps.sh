@@ -25,7 +25,7 @@ start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pi
 	RUN=$!
 	i=0
 	while ! grep -q "active" "$W/run.err" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05
+		i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05
 		kill -0 $RUN 2>/dev/null || break
 	done
 }
@@ -107,10 +107,10 @@ expect_stderr_line "exec of a name not on PATH"
 cp "$RMC" "$W/be1"
 "$GPUCTL" sched exec --class be -- "$W/be1" -n 2 >"$W/be1.out" 2>&1 &
 EX1=$!
-i=0; while ! grep -q '^ready' "$W/be1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+i=0; while ! grep -q '^ready' "$W/be1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
 BE1=$(pid_of be1)
 sleep 0.5
-i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.05; done
+i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
 SRV=$(ctl $PIPE get_server_list)
 [ -n "$SRV" ] && ok "a server started for the client ($SRV)" || fail "server" "none"
 ctl $PIPE "get_client_list $SRV" | grep -qx "$BE1" && ok "the BE program is the server's client" || fail "client" "$(ctl $PIPE "get_client_list $SRV")"
@@ -132,6 +132,14 @@ expect_json_eq "status -j: mechanism" .mechanism.name mps
 expect_json_eq "status -j: started by gpuctl" .mechanism.started_by_gpuctl true
 expect_json_eq "status -j: the client's class" .mechanism.servers[0].clients[0].class be
 expect_json_eq "status -j: its priority" .mechanism.servers[0].clients[0].priority 1
+sleep 1.2	# the run's snapshot (once a second)
+expect_exit 0 "$GPUCTL" exporter textfile --output "$W/m.prom"
+grep -q "^gpuctl_mps_daemon_up{pipe_dir=\"$PIPE\"} 1" "$W/m.prom" && ok "exporter: the daemon up" \
+	|| fail "exporter daemon" "$(grep mps "$W/m.prom" | head -5)"
+grep -q "^gpuctl_mps_server_clients{server_pid=\"$SRV\",uid=\"0\"} 1" "$W/m.prom" && ok "exporter: the server's clients" \
+	|| fail "exporter server" "$(grep mps_server "$W/m.prom")"
+grep -q "^gpuctl_mps_client_priority{pid=\"$BE1\",comm=\"be1\",class=\"be\",server_pid=\"$SRV\",active_thread_pct=\"40\".*} 1" "$W/m.prom" \
+	&& ok "exporter: the client, its class, priority and threads" || fail "exporter client" "$(grep mps_client "$W/m.prom")"
 grep -q "pid $BE1 " "$W/run.out" && fail "MPS client's TSGs" "applied: $(grep "pid $BE1 " "$W/run.out")" \
 	|| ok "an MPS client's TSGs are left to MPS (nothing applied)"
 
@@ -142,14 +150,17 @@ grep -q "MPS daemon $D on $PIPE left running: 1 client" "$W/run.err" && ok "stop
 alive "$D" && ok "daemon alive while its client runs" || fail "daemon" "gone with a client connected"
 [ -f $ST ] && ok "state kept for the next command" || fail "state" "removed"
 [ -n "$BE1" ] && kill "$BE1"; wait $EX1 2>/dev/null
-sleep 0.3
+i=0; while [ -n "$(ctl $PIPE "get_client_list $SRV")" ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
 expect_exit 0 "$GPUCTL" sched stop
 expect_err "the next stop quits it" "MPS daemon $D on $PIPE quit" || {
 	S=$(ctl $PIPE get_server_list); for c in $(ctl $PIPE "get_client_list $S"); do
 		echo "  client $c: $(tr '\0' ' ' </proc/$c/cmdline) ppid $(awk '/^PPid/{print $2}' /proc/$c/status)"; done; }
-i=0; while alive "$D" && [ $i -lt 40 ]; do i=$((i + 1)); sleep 0.05; done
+i=0; while alive "$D" && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
 alive "$D" && fail "sweep" "daemon $D still runs" || ok "daemon gone once its clients are"
 [ -e $ST ] && fail "sweep" "$ST left" || ok "state removed"
+[ -e $ST-clients ] && fail "sweep" "$ST-clients left" || ok "snapshot removed"
+expect_exit 0 "$GPUCTL" exporter textfile --output "$W/m2.prom"
+grep -q "gpuctl_mps_" "$W/m2.prom" && fail "exporter after stop" "MPS series left" || ok "exporter: no MPS series without a policy"
 
 # --- kill -9 of the run: the next stop quits the daemon gpuctl started ---------------
 start_run mechanism mps
@@ -206,7 +217,7 @@ start_run
 cp "$RMC" "$W/anyname"
 "$GPUCTL" sched exec --class lc -- "$W/anyname" -n 1 >"$W/any.out" 2>&1 &
 EX2=$!
-i=0; while ! grep -q '^ready' "$W/any.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 100 ] && break; sleep 0.05; done
+i=0; while ! grep -q '^ready' "$W/any.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
 AP=$(pid_of anyname)
 sleep 0.3
 expect_exit 0 "$GPUCTL" -j sched list --pid "$AP"

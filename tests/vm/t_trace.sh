@@ -49,7 +49,7 @@ expect_out "trace evictions" " eviction "
 uvmsim reset va_blocks 64 batch 64 >/dev/null
 expect_exit 0 $G trace record -o $T/rec -- uvmsim run stride blocks 4 stride 8
 expect_exit 0 $G trace report -i $T/rec
-expect_out "report: header" "^record: version 1, .*backend bpf"
+expect_out "report: header" "^record: version 2, .*backend bpf"
 expect_out "report: summary" "gpu faults"
 live=$(printf '%s\n' "$OUT" | grep "gpu faults")
 expect_exit 0 $G -j trace report -i $T/rec
@@ -64,6 +64,17 @@ expect_out "report --format model" "^[0-9a-f]+ r 0$"
 uvmsim reset va_blocks 64 >/dev/null
 uvmsim run trace file $T/model.trace >/dev/null && ok "the model replays the recorded trace" || fail "model replay" "uvmsim failed"
 uvmsim reset va_blocks 64 >/dev/null
+# record version 2 (issue 44): the process's name and its allocations, as the
+# recorder saw them, in the record; the picture draws them
+expect_exit 0 $G trace record -o $T/rec2 -- uvmsim run seq blocks 8 hold_ms 300
+expect_exit 0 $G trace report -i $T/rec2 --format csv
+expect_out "record v2: the process named in its rows" '^[0-9]+,fault,[0-9]+,"uvmsim",'
+expect_out "record v2: its managed allocation" '^[0-9]+,alloc,[0-9]+,"uvmsim",,"",0x[0-9a-f]+,[1-9][0-9]*,'
+expect_exit 0 $G trace report -i $T/rec2 --svg $T/rec2.svg
+grep -q 'allocation of uvmsim (pid [0-9]*)' $T/rec2.svg && ok "record v2: the picture names the allocation's process" ||
+	fail "v2 svg" "$(grep -o 'class="seglabel"[^<]*<[^<]*<[^<]*' $T/rec2.svg | head -3)"
+expect_exit 0 $G trace report -i $T/rec2 --format chrome
+expect_json "record v2: chrome JSON"
 $G trace record -o - -- uvmsim run seq blocks 1 2>/dev/null | $G trace report -i - >$T/pipe.out
 grep -q "gpu faults" $T/pipe.out && ok "record -o - | report -i -" || fail "pipe mode" "$(cat $T/pipe.out)"
 # a command that writes to stdout: its output goes to stderr, the stream stays clean
@@ -250,7 +261,7 @@ n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg-')
 # record / report
 expect_exit 0 $G trace record tsg -o $T/tsg.rec -- sh -c "exec $T/tsgapp -n 2 -r 400 -e >/dev/null"
 expect_exit 0 $G trace report -i $T/tsg.rec
-expect_out "report: rm header" "^record: version 1, .*backend rm, events tsg"
+expect_out "report: rm header" "^record: version 2, .*backend rm, events tsg"
 expect_out "report: created" "^  tsgs created +2$"
 expect_out "report: settings" "^  tsg settings +2$"
 expect_exit 0 $G trace report -i $T/tsg.rec --format events

@@ -247,7 +247,8 @@ static bool proc_due(const struct gate *g, const struct gate_proc *p, __u64 now)
 /*
  * One GPU's BE processes to their state.  Off for the hint only while the
  * GPU has an LC process and the credit lasts (the hint keeps BE off at most
- * GATE_HINT_DUTY of the time, at most the bound at once); be-rotate: one BE
+ * its duty of the time: GATE_HINT_DUTY, or less as lc-p99 moves it; at most
+ * the bound at once); be-rotate: one BE
  * process on at a time, the turn to the one off longest, turns short
  * enough that each comes within the bound; a process whose stall reaches
  * the bound goes on whatever else holds.  Caller holds mu.
@@ -256,6 +257,7 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 {
 	__s64 cap = (__s64)g->o.stall_ms * 1000000LL;
 	__u64 dt, turn, min_off = (__u64)g->o.min_off_ms * 1000000ULL;
+	double duty = __atomic_load_n(&g->duty_pm, __ATOMIC_RELAXED) / 1000.0;
 	bool lc_off, hold, due = false;
 
 	/*
@@ -268,8 +270,8 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 	gs->last_ns = now;
 	if (gs->hint_off)
 		gs->credit_ns -= dt;
-	else
-		gs->credit_ns += (__s64)(dt * ((1 - GATE_HINT_DUTY) / GATE_HINT_DUTY));
+	else if (duty > 0)	/* lc-p99 may lower the duty (target.c) */
+		gs->credit_ns += (__s64)(dt * ((1 - duty) / duty));
 	if (gs->credit_ns > cap)
 		gs->credit_ns = cap;
 	if (gs->recovering && (gs->credit_ns >= cap || !busy))
@@ -284,7 +286,7 @@ static void gpu_decide(struct gate *g, struct gate_gpu *gs, bool busy, __u64 now
 	 * (else the credit's end would switch BE as often as the writer).
 	 */
 	hold = gs->hint_off && now - gs->off_ns < min_off;
-	lc_off = (busy || hold) && gs->nlc > 0 && !gs->recovering && !due &&
+	lc_off = (busy || hold) && gs->nlc > 0 && !gs->recovering && !due && duty > 0 &&
 		 gs->credit_ns > (__s64)(GATE_GUARD_NS + (gs->hint_off ? 0 : min_off));
 	if (gs->hint_off && !lc_off && busy) {
 		g->st.forced++;		/* the bound cut the hint short */
@@ -423,6 +425,9 @@ int gate_start(struct gate **out, const struct gate_opts *o)
 		return -1;
 	}
 	g->o = *o;
+	__atomic_store_n(&g->duty_pm, (__u32)(GATE_HINT_DUTY * 1000), __ATOMIC_RELAXED);
+	if (o->target_us)
+		target_init(g);
 	g->hint_fd = -1;
 	g->engaged = o->hint || o->rotate_ms;
 	pthread_mutex_init(&g->mu, NULL);
@@ -432,6 +437,16 @@ int gate_start(struct gate **out, const struct gate_opts *o)
 	}
 	*out = g;
 	return 0;
+}
+
+void gate_target_get(struct gate *g, struct gate_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->mu);
+	*t = g->tgt;
+	pthread_mutex_unlock(&g->mu);
 }
 
 bool gate_engaged(const struct gate *g)

@@ -14,7 +14,7 @@
 
 #define GATE_IDLE_WAIT_NS	100000000L	/* re-check without a wake: 100 ms */
 #define GATE_LAT_SAMPLES	4096		/* call times kept for the summary */
-#define GATE_PAGE_SIZE		4096
+#define GATE_PAGE_SIZE		GPUCTL_HINT_FILE_SIZE
 #define GATE_GUARD_NS		5000000ULL	/* a stall's end is planned this early (calls take ~1 ms) */
 #define GATE_SHARE_NS		1000000000ULL	/* the share file is written every second */
 #define GATE_BUSY_MAX		65536		/* more LC requests in flight: garbage */
@@ -82,7 +82,25 @@ struct gate {
 	struct gate_stats st;
 	double lat[GATE_LAT_SAMPLES];	/* µs of each "all BE off" */
 	unsigned int nlat;
+	/* lc-p99 (target.c): the hint's duty, per mille (GATE_HINT_DUTY without a target) */
+	__u32 duty_pm;		/* atomic */
+	struct gate_target tgt;
+	/* the LC's latencies (latency.c): the histogram at the last look */
+	__u64 lat_prev[GPUCTL_HINT_LAT_BUCKETS];
+	__u64 lat_begins;
 };
+
+/* The latency histogram of g's hint page (gpuctl_hint.h). */
+static inline struct gpuctl_hint_lat *hint_lat(struct gate *g)
+{
+	return (struct gpuctl_hint_lat *)((char *)g->page + GPUCTL_HINT_LAT_OFFSET);
+}
+
+/* latency.c: the LC's requests timed since the last call (share's lat_*). */
+void gate_lat_window(struct gate *g, struct gate_lat *w);
+/* target.c: the duty at its start; one window's step.  Caller holds mu. */
+void target_init(struct gate *g);
+void target_step(struct gate *g, const struct gate_lat *w);
 
 static inline __u64 now_ns(void)
 {

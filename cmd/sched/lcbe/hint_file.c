@@ -47,6 +47,10 @@ static void hint_sigbus(int sig, siginfo_t *si, void *uc)
 
 static void hint_header(struct gate *g)
 {
+	struct gpuctl_hint_lat *lat = hint_lat(g);
+
+	lat->nbuckets = GPUCTL_HINT_LAT_BUCKETS;
+	__atomic_store_n(&lat->magic, GPUCTL_HINT_LAT_MAGIC, __ATOMIC_RELEASE);
 	g->page->version = GPUCTL_HINT_VERSION;
 	g->page->owner = getpid();
 	__atomic_store_n(&g->page->magic, GPUCTL_HINT_MAGIC, __ATOMIC_RELEASE);
@@ -141,7 +145,7 @@ int hint_page(struct gate *g)
 	hint_damaged = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
-	memset(p, 0, sizeof(*g->page));
+	memset(p, 0, GATE_PAGE_SIZE);	/* a stale file's latencies too */
 	hint_header(g);
 	return 0;
 }

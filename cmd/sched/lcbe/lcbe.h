@@ -8,6 +8,8 @@
  *   gate.c       the hint gate: BE TSGs off the runlist while an LC process
  *                says (hint/gpuctl_hint.h) it has work in flight; be-rotate.
  *   hint_file.c  the hint page and its safety.
+ *   latency.c    the LC's request latencies the hint library reports.
+ *   target.c     lc-p99: the latency target's loop (the hint's duty, MPS BE threads).
  *   ledger.c     each BE process's share and stall, from the gate's ledger.
  *   share.c      the ledger file (tsgw.h's struct gate_share): written here,
  *                read by sched status and the exporter.
@@ -36,6 +38,8 @@ struct gate_opts {
 	__u32 min_off_ms;	/* hint-min-off: BE back on no sooner than this after it went off */
 	__u64 lc_ts, be_ts;	/* the timeslices the floor is reckoned with (us) */
 	bool lc_derived;	/* lc_ts from be-floor (for one LC process): divided per GPU */
+	__u32 target_us;	/* lc-p99: the LC's P99 to keep (0: none) */
+	bool mps_knob;		/* the target also moves MPS BE clients' thread percentage */
 };
 enum {
 	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG (no effect on 580 GSP) */
@@ -75,6 +79,22 @@ void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts);
  * ones); given by the user, as given.
  */
 __u64 gate_lc_ts(const struct gate_opts *g, int nlc);
+/* ------------------------------------------------------------- target.c */
+
+/* lc-p99's state (target.c), read by the ledger and the run's tick. */
+struct gate_target {
+	__u64 windows, kept_windows, moves;
+	__u64 count;		/* requests timed in the last window */
+	double p99_us;		/* their P99 */
+	bool kept;
+	__u32 duty_pm;		/* the knob: the most of the time the hint may hold BE off, per mille */
+	__u32 be_threads;	/* under mps: the thread % BE clients started from now get */
+	__u32 calm, at_max;
+	double unreachable_us;	/* at the largest duty and still above the target: the P99 then */
+};
+#define TARGET_MIN_US		100	/* lc-p99's bounds */
+#define TARGET_MAX_US		10000000
+
 /* --------------------------------------------------------------- gate.c */
 
 struct gate;
@@ -117,6 +137,8 @@ void gate_prune(struct gate *g);
 void gate_drop_client(struct gate *g, __u32 pid, __u32 hClient);
 /* Every BE TSG back on, the thread stopped, the hint file removed. */
 void gate_stop(struct gate *g, struct gate_stats *st);
+/* lc-p99: what the target loop did so far (a copy, under the gate's lock); zeros without g. */
+void gate_target_get(struct gate *g, struct gate_target *t);
 /* The parent of run --detach lets go of what the child serves. */
 void gate_forget(struct gate *g);
 
@@ -124,6 +146,7 @@ void gate_forget(struct gate *g);
 
 /* The ledger file (struct gate_share, RUN_SHARE): tsgw.h, where the exporter reads it too. */
 void share_write(const struct gate_opts *o, const struct gate_stats *st,
+		 const struct gate_lat *lat, const struct gate_target *tgt,
 		 const struct gate_share_row *rows, int n);
 /* The running policy's ledger: 0, or -ENOENT when none is written. */
 int share_read(struct gate_share *s);
@@ -139,6 +162,7 @@ const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len
 struct lcbe {
 	struct gate_opts o;
 	bool hint_word, off_word;	/* parsing: words that need hint FILE (or be-rotate) */
+	bool p99_word;			/* lc-p99, which needs hint FILE */
 	struct gate *gate;		/* the ledger, and the gate when engaged */
 	struct gate_stats st;		/* what the gate counted, once stopped */
 	struct mps_opts mps;		/* the mechanism's words */

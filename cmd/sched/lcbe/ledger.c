@@ -68,6 +68,7 @@ void gate_share(struct gate *g, __u64 now)
 {
 	struct gate_share_row rows[64];
 	struct gate_stats st = g->st;
+	struct gate_lat lat;
 	int n = 0;
 
 	st.reported = g->page ? g->page->begins : 0;
@@ -75,5 +76,7 @@ void gate_share(struct gate *g, __u64 now)
 	for (int k = 0; k < g->nprocs && n < 64; k++)
 		if (!g->procs[k].gone)
 			proc_share(g, &g->procs[k], now, &rows[n++]);
-	share_write(&g->o, &st, rows, n);
+	gate_lat_window(g, &lat);
+	target_step(g, &lat);
+	share_write(&g->o, &st, &lat, g->o.target_us ? &g->tgt : NULL, rows, n);
 }

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gpuctl.h"
@@ -33,6 +34,7 @@ static const struct sched_word lcbe_words[] = {
 	{ "be-off", SW_OWN, POLICY_CLASS_BE },
 	{ "be-floor", SW_OWN, POLICY_CLASS_BE },
 	{ "be-stall", SW_OWN, POLICY_CLASS_BE },
+	{ "lc-p99", SW_OWN, POLICY_CLASS_LC },
 	/* mps_words (cmd/sched/mps/words.c) */
 	{ "mechanism", SW_OWN, POLICY_CLASS_BE },
 	{ "mps-dir", SW_OWN, POLICY_CLASS_BE },
@@ -66,11 +68,12 @@ static int hook_start(void *self)
 {
 	struct lcbe *l = self;
 
-	if (l->o.be_ts && gate_start(&l->gate, &l->o))
+	/* the mechanism first: under mps the target also moves BE clients' threads */
+	if (mps_session_start(&l->mps, &l->mst))
 		return -1;
-	if (mps_session_start(&l->mps, &l->mst)) {
-		gate_stop(l->gate, &l->st);
-		l->gate = NULL;
+	l->o.mps_knob = !strcmp(l->mst.mech, "mps");
+	if (l->o.be_ts && gate_start(&l->gate, &l->o)) {
+		mps_session_stop(&l->mst);
 		return -1;
 	}
 	l->mps_started = true;
@@ -102,9 +105,13 @@ static const char *hook_describe(const void *self, char *buf, size_t len)
 			 "at most, LC timeslice %llu us%s", o->floor_pct, o->stall_ms,
 			 (unsigned long long)o->lc_ts,
 			 o->lc_derived ? " / the GPU's LC processes" : "");
-	snprintf(buf, len, "%s%s%s%s", floor, o->hint ? ", BE off while LC holds the hint " : "",
+	char tgt[64] = "";
+
+	if (o->target_us)
+		snprintf(tgt, sizeof(tgt), ", LC P99 target %.1f ms", o->target_us / 1e3);
+	snprintf(buf, len, "%s%s%s%s%s", floor, o->hint ? ", BE off while LC holds the hint " : "",
 		 o->hint ? o->hint : "",
-		 o->rotate_ms ? ", one BE process on the runlist at a time" : "");
+		 o->rotate_ms ? ", one BE process on the runlist at a time" : "", tgt);
 	return buf;
 }
 
@@ -161,7 +168,21 @@ static bool hook_gone(void *self, __u32 pid, __u32 hClient)
 
 static void hook_tick(void *self)
 {
-	gate_prune(((struct lcbe *)self)->gate);
+	struct lcbe *l = self;
+
+	gate_prune(l->gate);
+	if (!l->mps_started || !l->mst.file_ours)
+		return;
+	if (l->o.target_us && l->o.mps_knob) {
+		struct gate_target t;
+
+		gate_target_get(l->gate, &t);
+		if (t.be_threads && t.be_threads != l->mst.be_threads) {
+			l->mst.be_threads = t.be_threads;	/* BE clients started from now */
+			mps_state_write(&l->mst);
+		}
+	}
+	mps_snap_write(&l->mst);	/* what the exporter shows */
 }
 
 static void hook_stop(void *self)

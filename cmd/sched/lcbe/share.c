@@ -52,6 +52,7 @@ const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len
 }
 
 void share_write(const struct gate_opts *o, const struct gate_stats *st,
+		 const struct gate_lat *lat, const struct gate_target *tgt,
 		 const struct gate_share_row *rows, int n)
 {
 	struct gate_share sh = {
@@ -59,9 +60,20 @@ void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		.rotate_ms = o->rotate_ms, .hint = !!o->hint, .lc_ts = o->lc_ts, .be_ts = o->be_ts,
 		.min_off_ms = o->min_off_ms, .switches = st->switches,
 		.suppressed = st->suppressed, .calls = st->calls, .busy_turns = st->busy_turns,
-		.reported = st->reported,
+		.reported = st->reported, .lat = *lat,
 	};
 
+	if (tgt) {
+		sh.target_us = o->target_us;
+		sh.target_p99_us = tgt->p99_us;
+		sh.target_kept = tgt->windows ? tgt->kept : -1;
+		sh.duty_pm = tgt->duty_pm;
+		sh.be_threads = o->mps_knob ? tgt->be_threads : 0;
+		sh.target_windows = tgt->windows;
+		sh.target_kept_windows = tgt->kept_windows;
+		sh.target_moves = tgt->moves;
+		sh.unreachable_us = tgt->unreachable_us;
+	}
 	sh.n = n < (int)(sizeof(sh.rows) / sizeof(sh.rows[0])) ? n :
 	       (int)(sizeof(sh.rows) / sizeof(sh.rows[0]));
 	memcpy(sh.rows, rows, sh.n * sizeof(rows[0]));
@@ -116,6 +128,50 @@ int share_read(struct gate_share *s)
 	return 0;
 }
 
+/* lc-p99 in status: the target, the last second, the knob. */
+static void target_json(const struct gate_share *sh)
+{
+	jsonw_name(json_wtr, "lc_p99_target");
+	jsonw_start_object(json_wtr);
+	jsonw_uint_field(json_wtr, "target_us", sh->target_us);
+	if (sh->target_kept >= 0) {
+		jsonw_float_field(json_wtr, "p99_us", sh->target_p99_us);
+		jsonw_bool_field(json_wtr, "kept", sh->target_kept);
+	} else {
+		jsonw_null_field(json_wtr, "p99_us");
+		jsonw_null_field(json_wtr, "kept");
+	}
+	jsonw_u64_field(json_wtr, "windows", sh->target_windows);
+	jsonw_u64_field(json_wtr, "kept_windows", sh->target_kept_windows);
+	jsonw_u64_field(json_wtr, "moves", sh->target_moves);
+	jsonw_float_field(json_wtr, "be_held_off_max_pct", sh->duty_pm / 10.0);
+	if (sh->be_threads)
+		jsonw_uint_field(json_wtr, "mps_be_threads_pct", sh->be_threads);
+	if (sh->unreachable_us > 0)
+		jsonw_float_field(json_wtr, "unreachable_p99_us", sh->unreachable_us);
+	jsonw_end_object(json_wtr);
+}
+
+static void target_text(const struct gate_share *sh)
+{
+	printf("LC P99 target %.2f ms: ", sh->target_us / 1e3);
+	if (sh->target_kept < 0)
+		printf("no second with enough timed requests yet");
+	else
+		printf("last second %.2f ms, %s (%llu of %llu seconds kept)", sh->target_p99_us / 1e3,
+		       sh->target_kept ? "kept" : "NOT KEPT",
+		       (unsigned long long)sh->target_kept_windows,
+		       (unsigned long long)sh->target_windows);
+	printf("; knob: the hint may hold BE off up to %.0f%% of the time", sh->duty_pm / 10.0);
+	if (sh->be_threads)
+		printf(", MPS BE clients started from now get %u%% of the SMs", sh->be_threads);
+	printf(" (moved %llu times)\n", (unsigned long long)sh->target_moves);
+	if (sh->unreachable_us > 0)
+		printf("warning: target not kept: with BE held off as much as be-floor allows, the "
+		       "LC's P99 is %.2f ms; the floor wins over the target\n",
+		       sh->unreachable_us / 1e3);
+}
+
 void share_print(pid_t runner)
 {
 	struct gate_share sh;
@@ -139,8 +195,20 @@ void share_print(pid_t runner)
 			jsonw_u64_field(json_wtr, "lc_busy_turns_seen", sh.busy_turns);
 			jsonw_u64_field(json_wtr, "lc_requests_reported_by_hint_writers",
 					sh.reported);
+			jsonw_name(json_wtr, "lc_latency_last_second");
+			jsonw_start_object(json_wtr);
+			jsonw_u64_field(json_wtr, "begun", sh.lat.begun);
+			jsonw_u64_field(json_wtr, "timed", sh.lat.count);
+			if (sh.lat.count) {
+				jsonw_float_field(json_wtr, "p50_us", sh.lat.p50_us);
+				jsonw_float_field(json_wtr, "p99_us", sh.lat.p99_us);
+				jsonw_float_field(json_wtr, "max_us", sh.lat.max_us);
+			}
+			jsonw_end_object(json_wtr);
 			jsonw_end_object(json_wtr);
 		}
+		if (sh.target_us)
+			target_json(&sh);
 		jsonw_name(json_wtr, "be");
 		jsonw_start_array(json_wtr);
 		for (int i = 0; i < sh.n; i++) {
@@ -179,6 +247,16 @@ void share_print(pid_t runner)
 		       (unsigned long long)sh.switches, (unsigned long long)sh.calls,
 		       (unsigned long long)sh.suppressed, sh.min_off_ms,
 		       (unsigned long long)sh.busy_turns, (unsigned long long)sh.reported);
+	if (sh.hint && sh.lat.count)
+		printf("LC latency, last second (the hint library's report): %llu requests, P50 "
+		       "%.2f ms, P99 %.2f ms, max %.2f ms\n", (unsigned long long)sh.lat.count,
+		       sh.lat.p50_us / 1e3, sh.lat.p99_us / 1e3, sh.lat.max_us / 1e3);
+	else if (sh.hint && sh.lat.begun)
+		printf("LC latency: %llu requests begun in the last second, none timed "
+		       "(a libgpuctl-hint.so older than this gpuctl?)\n",
+		       (unsigned long long)sh.lat.begun);
+	if (sh.target_us)
+		target_text(&sh);
 	if (sh.n)
 		printf("  %-4s %-8s %-15s %6s %7s %7s %12s %10s %s\n", "GPU", "PID", "COMM", "ON%",
 		       "SHARE%", "FLOOR%", "LONGEST-OFF", "RM-WAIT", "FLOOR");

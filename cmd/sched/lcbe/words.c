@@ -15,10 +15,11 @@
 #include <sys/stat.h>
 
 #include "gpuctl.h"
+#include "units.h"
 #include "lcbe.h"
 
 enum lcbe_word_kind { W_HINT, W_HINT_HOLD, W_HINT_MODE, W_HINT_MIN_OFF, W_ROTATE, W_BE_OFF,
-		      W_FLOOR, W_STALL };
+		      W_FLOOR, W_STALL, W_P99 };
 
 static const struct {
 	const char *word;
@@ -32,6 +33,7 @@ static const struct {
 	{ "be-off", W_BE_OFF },
 	{ "be-floor", W_FLOOR },
 	{ "be-stall", W_STALL },
+	{ "lc-p99", W_P99 },
 };
 
 void lcbe_defaults(struct gate_opts *g)
@@ -116,6 +118,15 @@ static int parse_word(enum lcbe_word_kind kind, const char *arg, struct gate_opt
 		return usage_err("invalid be-off '%s': schedule or channels", arg);
 	case W_HINT_MODE:
 		return parse_mode(arg, g);
+	case W_P99: {
+		uint64_t ns;
+
+		if (parse_duration("lc-p99", arg, NSEC_PER_MSEC, TARGET_MIN_US * NSEC_PER_USEC,
+				   TARGET_MAX_US * NSEC_PER_USEC, &ns))
+			return EXIT_USAGE;
+		g->target_us = (__u32)(ns / NSEC_PER_USEC);
+		return 0;
+	}
 	}
 	return 0;
 }
@@ -132,6 +143,7 @@ int lcbe_word(struct lcbe *l, const char *word, const char *arg)
 		if (parse_word(k, arg, &l->o))
 			return EXIT_USAGE;
 		l->hint_word |= k == W_HINT_HOLD || k == W_HINT_MODE || k == W_HINT_MIN_OFF;
+		l->p99_word |= k == W_P99;
 		l->off_word |= k == W_BE_OFF;
 		return 0;
 	}
@@ -147,6 +159,9 @@ int lcbe_parsed(struct lcbe *l, struct class_values *val)
 
 	if (l->hint_word && !g->hint)
 		return usage_err("'hint-hold', 'hint-mode' and 'hint-min-off' need 'hint FILE'");
+	if (l->p99_word && !g->hint)
+		return usage_err("'lc-p99' needs 'hint FILE': the LC's latencies come from "
+				 "libgpuctl-hint.so through that file");
 	if (l->off_word && !g->hint && !g->rotate_ms)
 		return usage_err("'be-off' needs 'hint FILE' or 'be-rotate MS'");
 	if (mps_opts_check(&l->mps))

@@ -72,27 +72,13 @@ bool mps_tsg_is_server(const struct tsg *t)
 /* pid's environment names the pipe directory of a live MPS daemon. */
 static bool client_of(pid_t pid)
 {
-	static const char key[] = "CUDA_MPS_PIPE_DIRECTORY=";
-	char p[64], env[32768];
+	struct mps_client c;
 	struct mps m = { 0 };
-	ssize_t n;
-	int fd;
 
-	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (mps_client_read(pid, &c) || c.dir[0] != '/')
 		return false;
-	n = read(fd, env, sizeof(env) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	env[n] = '\0';
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(env + i) + 1)
-		if (!strncmp(env + i, key, sizeof(key) - 1)) {
-			snprintf(m.dir, sizeof(m.dir), "%s", env + i + sizeof(key) - 1);
-			return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0;
-		}
-	return false;
+	snprintf(m.dir, sizeof(m.dir), "%s", c.dir);
+	return mps_daemon_pid(&m, NULL) > 0;
 }
 
 bool mps_tsg_is_mps(const struct mps_state *st, const struct tsg *t)

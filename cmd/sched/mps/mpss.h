@@ -14,6 +14,8 @@
  *               clients are gone.
  *   state.c     the run's MPS state file (RUN_MPS): what `sched exec`,
  *               `sched status`, probe and the next run read.
+ *   client.c    a client as its process says (name, environment's MPS words).
+ *   snap.c      the run's snapshot of servers and clients for the exporter.
  *   show.c      MPS in `sched status` and `sched list`: daemon, servers
  *               with user and pid, clients with their class and priority.
  *
@@ -29,6 +31,7 @@
 #include "sched/sched.h"
 
 #define RUN_MPS		RUN_DIR "/sched-mps"
+#define RUN_MPS_SNAP	RUN_DIR "/sched-mps-clients"
 /* gpuctl's own daemon: its pipe directory and its logs beside it. */
 #define MPS_GPUCTL_DIR	RUN_DIR "/mps/pipe"
 /* What a client started by sched exec carries (its class, for status). */
@@ -114,6 +117,41 @@ bool mps_tsg_is_server(const struct tsg *t);
  * the server runs its work), or, under mechanism mps, a server's.
  */
 bool mps_tsg_is_mps(const struct mps_state *st, const struct tsg *t);
+
+/* ----------------------------------------------------------- client.c */
+
+/* A client as its process says: its name, and its environment's MPS words. */
+struct mps_client {
+	char comm[64];
+	char cls[16];		/* GPUCTL_SCHED_CLASS: "" when sched exec did not start it */
+	char dir[PATH_MAX];	/* CUDA_MPS_PIPE_DIRECTORY, "" when none */
+	int priority;		/* CUDA_MPS_CLIENT_PRIORITY, 0 when unset */
+	int threads;		/* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, -1 when unset */
+};
+/* 0, or -1 when its environment cannot be read (c->comm may still be set). */
+int mps_client_read(pid_t pid, struct mps_client *c);
+uid_t mps_proc_uid(pid_t pid);
+
+/* ------------------------------------------------------------- snap.c */
+
+#define MPS_SNAP_MAX	64
+struct mps_snap_client {
+	pid_t pid, server;
+	int priority, threads;
+	char cls[16], comm[64];
+};
+struct mps_snap {
+	pid_t daemon;
+	char dir[PATH_MAX];
+	int nservers, nclients;
+	struct { pid_t pid; uid_t uid; int clients; } servers[MPS_SNAP_MAX];
+	struct mps_snap_client clients[MPS_SNAP_MAX];
+};
+/* The run, once a second: its daemon's servers and clients into RUN_MPS_SNAP. */
+void mps_snap_write(const struct mps_state *st);
+void mps_snap_remove(void);
+/* The exporter: 0, -ENOENT none, -EINVAL not root's plain file. */
+int mps_snap_read(struct mps_snap *s);
 
 /* ------------------------------------------------------------- show.c */
 

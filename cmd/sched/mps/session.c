@@ -35,23 +35,13 @@ static int count_clients(const struct mps *m, char *err, size_t len)
 static int foreign_servers(const struct mps *m, uid_t *uid)
 {
 	pid_t srv[MPS_MAX_PIDS];
-	char err[256], p[64];
+	char err[256];
 	int ns = mps_servers(m, srv, MPS_MAX_PIDS, err, sizeof(err)), n = 0;
 
 	for (int i = 0; i < ns; i++) {
-		FILE *f;
-		char line[128];
-		unsigned int u = 0;
+		uid_t u = mps_proc_uid(srv[i]);
 
-		snprintf(p, sizeof(p), "/proc/%d/status", (int)srv[i]);
-		f = fopen(p, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "Uid: %u", &u) == 1)
-				break;
-		fclose(f);
-		if (u != geteuid()) {
+		if (u != geteuid() && u != (uid_t)-1) {
 			if (!n)
 				*uid = u;
 			n++;
@@ -212,6 +202,7 @@ void mps_session_stop(struct mps_state *st)
 	/* the file is the run's, unless another run took over meanwhile */
 	if (!st->file_ours || (!mps_state_read(&cur) && cur.run != st->run && cur.run != getpid()))
 		return;
+	mps_snap_remove();
 	if (quit_if_idle(st, false) < 0) {
 		st->run = 0;	/* the next command sweeps */
 		mps_state_write(st);

@@ -6,7 +6,6 @@
  * at its start).  Names from other processes are escaped where they go.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,80 +15,12 @@
 #include "text.h"
 #include "mpss.h"
 
-struct client_view {
-	char comm[64];
-	char cls[16];		/* GPUCTL_SCHED_CLASS, "" when not started by sched exec */
-	int priority;		/* CUDA_MPS_CLIENT_PRIORITY, 0 when unset */
-	int threads;		/* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, -1 when unset */
-};
-
-static void env_value(const char *env, size_t n, const char *key, char *out, size_t len)
-{
-	size_t kl = strlen(key);
-
-	for (size_t i = 0; i < n; i += strlen(env + i) + 1)
-		if (!strncmp(env + i, key, kl) && env[i + kl] == '=') {
-			snprintf(out, len, "%s", env + i + kl + 1);
-			return;
-		}
-}
-
-static void client_view(pid_t pid, struct client_view *c)
-{
-	char p[64], env[16384], v[32] = "";
-	ssize_t n = 0;
-	int fd;
-
-	memset(c, 0, sizeof(*c));
-	c->threads = -1;
-	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, c->comm, sizeof(c->comm) - 1);
-		close(fd);
-		if (n > 0 && c->comm[n - 1] == '\n')
-			c->comm[n - 1] = '\0';
-	}
-	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, env, sizeof(env) - 1) : 0;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return;
-	env[n] = '\0';
-	env_value(env, (size_t)n, MPS_CLASS_ENV, c->cls, sizeof(c->cls));
-	env_value(env, (size_t)n, "CUDA_MPS_CLIENT_PRIORITY", v, sizeof(v));
-	c->priority = atoi(v);
-	v[0] = '\0';
-	env_value(env, (size_t)n, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", v, sizeof(v));
-	if (v[0])
-		c->threads = atoi(v);
-}
-
-static unsigned int proc_uid(pid_t pid)
-{
-	char p[64], line[128];
-	unsigned int u = (unsigned int)-1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-	f = fopen(p, "re");
-	if (!f)
-		return u;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &u) == 1)
-			break;
-	fclose(f);
-	return u;
-}
-
 static void show_client(pid_t pid)
 {
-	struct client_view c;
+	struct mps_client c;
 	char buf[256];
 
-	client_view(pid, &c);
+	mps_client_read(pid, &c);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_int_field(json_wtr, "pid", pid);
@@ -134,12 +65,12 @@ static void show_servers(const struct mps *m)
 		if (json_output) {
 			jsonw_start_object(json_wtr);
 			jsonw_int_field(json_wtr, "pid", srv[i]);
-			jsonw_uint_field(json_wtr, "uid", proc_uid(srv[i]));
+			jsonw_uint_field(json_wtr, "uid", mps_proc_uid(srv[i]));
 			jsonw_name(json_wtr, "clients");
 			jsonw_start_array(json_wtr);
 		} else {
 			printf("  server %d (uid %u): %d client%s; its TSGs carry them all\n",
-			       (int)srv[i], proc_uid(srv[i]), nc, nc == 1 ? "" : "s");
+			       (int)srv[i], mps_proc_uid(srv[i]), nc, nc == 1 ? "" : "s");
 		}
 		for (int k = 0; k < nc; k++)
 			show_client(cl[k]);

@@ -1,0 +1,87 @@
+#!/bin/sh
+# gpuctl sched run lc-be ... hint FILE lc-p99 MS: the latency target's loop
+# on the model's RM device, fed the LC's latencies as libgpuctl-hint.so adds
+# them (tests/tools/hintpoke lat): under the target it gives BE back time
+# (the hint's duty falls), above it takes time from BE at once, at the
+# largest duty and still above it says the target is not kept with the
+# measured P99; under mechanism mps (the stand-in) it also lowers the thread
+# percentage BE clients started afterwards get.  Bad input: one line, exit 2.
+. "$(dirname "$0")/../lib.sh"
+
+export GPUCTL_RM_DEVICE=/dev/uvm_model_rm
+RMC=${RMCLIENT:-tests/model/rmclient}
+[ -x "$RMC" ] || RMC=$(command -v rmclient)
+W=$T_DIR
+H=$W/lc.hint
+HP=tests/tools/hintpoke
+export PATH="$(pwd)/tests/tools/mps:$PATH"
+
+start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
+	"$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" "$@" >"$W/run.out" 2>"$W/run.err" &
+	RUN=$!
+	i=0
+	while ! grep -q "active" "$W/run.err" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05
+		kill -0 $RUN 2>/dev/null || break
+	done
+	sleep 0.3
+}
+feed() {	# feed US SECONDS: 100 requests of US a second, as the library adds them
+	n=0
+	while [ $n -lt "$2" ]; do "$HP" lat "$H" "$1" 100 || return 1; sleep 1; n=$((n + 1)); done
+}
+status_has() {	# status_has NAME REGEX: sched status shows it within 6 s
+	i=0
+	while [ $i -lt 30 ]; do
+		"$GPUCTL" sched status >"$W/st" 2>&1
+		grep -Eq -- "$2" "$W/st" && { ok "$1"; return 0; }
+		i=$((i + 1)); sleep 0.2
+	done
+	fail "$1" "status lacks /$2/: $(grep -i 'target\|warning' "$W/st")"
+}
+
+# --- bad input -------------------------------------------------------------------------
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 lc-p99 5
+expect_stderr_line "lc-p99 without hint"
+expect_err "says where the latencies come from" "needs 'hint FILE'"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" lc-p99 0
+expect_stderr_line "lc-p99 0"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" lc-p99 50us
+expect_stderr_line "lc-p99 below its bound"
+expect_exit 2 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" lc-p99 fast
+expect_stderr_line "lc-p99 not a duration"
+[ -e "$H" ] && fail "bad input" "hint file created" || ok "bad input creates nothing"
+
+# --- the loop ---------------------------------------------------------------------------
+expect_exit 0 "$GPUCTL" sched watch
+start_client be1 -n 2; BE1=$CPID
+start_client lc1 -n 1; LC1=$CPID
+start_run lc-p99 10ms
+grep -q "LC P99 target 10.0 ms" "$W/run.err" && ok "run: the target in its first line" || fail "run line" "$(cat "$W/run.err")"
+status_has "status: the target before any request" "LC P99 target 10\.00 ms: no second with enough timed requests yet; knob: the hint may hold BE off up to 50% of the time"
+feed 5000 5
+status_has "5 ms against 10: kept" "last second [45]\.[0-9]* ms, kept \([0-9]+ of [0-9]+ seconds kept\)"
+status_has "well under the target: BE gets time back" "up to (45|40|35)% of the time \(moved [1-9]"
+feed 20000 2
+status_has "20 ms against 10: not kept, the duty back up at once" "last second (1[89]|2[0-9])\.[0-9]* ms, NOT KEPT.*up to 50% of the time"
+feed 20000 3
+status_has "at the largest duty and still above: said, with the P99 measured" "warning: target not kept: with BE held off as much as be-floor allows, the LC's P99 is (1[89]|2[0-9])\.[0-9]* ms"
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json "status -j"
+expect_json_eq "status -j: the target" .be_floor.lc_p99_target.target_us 10000
+expect_json_eq "status -j: not kept" .be_floor.lc_p99_target.kept false
+expect_json_eq "status -j: the duty at its largest" .be_floor.lc_p99_target.be_held_off_max_pct 50
+kill -INT $RUN; wait $RUN
+grep -q "policy lc-be stopped" "$W/run.out" && ok "run stops" || fail "stop" "$(tail -3 "$W/run.out")"
+
+# --- under mechanism mps: BE clients started afterwards get fewer SMs -------------------
+start_run lc-p99 10ms mechanism mps
+feed 20000 2
+status_has "mps: above the target the BE clients' thread percentage falls" "MPS BE clients started from now get (70|49)% of the SMs"
+sleep 1.2
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
+case $OUT in 70|49|34) ok "a BE client started now gets it ($OUT%)" ;; *) fail "mps knob" "'$OUT'" ;; esac
+kill -INT $RUN; wait $RUN
+kill $BE1 $LC1 2>/dev/null; wait $BE1 $LC1 2>/dev/null
+expect_exit 0 "$GPUCTL" sched unload
+summary
