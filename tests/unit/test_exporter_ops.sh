@@ -117,8 +117,8 @@ grep -qx 'EnvironmentFile=-/etc/default/gpuctl-exporter' $U && ok "unit: Environ
 	fail "unit EnvironmentFile" "missing"
 # run_unit ENVFILE [print]: the unit's ExecStart as systemd expands it (Environment=,
 # then the file) run, or its words printed
-run_unit() {
-	/usr/bin/python3 - "$U" "$1" "$G" "${2:-}" <<'PY'
+run_unit() {	# exec: in a background or $(...) subshell, its pid is the exporter's
+	exec /usr/bin/python3 - "$U" "$1" "$G" "${2:-}" <<'PY'
 import os, re, shlex, sys
 unit, envfile, gpuctl = sys.argv[1:4]
 env = {}
