@@ -9,7 +9,7 @@
  * that gets allocated, with pid, comm, fd, hClient and hTsg, in a pinned map,
  * and the scheduling controls the process issues on it later.  When a
  * scheduling policy is active it decides, at creation, the TSG's timeslice and
- * interleave level from the policy's rules (comm, pid, uid, cgroup) and posts
+ * interleave level from the policy's rules (comm, pid, uid, cgroup, cgroup subtree, pod) and posts
  * the decision on a ring buffer for gpuctl to apply.
  *
  * It only sees what happens after it is attached: TSGs allocated earlier are
@@ -202,22 +202,17 @@ static __always_inline void decide(struct tsg_info *info)
 {
 	__u32 zero = 0;
 	struct policy *pol = bpf_map_lookup_elem(&policy, &zero);
+	const struct policy_rule *r;
 
 	if (!pol || !pol->active)
 		return;
-	for (int i = 0; i < POLICY_RULES; i++) {
-		struct policy_rule *r = &pol->rules[i];
-
-		if ((__u32)i >= pol->nrules)
-			break;
-		if (!tsg_rule_hits(r, info))
-			continue;
-		info->want_class = r->cls;
-		info->want_timeslice = r->timeslice;
-		info->want_interleave = r->interleave;
-		stat_inc(STAT_DECIDED);
+	r = tsg_rule_first(pol, info);
+	if (!r)
 		return;
-	}
+	info->want_class = r->cls;
+	info->want_timeslice = r->timeslice;
+	info->want_interleave = r->interleave;
+	stat_inc(STAT_DECIDED);
 }
 
 static __always_inline void emit(__u32 type, __u32 cmd, __u64 value,

@@ -78,6 +78,8 @@ enum {
 	POLICY_MATCH_UID = 3,
 	POLICY_MATCH_CGROUP = 4,
 	POLICY_MATCH_ANY = 5,
+	POLICY_MATCH_TREE = 6,	/* id: a cgroup's id, cg_level its level: it or below */
+	POLICY_MATCH_POD = 7,	/* the same for a pod's cgroup; id 0: not on this node yet */
 	POLICY_MATCH_NR,
 };
 
@@ -93,10 +95,16 @@ struct policy_rule {
 	__u32 match;		/* POLICY_MATCH_* */
 	__u32 cls;		/* POLICY_CLASS_* it assigns */
 	__u64 id;		/* pid, uid or cgroup id */
-	char comm[TSG_COMM_LEN];
+	char comm[TSG_COMM_LEN];	/* MATCH_POD: the pod's UID, 16 bytes */
 	__u64 timeslice;	/* 0: leave as is */
 	__u32 interleave;	/* level + 1, 0: leave as is */
-	__u32 _pad;
+	__u32 cg_level;		/* MATCH_TREE, MATCH_POD: id's level (root 0); | CG_LEVEL_* */
+};
+
+/* Flags in cg_level above the level (MATCH_POD): how the UID was written. */
+enum {
+	CG_LEVEL_MASK = 0xffff,
+	CG_LEVEL_UID_PLAIN = 1u << 31,	/* 32 hex digits (a static pod's), not 8-4-4-4-12 */
 };
 
 /* The one entry of the policy map: rules are tried in order, first match wins. */

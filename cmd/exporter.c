@@ -21,6 +21,7 @@
 #include "optsets.h"
 #include "safefile.h"
 #include "exporter/exporter.h"
+#include "exporter/health.h"
 
 #define EXP_DEFAULT_INTERVAL_MS	2000
 
@@ -29,6 +30,7 @@ struct serve_opts {
 	unsigned long long maxp;
 	const char *listen;
 	bool events, pod_names;
+	uint64_t stuck_ns, grace_ns;	/* HEALTH (exporter/health.h) */
 };
 
 static const struct opt serve_rows[] = {
@@ -43,6 +45,12 @@ static const struct opt serve_rows[] = {
 	  .help = "count replays, evictions and thrashing from event queues" },
 	{ .name = "pod-names", .kind = OPT_FLAG, .off = offsetof(struct serve_opts, pod_names),
 	  .help = "label namespace and pod from /var/log/pods" },
+	{ .name = "stuck-after", .kind = OPT_DURATION, .off = offsetof(struct serve_opts, stuck_ns),
+	  .arg = "S", .help = "/healthz fails once a scrape has run this long (60)",
+	  .unit = NSEC_PER_SEC, .min = NSEC_PER_SEC, .max = 86400 * NSEC_PER_SEC },
+	{ .name = "ready-grace", .kind = OPT_DURATION, .off = offsetof(struct serve_opts, grace_ns),
+	  .arg = "S", .help = "/readyz fails once every source has been down this long (60)",
+	  .unit = NSEC_PER_SEC, .min = 0, .max = 86400 * NSEC_PER_SEC },
 	{ .name = NULL },
 };
 
@@ -77,15 +85,19 @@ static int do_help(int argc, char **argv)
 	}
 	fprintf(stdout,
 		"Usage: %1$s %2$s serve [--listen ADDR:PORT] [--interval MS] [--max-processes N] [--events]\n"
-		"                          [--pod-names]\n"
+		"                          [--pod-names] [HEALTH]...\n"
 		"       %1$s %2$s textfile [-o FILE] [--pod-names]\n"
 		"       %1$s %2$s help\n"
 		"\n"
 		"       COMMAND := { serve | textfile | help }\n"
+		"       HEALTH := { --stuck-after S | --ready-grace S }\n"
 		"\n"
-		"serve answers GET /metrics (Prometheus text format) and GET /healthz on\n"
-		"ADDR:PORT, by default :%3$d (every IPv6 and IPv4 address; IPv4 alone\n"
-		"where IPv6 is off); '%1$s %2$s --listen ...' is serve too.\n"
+		"serve answers GET /metrics (Prometheus text format) on ADDR:PORT, by\n"
+		"default :%3$d (every IPv6 and IPv4 address; IPv4 alone where IPv6 is\n"
+		"off; localhost: 127.0.0.1); '%1$s %2$s --listen ...' is serve too.\n"
+		"GET /healthz fails (503) only while a scrape is stuck longer than\n"
+		"--stuck-after S (60); GET /readyz fails while every source (driver,\n"
+		"TSG watcher, policies) has been down longer than --ready-grace S (60).\n"
 		"It attaches to every process with /dev/nvidia-uvm open (UVM tools\n"
 		"counters only) at most every --interval ms (default %4$d), drops those\n"
 		"that exit, and reads the TSG watcher and the loaded policies per scrape.\n"
@@ -106,7 +118,8 @@ static int do_help(int argc, char **argv)
 
 /*
  * "HOST:PORT", ":PORT" (every address: *any set, the IPv4 one in *ss) or
- * "[V6]:PORT", numeric only: no name service (the static binary has none).
+ * "[V6]:PORT", numeric only: no name service (the static binary has none),
+ * but "localhost" is 127.0.0.1.
  * 0 or usage_err's code.
  */
 static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len, bool *any)
@@ -138,6 +151,8 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
 		return EXIT_USAGE;
 	memset(ss, 0, sizeof(*ss));
 	*any = !*h;
+	if (!strcmp(h, "localhost"))
+		h = "127.0.0.1";	/* no name service: the loopback address the name has */
 	if (!*h || inet_pton(AF_INET, h, &v4->sin_addr) == 1) {
 		v4->sin_family = AF_INET;
 		v4->sin_port = htons(p);
@@ -206,10 +221,13 @@ static void raise_nofile(void)
 static int do_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .interval_ns = EXP_DEFAULT_INTERVAL_MS * NSEC_PER_MSEC,
-				.maxp = EXP_DEFAULT_MAX_PROCS };
+				.maxp = EXP_DEFAULT_MAX_PROCS,
+				.stuck_ns = EXP_STUCK_AFTER_S * NSEC_PER_SEC,
+				.grace_ns = EXP_READY_GRACE_S * NSEC_PER_SEC };
+	struct exp_health health;
 	unsigned int interval;
 	const char *listen_arg;
-	bool any;
+	bool any = false;
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
 	struct exporter *e;
@@ -251,11 +269,16 @@ static int do_serve(int argc, char **argv)
 	exp_init(e, o.maxp, true);
 	exp_attr_init(e, o.pod_names);
 	e->events = o.events;
+	exp_health_init(&health, o.stuck_ns / NSEC_PER_SEC, o.grace_ns / NSEC_PER_SEC,
+			exp_health_now());
+	e->health = &health;
 	exp_rescan(e);		/* no thread runs yet: no lock needed */
+	exp_health_sources(&health, e->src, 1u << SRC_UVM_TOOLS, exp_health_now());
 	h = exp_http_start(e, fd, err, sizeof(err));
 	if (!h) {
 		exp_free(e);
 		free(e);
+		exp_health_destroy(&health);
 		p_err("cannot serve on %s: %s", listen_arg, err);
 		return EXIT_FAIL;
 	}
@@ -264,11 +287,15 @@ static int do_serve(int argc, char **argv)
 		nap(e, interval);
 		pthread_mutex_lock(&e->lock);
 		exp_rescan(e);
+		exp_health_sources(&health, e->src, 1u << SRC_UVM_TOOLS, exp_health_now());
 		pthread_mutex_unlock(&e->lock);
+		exp_log_flush();
 	}
 	exp_http_stop(h);
+	exp_log_flush();
 	exp_free(e);
 	free(e);
+	exp_health_destroy(&health);
 	if (json_output)
 		jsonw_null(json_wtr);
 	return EXIT_OK;

@@ -144,9 +144,13 @@ static int do_help(int argc, char **argv)
 		"                       mechanism { mps | tsg | auto } |\n"
 		"                       mps-dir DIR | be-threads PCT | lc-threads PCT |\n"
 		"                       be-mem SIZE }...\n"
-		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n"
-		"       MATCH := { comm:NAME | pid:PID | uid:UID | cgroup:PATH }\n"
-		"\n"
+		"       fixed ARGS := { match MATCH | timeslice US | interleave LEVEL }...\n", stdout);
+	/* the table's words (cmd/sched/match.c) */
+	fprintf(stdout, "       MATCH := { %s }\n", sched_match_alts());
+	fputs(	"\n"
+		"pod:UID: the pod's processes on this node (its cgroup, either kubelet\n"
+		"layout); a pod not here yet is matched once its cgroup appears.\n"
+		"cgroup-tree:PATH: the cgroup PATH (under /sys/fs/cgroup) and below it.\n"
 		"lc-be hint FILE: BE TSGs go off their runlist while an LC process says\n"
 		"(libgpuctl-hint.so, GPUCTL_HINT=FILE) that it has a request in flight;\n"
 		"be-rotate MS: one BE process on the runlist at a time, MS each;\n"

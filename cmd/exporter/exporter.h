@@ -17,7 +17,9 @@
  *              process.
  *   attr.c     whom a process runs for: hostname, and from its cgroup
  *              pod_uid/container_id or unit (--pod-names: namespace, pod).
- *   http.c     the HTTP server (libmicrohttpd, one polling thread).
+ *   http.c     the HTTP server (libmicrohttpd, one polling thread);
+ *              health.c what /healthz and /readyz answer; httplog.c
+ *              its errors as logfmt lines.
  *
  * Label cardinality is bounded: per-process series exist only for processes
  * that have a GPU context, at most max_procs of them (the others are counted
@@ -28,6 +30,7 @@
 #define GPUCTL_EXPORTER_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +112,8 @@ struct exp_pod {
 	char name[254];
 };
 
+struct exp_health;	/* health.h */
+
 struct exporter {
 	pthread_mutex_t lock;		/* the HTTP thread's scrape vs the rescan loop */
 	struct exp_proc *procs;
@@ -128,6 +133,7 @@ struct exporter {
 	bool pod_names;			/* --pod-names */
 	struct exp_pod *pods;
 	int npods, podcap;
+	struct exp_health *health;	/* serve: what /healthz and /readyz answer; else NULL */
 };
 
 /* procs.c */
@@ -186,6 +192,12 @@ void exp_write_proc_gpu_counter(FILE *f, const struct exporter *e, const char *n
 /* render.c (the pieces it writes with: om.h) */
 /* The whole exposition of one scrape into a malloc'd buffer; *len its length. */
 char *exp_render(struct exporter *e, size_t *len);
+
+/* httplog.c: one logfmt line on stderr for an HTTP error (libmicrohttpd's or ours) */
+void exp_log_mhd(const char *fmt, va_list ap);
+void exp_log_http(unsigned int status, const char *method, const char *url, const char *msg);
+/* A message of libmicrohttpd's that no error line took as its detail: out now. */
+void exp_log_flush(void);
 
 /* http.c */
 struct exp_http;

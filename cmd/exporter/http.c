@@ -4,7 +4,7 @@
  * thread (epoll) serves every connection without blocking, so a client that
  * reads slowly, stalls mid-request or vanishes holds only its own
  * connection (closed after EXP_CONN_TIMEOUT_S idle) and never another
- * scrape.  /healthz answers "ok" (a liveness probe) without rendering.
+ * scrape.  /healthz and /readyz (health.c) answer without rendering.
  * No client can take the connections a scraper or a health probe needs
  * (conns.c): each owner -- a local user whatever addresses it connects
  * from, a client elsewhere by its IPv4 address or IPv6 /64 (peer.c) --
@@ -28,6 +28,8 @@
 #include "gpuctl.h"
 #include "exporter/exporter.h"
 #include "exporter/conns.h"
+#include "exporter/health.h"
+#include "exporter/scrape.h"
 
 #define EXP_CONN_TIMEOUT_S	5
 #define EXP_CONN_LIMIT		1024	/* at most: less when the fd limit is low */
@@ -38,7 +40,11 @@ struct exp_http {
 	struct MHD_Daemon *d;
 	struct exporter *e;
 	struct exp_conns conns;
+	struct exp_scraper scraper;	/* renders /metrics off this thread (scrape.c) */
 };
+
+/* The request state of a request past its headers (else NULL, or a scrape). */
+static int first;
 
 int exp_listen(const struct sockaddr *addr, socklen_t len, bool v6only)
 {
@@ -91,19 +97,39 @@ static char healthy[] = "ok\n";
 static char not_allowed[] = "only GET and HEAD\n";
 static char failed[] = "rendering the metrics failed (out of memory)\n";
 
+/* A scrape the worker rendered: its answer; the request state back to &first. */
+static enum MHD_Result scraped(struct MHD_Connection *c, const char *method, const char *url,
+			       void **state)
+{
+	struct exp_scrape *sc = *state;
+	char *body = sc->body;
+	size_t len = sc->len;
+
+	*state = &first;
+	sc->body = NULL;
+	exp_scrape_free(sc);
+	if (!body) {
+		exp_log_http(MHD_HTTP_INTERNAL_SERVER_ERROR, method, url, "rendering failed: out of memory");
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
+			     sizeof(failed) - 1, false);
+	}
+	return reply(c, MHD_HTTP_OK, EXP_CONTENT_TYPE, body, len, true);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_len, void **state)
 {
 	struct exp_http *h = cls;
-	static int first;
+	struct exp_scrape *sc;
+	unsigned int status;
+	char *body, probe[512];
 	size_t len = 0;
-	char *body;
 
 	(void)version;
 	(void)upload;
 	/* the first call is for the headers alone: answer once the body is read */
-	if (*state != &first) {
+	if (!*state) {
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
@@ -115,24 +141,39 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		*upload_len = 0;	/* a body is never used: dropped as it comes */
 		return MHD_YES;
 	}
+	if (*state != &first)	/* resumed: the worker has rendered it */
+		return scraped(c, method, url, state);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
 			     sizeof(not_allowed) - 1, false);
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html", index_page, sizeof(index_page) - 1,
 			     false);
-	/* a liveness probe: the HTTP thread answers (no lock, nothing rendered) */
+	/* the probes: the HTTP thread answers (no lock, nothing rendered; health.h) */
+	if (h->e->health && exp_health_answer(h->e->health, url, exp_health_now(), &status,
+					      probe, sizeof(probe))) {
+		body = strdup(probe);
+		return body ? reply(c, status, "text/plain", body, strlen(body), true) : MHD_NO;
+	}
 	if (!strcmp(url, "/healthz"))
 		return reply(c, MHD_HTTP_OK, "text/plain", healthy, sizeof(healthy) - 1, false);
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found,
 			     sizeof(not_found) - 1, false);
+	sc = exp_scraper_queue(&h->scraper, c);	/* suspends c */
+	if (sc) {
+		*state = sc;
+		return MHD_YES;
+	}
+	/* no worker: rendered here, the HTTP thread waiting for the lock */
 	pthread_mutex_lock(&h->e->lock);
 	body = exp_render(h->e, &len);
 	pthread_mutex_unlock(&h->e->lock);
-	if (!body)
+	if (!body) {
+		exp_log_http(MHD_HTTP_INTERNAL_SERVER_ERROR, method, url, "rendering failed: out of memory");
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", failed,
 			     sizeof(failed) - 1, false);
+	}
 	return reply(c, MHD_HTTP_OK, EXP_CONTENT_TYPE, body, len, true);
 }
 
@@ -169,23 +210,18 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	(void)cls;
-	(void)state;
 	(void)toe;
+	if (*state && *state != &first)	/* a scrape its client did not wait for */
+		exp_scrape_free(*state);
+	*state = NULL;
 	exp_conns_idle(ci ? ci->socket_context : NULL);
 }
 
-/* libmicrohttpd's own complaints go where ours go, as informational lines. */
+/* libmicrohttpd's own complaints go where ours go: one logfmt line each (httplog.c). */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char buf[256];
-	size_t n;
-
 	(void)cls;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	p_info("exporter: http: %s", buf);
+	exp_log_mhd(fmt, ap);
 }
 
 struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t len)
@@ -214,7 +250,10 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 	if (h->conns.diag_fd < 0)
 		p_info("exporter: no socket diagnostics (AF_NETLINK, NETLINK_SOCK_DIAG): local "
 		       "clients are bounded by address, not by user");
-	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+	if (exp_scraper_start(&h->scraper, e))
+		p_info("exporter: no render thread: a scrape waiting for the lock holds the others");
+	h->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+				MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
 				handle, h,
 				/* first: libmicrohttpd logs with its own logger until it sees it */
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
@@ -225,6 +264,7 @@ struct exp_http *exp_http_start(struct exporter *e, int fd, char *err, size_t le
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h,
 				MHD_OPTION_END);
 	if (!h->d) {
+		exp_scraper_stop(&h->scraper);
 		close(fd);
 		exp_conns_free(&h->conns);
 		free(h);
@@ -238,6 +278,8 @@ void exp_http_stop(struct exp_http *h)
 {
 	if (!h)
 		return;
+	/* the queued scrapes rendered and resumed first: MHD must not stop with one suspended */
+	exp_scraper_stop(&h->scraper);
 	/* MHD closes the listening socket it was given */
 	MHD_stop_daemon(h->d);
 	exp_conns_free(&h->conns);

@@ -18,16 +18,9 @@
 #include "gpuctl.h"
 #include "target.h"
 #include "sched.h"
+#include "match.h"	/* the MATCH words, one row each */
 #include "tsg_match.h"	/* the rule the watcher decides by, too */
 
-
-/* MATCH := comm:NAME | pid:PID | uid:UID | cgroup:PATH */
-static const char *const match_names[POLICY_MATCH_NR] = {
-	[POLICY_MATCH_COMM] = "comm",
-	[POLICY_MATCH_PID] = "pid",
-	[POLICY_MATCH_UID] = "uid",
-	[POLICY_MATCH_CGROUP] = "cgroup",
-};
 
 #define LEVEL(l) (NVA06C_CTRL_INTERLEAVE_LEVEL_##l + 1)
 
@@ -111,60 +104,6 @@ void sched_policy_sweep(void)
 			policies[i]->hooks->sweep();
 }
 
-static int bad_match(const char *arg)
-{
-	return usage_err("invalid MATCH '%s': comm:NAME, pid:PID, uid:UID or cgroup:PATH", arg);
-}
-
-static int parse_match(const char *arg, struct policy_rule *r)
-{
-	const char *val = strchr(arg, ':');
-	size_t klen = val ? (size_t)(val - arg) : 0;
-	unsigned long long v;
-	int m;
-
-	if (!val || !val[1])
-		return bad_match(arg);
-	val++;
-	for (m = 0; m < POLICY_MATCH_NR; m++)
-		if (match_names[m] && strlen(match_names[m]) == klen &&
-		    !strncmp(arg, match_names[m], klen))
-			break;
-	switch (m) {
-	case POLICY_MATCH_COMM:
-		if (strlen(val) >= TSG_COMM_LEN)
-			return usage_err("comm '%s' is longer than %d characters (the kernel "
-					 "keeps 15)", val, TSG_COMM_LEN - 1);
-		strncpy(r->comm, val, TSG_COMM_LEN - 1);
-		break;
-	case POLICY_MATCH_PID:
-		if (parse_u64("PID", val, 1, TARGET_PID_MAX, &v))
-			return EXIT_USAGE;
-		r->id = v;
-		break;
-	case POLICY_MATCH_UID:
-		if (parse_u64("UID", val, 0, 0xfffffffeULL, &v))
-			return EXIT_USAGE;
-		r->id = v;
-		break;
-	case POLICY_MATCH_CGROUP: {
-		struct stat st;
-		char path[512];
-
-		snprintf(path, sizeof(path), "%s%s", val[0] == '/' &&
-			 strncmp(val, "/sys/fs/cgroup", 14) ? "/sys/fs/cgroup" : "", val);
-		if (stat(path, &st) || !S_ISDIR(st.st_mode))
-			return usage_err("cgroup '%s': no such cgroup v2 directory", path);
-		r->id = st.st_ino;	/* the cgroup id on cgroup v2 */
-		break;
-	}
-	default:
-		return bad_match(arg);
-	}
-	r->match = m;
-	return 0;
-}
-
 /* The word of p that key is, or NULL. */
 static const struct sched_word *word_of(const struct sched_policy *p, const char *key)
 {
@@ -186,8 +125,9 @@ static int parse_word(const struct sched_policy *p, const struct sched_word *w, 
 	case SW_MATCH:
 		if (*nm >= p->max_matches)
 			return usage_err("at most %d MATCH rules", p->max_matches);
-		if (parse_match(arg, &matches[*nm]))
-			return EXIT_USAGE;
+		l = sched_match_parse(arg, &matches[*nm]);
+		if (l)
+			return l;
 		matches[(*nm)++].cls = w->cls;
 		return 0;
 	case SW_TIMESLICE:
@@ -271,12 +211,25 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 
 void policy_decide(const struct policy *pol, struct tsg_info *i)
 {
-	for (__u32 k = 0; k < pol->nrules && k < POLICY_RULES; k++) {
-		if (!tsg_rule_hits(&pol->rules[k], i))
-			continue;
-		i->want_class = pol->rules[k].cls;
-		i->want_timeslice = pol->rules[k].timeslice;
-		i->want_interleave = pol->rules[k].interleave;
+	const struct policy_rule *r = tsg_rule_first(pol, i);
+
+	if (!r)
 		return;
-	}
+	i->want_class = r->cls;
+	i->want_timeslice = r->timeslice;
+	i->want_interleave = r->interleave;
+}
+
+bool policy_redecide(const struct policy *pol, struct tsg_info *i)
+{
+	struct tsg_info now = *i;
+
+	now.want_class = 0;
+	now.want_timeslice = 0;
+	now.want_interleave = 0;
+	policy_decide(pol, &now);
+	if (!now.want_class || now.want_class == i->want_class)
+		return false;
+	*i = now;
+	return true;
 }

@@ -39,6 +39,7 @@
 #include "tsg_ctl.h"	/* how the watcher recorded an application's control */
 
 #define PRUNE_NS	1000000000ULL
+#define MATCH_NS	200000000ULL	/* how often rules whose cgroup may come (pod:) look */
 
 /* What run reports about a TSG, one line (or JSON object) each. */
 enum run_ev { EV_APPLIED, EV_REAPPLIED, EV_FAILED, EV_RESTORED, EV_NR };
@@ -57,6 +58,7 @@ struct run {
 	bool draining;		/* events from before this run: not ours */
 	const struct sched_policy *p;	/* the policy: its hooks are called with o->self */
 	const struct sched_mech *m;	/* how its wishes reach the GPU (mech.h) */
+	struct policy rules;	/* o->rules, as rules whose cgroup came or went have it */
 	unsigned long applied, reapplied, failed;
 };
 
@@ -437,9 +439,40 @@ static void apply_existing(struct run *r)
 		v[i].info.want_class = 0;
 		v[i].info.want_timeslice = 0;
 		v[i].info.want_interleave = 0;
-		policy_decide(&r->o->rules, &v[i].info);
+		policy_decide(&r->rules, &v[i].info);
 		run_apply(r, &v[i], false);
 	}
+	free(v);
+}
+
+/*
+ * A rule's cgroup came or went (pod:, match.h): the watcher decides by the
+ * new rules from now on, and the TSGs already known whose decision changes
+ * (a process that allocated before the pod's cgroup was seen) get the new one.
+ */
+static void rules_refresh(struct run *r)
+{
+	struct policy now;
+	struct tsg *v = NULL;
+	char dir[PATH_MAX];
+	__u32 zero = 0;
+	int n = 0, lock;
+
+	if (!sched_match_refresh(&r->rules))
+		return;
+	/* the watcher's rules may have more (sched exec's, first): changed there in place */
+	lock = sched_lock(false, dir, sizeof(dir), NULL);
+	if (bpf_map_lookup_elem(r->s.w.policy, &zero, &now))
+		now = r->rules;
+	sched_match_copy(&now, &r->rules);
+	bpf_map_update_elem(r->s.w.policy, &zero, &now, BPF_ANY);
+	if (lock >= 0)
+		close(lock);
+	if (tsg_read(&r->s, &v, &n))
+		return;
+	for (int i = 0; i < n; i++)
+		if (policy_redecide(&now, &v[i].info))
+			run_apply(r, &v[i], false);
 	free(v);
 }
 
@@ -519,7 +552,7 @@ static void watchdog_start(const char *dir, pid_t parent)
 static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 {
 	struct restore_ctx own = { .r = r, .s = &r->s, .by = r->me };
-	__u64 last_prune = boottime_ns();
+	__u64 last_prune = boottime_ns(), last_match = last_prune;
 	pid_t pf;
 
 	char buf[512];
@@ -532,7 +565,7 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 		jsonw_start_array(json_wtr);
 	else
 		p_info("policy %s active (%u rules%s); Ctrl-C restores the original values",
-		       sched_policy_name(r->p), r->o->rules.nrules, SCHED_HOOK(r->p, describe) ?
+		       sched_policy_name(r->p), r->rules.nrules, SCHED_HOOK(r->p, describe) ?
 		       r->p->hooks->describe(r->o->self, buf, sizeof(buf)) : "");
 	if (SCHED_HOOK(r->p, warning) && r->p->hooks->warning(r->o->self, buf, sizeof(buf)))
 		p_info("warning: %s", buf);
@@ -554,8 +587,12 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 			last_prune = boottime_ns();
 			prune_files(r);
 		}
+		if (boottime_ns() - last_match > MATCH_NS) {
+			last_match = boottime_ns();
+			rules_refresh(r);
+		}
 	}
-	run_set_active(&r->s.w, &r->o->rules, false);
+	run_set_active(&r->s.w, &r->rules, false);
 	ring_buffer__consume(rb);
 	if (SCHED_HOOK(r->p, stop))
 		r->p->hooks->stop(r->o->self);
@@ -626,7 +663,7 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	run_restore_left(&r->s, &restored, &failed);
 	if (SCHED_HOOK(r->p, start) && r->p->hooks->start(r->o->self))
 		goto undo_rb;
-	run_set_active(&r->s.w, &r->o->rules, true);
+	run_set_active(&r->s.w, &r->rules, true);
 	return 0;
 
 undo_rb:
@@ -650,7 +687,8 @@ undo_dir:
 int run_main(const struct run_opts *o)
 {
 	struct run r = { .s = SCHED_INIT, .o = o, .p = o->policy,
-			 .m = o->policy->mech ? o->policy->mech : sched_mech_default() };
+			 .m = o->policy->mech ? o->policy->mech : sched_mech_default(),
+			 .rules = o->rules };
 	struct ring_buffer *rb = NULL;
 	char dir[PATH_MAX];
 	int lock, pidfd = -1, ready[2] = { -1, -1 }, ret = EXIT_FAIL;
@@ -706,7 +744,7 @@ undo:
 		close(ready[0]);
 		close(ready[1]);
 	}
-	run_set_active(&r.s.w, &o->rules, false);
+	run_set_active(&r.s.w, &r.rules, false);
 	ring_buffer__free(rb);
 	if (SCHED_HOOK(r.p, stop))
 		r.p->hooks->stop(o->self);

@@ -6,6 +6,8 @@
  *   tsg.c       RM controls on a TSG through its process's borrowed RM file.
  *   policies.c  the table of scheduling policies (rows, policy.h): the
  *               generic words, the rules, the decision for a TSG; `fixed`.
+ *   match.c     the MATCH words, one row each (match.h); the subtree ones
+ *               in match_tree.c and match_pod.c.
  *   run.c       the run daemon: applies decisions, calls the policy's
  *               hooks, re-applies, restores the originals, also those a
  *               killed run left changed.  It knows no class.
@@ -31,6 +33,7 @@
 #include "tsgw/tsgw.h"	/* the watcher and its TSG table */
 #include "policy.h"	/* a scheduling policy: a row with hooks */
 #include "mech.h"	/* how a wish reaches the GPU: a row of ops */
+#include "match.h"	/* the MATCH words: a row each */
 
 /* What gpuctl accepts as a timeslice; RM may refuse more (its status is shown). */
 #define SCHED_TS_MIN_US	1ULL
@@ -122,6 +125,11 @@ int sched_policy_parse(const struct sched_policy *p, int argc, char **argv, stru
 		       void **self);
 /* The decision the watcher takes for a new TSG, for TSGs that existed before run. */
 void policy_decide(const struct policy *pol, struct tsg_info *i);
+/*
+ * The decision for i again, under rules that changed (a pod's cgroup came):
+ * true, with i's wanted values the new ones, when it gives another class.
+ */
+bool policy_redecide(const struct policy *pol, struct tsg_info *i);
 /* sched status: each policy's part about the running policy process runner. */
 void sched_policy_status(pid_t runner);
 /* sched stop/unload: each policy's sweep of what a killed run left (its sweep hook). */

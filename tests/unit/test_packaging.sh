@@ -50,8 +50,10 @@ for u in $U/*.service; do
 done
 grep -q 'CAP_SYS_ADMIN' $U/gpuctl-exporter.service && fail "exporter unit" "has CAP_SYS_ADMIN" ||
 	ok "exporter unit: no CAP_SYS_ADMIN"
-grep -qx 'ExecStart=/usr/sbin/gpuctl exporter serve --listen :9471' $U/gpuctl-exporter.service &&
-	ok "exporter unit: serves on :9471" || fail "exporter unit" "ExecStart"
+grep -qx 'ExecStart=/usr/sbin/gpuctl exporter serve $GPUCTL_EXPORTER_OPTS' $U/gpuctl-exporter.service &&
+	grep -qx 'Environment="GPUCTL_EXPORTER_OPTS=--listen :9471"' $U/gpuctl-exporter.service &&
+	ok "exporter unit: serves on :9471 unless /etc/default/gpuctl-exporter says otherwise" ||
+	fail "exporter unit" "ExecStart"
 grep -q '^Before=.*kubelet.service' $U/gpuctl-sched-watch.service && ok "watcher unit: before GPU jobs" ||
 	fail "watcher unit" "not ordered before GPU jobs"
 grep -qx 'ExecStart=/usr/sbin/gpuctl batch file /etc/gpuctl/policies.batch' $U/gpuctl-policies.service &&
@@ -103,13 +105,14 @@ checks = {
     "devices through the NVIDIA runtime, not the host's /dev":
         {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"} in c["env"] and
         not any(v.get("hostPath", {}).get("path", "").startswith("/dev") for v in spec["volumes"]),
-    "liveness on /healthz": c["livenessProbe"]["httpGet"]["path"] == "/healthz",
+    "liveness on /healthz, readiness on /readyz": c["livenessProbe"]["httpGet"]["path"] == "/healthz" and
+        c["readinessProbe"]["httpGet"]["path"] == "/readyz",
     "bpffs from the host at /sys/fs/bpf, read-only":
         vols[mounts["/sys/fs/bpf"]["name"]]["hostPath"]["path"] == "/sys/fs/bpf" and
         mounts["/sys/fs/bpf"]["readOnly"] is True,
     "/var/log/pods read-only for --pod-names": mounts["/var/log/pods"]["readOnly"] is True and
         "--pod-names" in c["args"],
-    "image is the one packaging/container/build.sh makes": c["image"] == "localhost/gpuctl:" + sys.argv[2],
+    "image: the name kustomization.yaml sets (test_deploy.sh)": c["image"] == "gpuctl",
     "serves on 9471": c["args"][:4] == ["exporter", "serve", "--listen", ":9471"] and
         c["ports"][0]["containerPort"] == 9471,
     "scrape annotations name that port":
@@ -214,7 +217,7 @@ printf '%s\n' "$out" | grep -v 'root privileges' | grep -E '^[EWI]: ' | sed 's/^
 	fail "deb" "$(printf '%s\n' "$out" | tail -5)"
 if [ -f build/gpuctl_${VERSION}_amd64.deb ]; then
 	files=$(dpkg-deb -c build/gpuctl_${VERSION}_amd64.deb | awk '{ print $6 }')
-	for f in ./usr/sbin/gpuctl ./lib/systemd/system/gpuctl-exporter.service \
+	for f in ./usr/sbin/gpuctl ./lib/systemd/system/gpuctl-exporter.service ./etc/default/gpuctl-exporter \
 		 ./usr/share/man/man8/gpuctl-exporter.8.gz ./usr/share/bash-completion/completions/gpuctl; do
 		printf '%s\n' "$files" | grep -qx "$f" || fail "deb contents" "$f missing"
 	done
@@ -238,9 +241,30 @@ if make -s gpuctl-static >$W/static.log 2>&1; then
 		fail "image" "build.sh failed"
 	mkdir $W/layout && tar -C $W/layout -xf $W/image.tar
 	umoci unpack --rootless --image $W/layout:$VERSION $W/bundle >/dev/null 2>&1
-	[ "$(cd $W/bundle/rootfs && find . -mindepth 1)" = ./gpuctl ] && ok "image: /gpuctl and nothing else" ||
+	[ "$(cd $W/bundle/rootfs && find . -mindepth 1 | LC_ALL=C sort | tr '\n' ' ')" = "./etc ./etc/ld.so.conf ./etc/ld.so.conf.d ./gpuctl " ] &&
+		ok "image: /gpuctl and the loader configuration, nothing else" ||
 		fail "image contents" "$(cd $W/bundle/rootfs && find . | head)"
 	cmp -s $W/bundle/rootfs/gpuctl gpuctl-static && ok "image: the static binary" || fail "image binary" "differs"
+	# what the NVIDIA hook does to the root, as far as this machine goes: ldconfig -r
+	cp -a $W/bundle/rootfs $W/hookroot
+	ldconfig -r $W/hookroot 2>$W/ldconfig.err && [ -f $W/hookroot/etc/ld.so.cache ] &&
+		ok "image: ldconfig -r on its root writes /etc/ld.so.cache (the hook's step)" ||
+		fail "image ldconfig" "$(cat $W/ldconfig.err)"
+	# the binary started in the image's root with only the device nodes the hook makes
+	mkdir -p $W/hookroot/dev $W/hookroot/proc
+	mknod $W/hookroot/dev/nvidiactl c 195 255 && mknod $W/hookroot/dev/nvidia-uvm c 1 3 &&
+		mknod $W/hookroot/dev/nvidia-uvm-tools c 1 3
+	chroot $W/hookroot /gpuctl version >$W/chroot.out 2>&1 && grep -q '^gpuctl v' $W/chroot.out &&
+		ok "image: /gpuctl runs in its root (no loader, no library)" || fail "image run" "$(cat $W/chroot.out)"
+	$PY - $W/bundle/config.json "$(git rev-parse HEAD 2>/dev/null)" <<'EOF' && ok "image: OCI labels source, revision, licenses" || fail "image labels" "$(grep -o '"Labels":{[^}]*}' $W/bundle/config.json)"
+import json, sys
+c = json.load(open(sys.argv[1]))
+lab = c.get("annotations", {})
+want = {"org.opencontainers.image.source": "https://example.org/gpuctl",
+        "org.opencontainers.image.licenses": "GPL-2.0-only",
+        "org.opencontainers.image.revision": sys.argv[2] or "unknown"}
+sys.exit(0 if all(lab.get(k) == v for k, v in want.items()) else 1)
+EOF
 	$PY - $W/bundle/config.json <<'EOF' && ok "image: runs 'gpuctl exporter serve --listen :9471'" || fail "image config" "args"
 import json, sys
 args = json.load(open(sys.argv[1]))["process"]["args"]
