@@ -11,7 +11,7 @@
 
 #include "exporter.h"
 #include "om.h"
-#include "sched/mps/mpss.h"
+#include "tsgw/mpsfile.h"
 
 void exp_write_mps(struct exporter *e, FILE *f)
 {

@@ -13,7 +13,7 @@
 
 #include "gpuctl.h"
 #include "mps.h"
-#include "sched/mps/mpss.h"
+#include "tsgw/mpsfile.h"
 #include "probe_mps.h"
 
 struct mps_dir_view {

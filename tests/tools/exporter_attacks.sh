@@ -36,7 +36,7 @@ T=$(mktemp -d /tmp/gpuctl-attacks.XXXXXX)
 chmod 755 "$T"
 mkdir "$T/nobpf"
 NS=gpa$$
-PORT=$((30000 + $$ % 20000))
+PORT=$((20000 + ($$ + 3) % 12000))	# below the ephemeral ports (32768-)
 cleanup() {
 	[ -n "${EXP:-}" ] && kill "$EXP" 2>/dev/null
 	for n in srv cli pod; do ip netns del $NS$n 2>/dev/null; done

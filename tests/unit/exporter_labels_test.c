@@ -45,6 +45,7 @@ const char *const exp_fail_names[EF_NR] = { "none", "no_tools", "perm", "not_rea
 void exp_drain(struct exporter *e) { (void)e; }
 void exp_write_tsgs(struct exporter *e, FILE *f) { (void)e; (void)f; }
 void exp_write_policies(struct exporter *e, FILE *f) { (void)e; (void)f; }
+void exp_write_mps(struct exporter *e, FILE *f) { (void)e; (void)f; }
 double mono_s(void)
 {
 	struct timespec t;

@@ -14,7 +14,7 @@ T=$T_DIR
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (CAP_BPF, CAP_SYS_PTRACE)"; ok "skipped"; summary; }
 mkdir -p "$T/nobpf"
 export GPUCTL_BPFFS=$T/nobpf
-PORT=$((20000 + ($$ + 7) % 20000))
+PORT=$((20000 + ($$ + 7) % 12000))	# below the ephemeral ports (32768-)
 code() { curl -s -m 5 -g -o "$T/body" -w '%{http_code}' "$1"; }
 start() {	# start [ENV...]: serve on :$PORT, wait until 127.0.0.1 answers
 	env "$@" "$G" exporter serve --listen :$PORT --interval 500 --pod-names 2>"$T/exp.err" &

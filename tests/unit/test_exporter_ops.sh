@@ -16,7 +16,7 @@ T=$T_DIR
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (CAP_BPF, CAP_SYS_PTRACE)"; ok "skipped"; summary; }
 mkdir -p "$T/nobpf"
 export GPUCTL_BPFFS=$T/nobpf
-PORT=$((20000 + ($$ + 11) % 20000))
+PORT=$((20000 + ($$ + 11) % 12000))	# below the ephemeral ports (32768-)
 code() { curl -s -m 5 -o "$T/body" -w '%{http_code}' "http://127.0.0.1:$PORT$1"; }
 wait_up() {
 	local i=0

@@ -161,12 +161,11 @@ check "no include circles under cmd/" "$(echo "$cycles" | oneline)"
 # of the few below, each a relation the design names; anything else fails.
 ROOMS="trace pfengine exporter sched prefetch adaptive probe policy tsgw sched/lcbe"
 LOWER=" policy tsgw "
-ALLOWED=" pfengine>prefetch prefetch>adaptive probe>trace sched/lcbe>sched exporter>sched "
+ALLOWED=" pfengine>prefetch prefetch>adaptive probe>trace sched/lcbe>sched "
 # pfengine>prefetch: the engine is one of prefetch load's back-ends (prefetch/backend.h);
 # prefetch>adaptive: struct_ops' adaptive runs its feedback loop; probe>trace: probe's
-# facts are the trace back-ends' own table; sched/lcbe>sched: lc-be is a row of sched's table;
-# exporter>sched: the exporter reads the MPS state file sched's run writes (sched/mps/mpss.h;
-# a candidate to move down into a lower room).
+# facts are the trace back-ends' own table; sched/lcbe>sched: lc-be is a row of sched's table.
+# (The MPS state and snapshot files the exporter and probe read are tsgw's: tsgw/mpsfile.h.)
 side=$(echo "$edges" | awk -v rooms="$ROOMS" -v lower="$LOWER" -v allowed="$ALLOWED" '
     function room(p,    i, best) {
         best = ""

@@ -18,7 +18,7 @@ G=$GPUCTL
 T=$T_DIR
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (CAP_BPF, CAP_SYS_PTRACE)"; ok "skipped"; summary; }
 command -v python3 >/dev/null || { ok "skipped: no python3"; summary; }
-PORT=$((20000 + $$ % 20000))
+PORT=$((20000 + $$ % 12000))	# below the ephemeral ports (32768-)
 mkdir -p "$T/nobpf"
 GPUCTL_BPFFS=$T/nobpf "$G" exporter serve --listen 127.0.0.1:$PORT --interval 500 \
 	2>"$T/exp.err" &

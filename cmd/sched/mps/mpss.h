@@ -12,10 +12,10 @@
  *               the choice of mechanism (mps, tsg, auto: which and why),
  *               and the end: quit only a daemon gpuctl started, once its
  *               clients are gone.
- *   state.c     the run's MPS state file (RUN_MPS): what `sched exec`,
- *               `sched status`, probe and the next run read.
+ *   (the run's MPS state and snapshot files, which exporter and probe read
+ *   too, are a lower room's: cmd/tsgw/mpsfile.c)
  *   client.c    a client as its process says (name, environment's MPS words).
- *   snap.c      the run's snapshot of servers and clients for the exporter.
+ *   snap.c      the run's snapshot of servers and clients, taken for the exporter.
  *   show.c      MPS in `sched status` and `sched list`: daemon, servers
  *               with user and pid, clients with their class and priority.
  *
@@ -29,11 +29,8 @@
 
 #include "mps.h"
 #include "sched/sched.h"
+#include "tsgw/mpsfile.h"	/* the state and snapshot files (read by exporter and probe too) */
 
-#define RUN_MPS		RUN_DIR "/sched-mps"
-#define RUN_MPS_SNAP	RUN_DIR "/sched-mps-clients"
-/* gpuctl's own daemon: its pipe directory and its logs beside it. */
-#define MPS_GPUCTL_DIR	RUN_DIR "/mps/pipe"
 /* What a client started by sched exec carries (its class, for status). */
 #define MPS_CLASS_ENV	"GPUCTL_SCHED_CLASS"
 
@@ -63,18 +60,6 @@ int mps_opts_word(struct mps_opts *o, const char *word, const char *arg);
 /* After every word: 0, or EXIT_USAGE (tuning words without mechanism mps|auto). */
 int mps_opts_check(const struct mps_opts *o);
 
-/* What a run wrote (RUN_MPS): one line "KEY VALUE" each. */
-struct mps_state {
-	char mech[8];		/* "mps" or "tsg": what the run uses */
-	char why[200];		/* why (auto's reason, or "asked for") */
-	char dir[PATH_MAX];	/* the daemon's pipe directory ("" under tsg) */
-	pid_t daemon;		/* its pid when the run began */
-	bool started;		/* gpuctl started it (and quits it) */
-	pid_t run;		/* the policy process */
-	__u32 be_threads, lc_threads;
-	__u64 be_mem;
-	bool file_ours;		/* not in the file: this process wrote RUN_MPS for its run */
-};
 
 /* ---------------------------------------------------------- session.c */
 
@@ -98,12 +83,6 @@ void mps_session_stop(struct mps_state *st);
  */
 int mps_session_sweep(bool quiet);
 
-/* ------------------------------------------------------------ state.c */
-
-int mps_state_write(const struct mps_state *st);
-/* 0, -ENOENT when none, -EINVAL when unreadable. */
-int mps_state_read(struct mps_state *st);
-void mps_state_remove(void);
 
 /* --------------------------------------------------------- mech_mps.c */
 
@@ -134,24 +113,8 @@ uid_t mps_proc_uid(pid_t pid);
 
 /* ------------------------------------------------------------- snap.c */
 
-#define MPS_SNAP_MAX	64
-struct mps_snap_client {
-	pid_t pid, server;
-	int priority, threads;
-	char cls[16], comm[64];
-};
-struct mps_snap {
-	pid_t daemon;
-	char dir[PATH_MAX];
-	int nservers, nclients;
-	struct { pid_t pid; uid_t uid; int clients; } servers[MPS_SNAP_MAX];
-	struct mps_snap_client clients[MPS_SNAP_MAX];
-};
-/* The run, once a second: its daemon's servers and clients into RUN_MPS_SNAP. */
+/* The run, once a second: its daemon's servers and clients into RUN_MPS_SNAP (tsgw/mpsfile.h). */
 void mps_snap_write(const struct mps_state *st);
-void mps_snap_remove(void);
-/* The exporter: 0, -ENOENT none, -EINVAL not root's plain file. */
-int mps_snap_read(struct mps_snap *s);
 
 /* ------------------------------------------------------------- show.c */
 

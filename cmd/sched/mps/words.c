@@ -11,6 +11,12 @@
 #include "units.h"
 #include "mpss.h"
 
+const char *const mps_choice_names[MPS_CHOICE_NR] = {
+	[MPS_CHOICE_TSG] = "tsg",
+	[MPS_CHOICE_MPS] = "mps",
+	[MPS_CHOICE_AUTO] = "auto",
+};
+
 const char *const mps_words[] = { "mechanism", "mps-dir", "be-threads", "lc-threads", "be-mem",
 				   NULL };
 
