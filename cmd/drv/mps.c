@@ -456,3 +456,20 @@ int mps_version(const struct mps *m, char *ver, size_t len, char *err, size_t el
 	snprintf(ver, len, "%.*s", (int)strcspn(v, " \n"), v);
 	return 0;
 }
+
+uid_t mps_proc_uid(pid_t pid)
+{
+	char p[64], line[128];
+	unsigned int u = (unsigned int)-1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	f = fopen(p, "re");
+	if (!f)
+		return (uid_t)-1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u", &u) == 1)
+			break;
+	fclose(f);
+	return (uid_t)u;
+}

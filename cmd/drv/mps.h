@@ -92,6 +92,9 @@ int mps_quit(const struct mps *m, char *err, size_t len);
 /* The control program's binary version (its -v: "13000"): 0, or -1 with err. */
 int mps_version(const struct mps *m, char *ver, size_t len, char *err, size_t elen);
 
+/* A server's (any process's) real uid, (uid_t)-1 when it is gone. */
+uid_t mps_proc_uid(pid_t pid);
+
 /* Whether pid is an MPS server (comm nvidia-cuda-mps, not the control daemon). */
 bool mps_is_server(pid_t pid);
 

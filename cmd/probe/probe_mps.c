@@ -26,23 +26,6 @@ struct mps_dir_view {
 	uid_t server_uid[8];
 };
 
-static uid_t pid_uid(pid_t pid)
-{
-	char p[64], line[128];
-	unsigned int u = (unsigned int)-1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-	f = fopen(p, "re");
-	if (!f)
-		return (uid_t)-1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &u) == 1)
-			break;
-	fclose(f);
-	return (uid_t)u;
-}
-
 /* The directories worth a look, their daemons and servers: how many. */
 static int look(const struct mps *bin, struct mps_dir_view *v, int max)
 {
@@ -69,7 +52,7 @@ static int look(const struct mps *bin, struct mps_dir_view *v, int max)
 
 			v[n].nservers = k > 0 ? k : 0;
 			for (int j = 0; j < v[n].nservers; j++)
-				v[n].server_uid[j] = pid_uid(v[n].servers[j]);
+				v[n].server_uid[j] = mps_proc_uid(v[n].servers[j]);
 		}
 		n++;
 	}

@@ -22,6 +22,28 @@
 
 #define RUN_DIR_PATH	"/run/gpuctl"
 
+/*
+ * path for reading, when it is root's plain file that no one else can
+ * write (another user cannot point sched exec or the exporter anywhere);
+ * NULL with *err -ENOENT (none) or -EINVAL.
+ */
+static FILE *open_root_file(const char *path, int *err)
+{
+	struct stat sb;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	*err = fd < 0 && errno == ENOENT ? -ENOENT : -EINVAL;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
+	    (sb.st_mode & (S_IWGRP | S_IWOTH)) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int mps_state_write(const struct mps_state *st)
 {
 	struct safefile sf;
@@ -74,25 +96,13 @@ static int set_field(struct mps_state *st, const char *k, const char *v)
 int mps_state_read(struct mps_state *st)
 {
 	char line[PATH_MAX + 64];
-	struct stat sb;
 	FILE *f;
-	int fd, bad = 0;
+	int err, bad = 0;
 
 	memset(st, 0, sizeof(*st));
-	fd = open(RUN_MPS, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -EINVAL;
-	/* only root's file counts: another user cannot point sched exec anywhere */
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
-	    (sb.st_mode & (S_IWGRP | S_IWOTH))) {
-		close(fd);
-		return -EINVAL;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -EINVAL;
-	}
+	f = open_root_file(RUN_MPS, &err);
+	if (!f)
+		return err;
 	while (fgets(line, sizeof(line), f)) {
 		char *sp, *nl = strchr(line, '\n');
 
@@ -146,24 +156,13 @@ void mps_snap_remove(void)
 int mps_snap_read(struct mps_snap *s)
 {
 	char line[512];
-	struct stat sb;
 	FILE *f;
-	int fd;
+	int err;
 
 	memset(s, 0, sizeof(*s));
-	fd = open(RUN_MPS_SNAP, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return -ENOENT;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
-	    (sb.st_mode & (S_IWGRP | S_IWOTH))) {
-		close(fd);
-		return -EINVAL;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -EINVAL;
-	}
+	f = open_root_file(RUN_MPS_SNAP, &err);
+	if (!f)
+		return err;
 	while (fgets(line, sizeof(line), f)) {
 		int pid, a, b, c, d, off = 0;
 		char cls[16];

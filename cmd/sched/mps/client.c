@@ -3,7 +3,7 @@
  * client.c - what an MPS client is, as its process says (mpss.h): its
  * name, and from its environment (what MPS itself read when it started)
  * the pipe directory it joined, its client priority, its active thread
- * percentage, and the class sched exec gave it.  Also a process's uid.
+ * percentage, and the class sched exec gave it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -62,21 +62,4 @@ int mps_client_read(pid_t pid, struct mps_client *c)
 	if (v && *v)
 		c->threads = atoi(v);
 	return 0;
-}
-
-uid_t mps_proc_uid(pid_t pid)
-{
-	char p[64], line[128];
-	unsigned int u = (unsigned int)-1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-	f = fopen(p, "re");
-	if (!f)
-		return (uid_t)-1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &u) == 1)
-			break;
-	fclose(f);
-	return (uid_t)u;
 }

@@ -109,7 +109,6 @@ struct mps_client {
 };
 /* 0, or -1 when its environment cannot be read (c->comm may still be set). */
 int mps_client_read(pid_t pid, struct mps_client *c);
-uid_t mps_proc_uid(pid_t pid);
 
 /* ------------------------------------------------------------- snap.c */
 
