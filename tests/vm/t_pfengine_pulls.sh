@@ -75,7 +75,7 @@ eq "none: no PULL" pull_events 0
 
 # --- the watcher: a policy that wants no ALLOC/FREE is not woken per mapping call --
 AW=/sys/fs/bpf/gpuctl/allocwatch
-# flags_of POLICY: aw_target.flags (u32 word 1) of the engine's process while it runs
+# flags_of POLICY: aw_target.flags (u32 word 2, after uvm_rdev and in_calls) of the engine's process while it runs
 flags_of() {
 	uvmsim reset va_blocks 64 >/dev/null
 	$G prefetch load $1 $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 4000 >/dev/null 2>&1 &
@@ -85,7 +85,7 @@ flags_of() {
 		sleep 0.05; n=$((n + 1))
 	done
 	SIMP=$(ls "$GPUCTL_RUN_DIR"/prefetch/ | sed -n 's/^\([0-9]*\)\.pid$/\1/p' | head -1)
-	FL=$(tests/tools/bpfpoke word $AW/targets "$SIMP" 1 2>&1)
+	FL=$(tests/tools/bpfpoke word $AW/targets "$SIMP" 2 2>&1)
 	wait $GP
 }
 flags_of none
