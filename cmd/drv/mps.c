@@ -473,3 +473,30 @@ uid_t mps_proc_uid(pid_t pid)
 	fclose(f);
 	return (uid_t)u;
 }
+
+const char *mps_role(pid_t pid)
+{
+	static const char key[] = "CUDA_MPS_PIPE_DIRECTORY=";
+	char p[64], env[32768];
+	struct mps m = { 0 };
+	ssize_t n;
+	int fd;
+
+	if (mps_is_server(pid))
+		return "server";
+	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	env[n] = '\0';
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(env + i) + 1)
+		if (!strncmp(env + i, key, sizeof(key) - 1)) {
+			snprintf(m.dir, sizeof(m.dir), "%s", env + i + sizeof(key) - 1);
+			return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0 ? "client" : NULL;
+		}
+	return NULL;
+}

@@ -95,6 +95,13 @@ int mps_version(const struct mps *m, char *ver, size_t len, char *err, size_t el
 /* A server's (any process's) real uid, (uid_t)-1 when it is gone. */
 uid_t mps_proc_uid(pid_t pid);
 
+/*
+ * pid's part in MPS: "server" (its TSGs carry every client's work),
+ * "client" (its environment names the pipe directory of a live daemon: its
+ * own TSGs carry nothing), or NULL.
+ */
+const char *mps_role(pid_t pid);
+
 /* Whether pid is an MPS server (comm nvidia-cuda-mps, not the control daemon). */
 bool mps_is_server(pid_t pid);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
+#include "mps.h"
 #include "sched.h"
 #include "sched_gpu.h"
 #include "tsgcmd.h"
@@ -70,6 +71,10 @@ static void list_json(const struct tsg *t, bool ok, __u64 ts, __u32 level, const
 		jsonw_string_field(json_wtr, "state", err);
 	}
 	jsonw_string_field(json_wtr, "class", policy_class_json(t->info.want_class));
+	if (mps_role((pid_t)t->info.pid))	/* MPS: a server's TSGs carry its clients' work */
+		jsonw_string_field(json_wtr, "mps", mps_role((pid_t)t->info.pid));
+	else
+		jsonw_null_field(json_wtr, "mps");
 	jsonw_uint_field(json_wtr, "app_controls", t->info.app_controls);
 	if (t->info.app_timeslice)
 		jsonw_u64_field(json_wtr, "app_timeslice_us", t->info.app_timeslice);
@@ -105,6 +110,7 @@ int sched_list(const struct gpu_info *only_gpu, __u32 only_pid)
 		double age = (now - t->info.created_ns) / 1e9;
 		char err[256] = "", tsbuf[32], gpubuf[16] = "-", comm[4 * sizeof(t->info.comm) + 1];
 		const struct gpu_info *g;
+		const char *role;
 		__u64 ts = 0;
 		__u32 level = 0;
 		bool ok;
@@ -122,12 +128,14 @@ int sched_list(const struct gpu_info *only_gpu, __u32 only_pid)
 		if (g)
 			snprintf(gpubuf, sizeof(gpubuf), "%d", g->index);
 		snprintf(tsbuf, sizeof(tsbuf), "%lluus", (unsigned long long)ts);
-		printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %-3s %7.1fs %s\n",
+		role = mps_role((pid_t)t->info.pid);
+		printf("%-5u %-8u %-16s %-4d 0x%08x 0x%08x %10s %-10s %-5s %-3s %7.1fs %s%s%s\n",
 		       t->info.id, t->info.pid,
 		       str_printable(comm, sizeof(comm), t->info.comm, sizeof(t->info.comm)),
 		       t->info.fd, t->info.hClient,
 		       t->info.hTsg, ok ? tsbuf : "-", ok ? level_str(level, &t->info) : "-",
-		       policy_class_name(t->info.want_class), gpubuf, age, ok ? "live" : err);
+		       policy_class_name(t->info.want_class), gpubuf, age, ok ? "live" : err,
+		       role ? ", mps " : "", role ? role : "");
 	}
 	if (json_output)
 		jsonw_end_array(json_wtr);

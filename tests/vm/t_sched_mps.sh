@@ -114,6 +114,10 @@ i=0; while ! ctl $PIPE get_server_list | grep -q '^[0-9]'; do i=$((i + 1)); [ $i
 SRV=$(ctl $PIPE get_server_list)
 [ -n "$SRV" ] && ok "a server started for the client ($SRV)" || fail "server" "none"
 ctl $PIPE "get_client_list $SRV" | grep -qx "$BE1" && ok "the BE program is the server's client" || fail "client" "$(ctl $PIPE "get_client_list $SRV")"
+expect_exit 0 "$GPUCTL" -j sched list --pid "$BE1"
+expect_json_eq "list -j: a client's TSGs marked as MPS's" .[0].mps client
+expect_exit 0 "$GPUCTL" sched list --pid "$BE1"
+expect_out "list: the client's TSGs marked" "live, mps client"
 expect_exit 0 "$GPUCTL" probe
 expect_out "probe: the control program and its version" "control program .*tests/tools/mps/nvidia-cuda-mps-control \(version 13000\)"
 expect_out "probe: gpuctl's daemon, its user" "daemon on gpuctl directory +pid $D, uid 0, on $PIPE"

@@ -69,22 +69,12 @@ bool mps_tsg_is_server(const struct tsg *t)
 	return !strcmp(t->info.comm, MPS_SERVER_COMM) && mps_is_server((pid_t)t->info.pid);
 }
 
-/* pid's environment names the pipe directory of a live MPS daemon. */
-static bool client_of(pid_t pid)
-{
-	struct mps_client c;
-	struct mps m = { 0 };
-
-	if (mps_client_read(pid, &c) || c.dir[0] != '/')
-		return false;
-	snprintf(m.dir, sizeof(m.dir), "%s", c.dir);
-	return mps_daemon_pid(&m, NULL) > 0;
-}
-
 bool mps_tsg_is_mps(const struct mps_state *st, const struct tsg *t)
 {
 	/* a client's own TSGs carry nothing, whichever mechanism: no RM call on them */
-	if (client_of((pid_t)t->info.pid))
+	const char *role = mps_role((pid_t)t->info.pid);
+
+	if (role && !strcmp(role, "client"))
 		return true;
 	/* a server's carry its clients' work: under tsg they are a TSG as any other */
 	return !strcmp(st->mech, "mps") && mps_tsg_is_server(t);
