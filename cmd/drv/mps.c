@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,27 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
+/*
+ * line and a newline to fd without SIGPIPE: the control program exits
+ * without reading its input when no daemon answers, and a write then
+ * would kill gpuctl silently (seen in the VM).  Its exit status says why.
+ */
+static void write_line(int fd, const char *line)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe, old;
+	size_t n = strlen(line);
+	bool broken;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	broken = write(fd, line, n) != (ssize_t)n || write(fd, "\n", 1) != 1;
+	if (broken && errno == EPIPE)
+		sigtimedwait(&pipe, NULL, &zero);	/* the pending one, taken */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The program with args, line on its stdin: exit status, or -1 with err. */
 static int run_prog(const struct mps *m, const char *arg, const char *line, char *out,
 		    size_t len, char *err, size_t elen)
@@ -248,9 +270,8 @@ static int run_prog(const struct mps *m, const char *arg, const char *line, char
 	close(in[0]);
 	close(o[1]);
 	close(e[1]);
-	/* a short write (it ended already) shows in its exit status */
-	if (line && write(in[1], line, strlen(line)) == (ssize_t)strlen(line))
-		(void)!write(in[1], "\n", 1);
+	if (line)
+		write_line(in[1], line);
 	close(in[1]);
 	out[0] = '\0';
 	if (drain(o[0], out, len, &no, MPS_CMD_TIMEOUT_MS) ||

@@ -28,6 +28,14 @@ start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pi
 		i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05
 		kill -0 $RUN 2>/dev/null || break
 	done
+	if [ $i -gt 400 ]; then	# what keeps it: for the log
+		echo "# run $RUN not active after 20 s: wchan $(cat /proc/$RUN/wchan 2>/dev/null); stack:"
+		sed 's/^/#   /' /proc/$RUN/stack 2>/dev/null | head -8
+		for p in /proc/[0-9]*; do
+			c=$(cat $p/comm 2>/dev/null)
+			case $c in gpuctl*|nvidia-cuda-mps*) echo "#   ${p#/proc/} $c $(cat $p/wchan 2>/dev/null)" ;; esac
+		done
+	fi
 }
 stop_run() { kill -INT $RUN 2>/dev/null; wait $RUN 2>/dev/null; }
 daemon() { cat "$1/nvidia-cuda-mps-control.pid" 2>/dev/null; }
