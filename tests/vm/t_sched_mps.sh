@@ -37,8 +37,25 @@ start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pi
 		done
 	fi
 }
-stop_run() { kill -INT $RUN 2>/dev/null; wait $RUN 2>/dev/null; }
+stop_run() {	# SIGINT, 15 s to end, then SIGKILL (a hang fails the checks, not the script)
+	kill -INT $RUN 2>/dev/null
+	i=0; while kill -0 $RUN 2>/dev/null && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.05; done
+	kill -0 $RUN 2>/dev/null && { fail "run $RUN ends on SIGINT" "still running"; kill -9 $RUN; }
+	wait $RUN 2>/dev/null
+	settle
+}
+# settle: no gpuctl process left from the section before (10 s at most)
+settle() {
+	i=0
+	while grep -qx 'gpuctl' /proc/[0-9]*/comm 2>/dev/null && [ $i -lt 200 ]; do
+		i=$((i + 1)); sleep 0.05
+	done
+}
 daemon() { cat "$1/nvidia-cuda-mps-control.pid" 2>/dev/null; }
+# no_daemon DIR: the daemon there gone, files and all (10 s at most)
+no_daemon() { i=0; while [ -e "$1/nvidia-cuda-mps-control.pid" ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done; }
+# wait_daemon DIR: its pid once its pid file names a live daemon (10 s at most)
+wait_daemon() { i=0; while ! kill -0 "$(daemon "$1")" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done; daemon "$1"; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 pid_of() { grep -lx "$1" /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3; }
 ctl() { printf '%s\n' "$2" | CUDA_MPS_PIPE_DIRECTORY=$1 nvidia-cuda-mps-control 2>&1; }
@@ -175,8 +192,9 @@ expect_exit 0 "$GPUCTL" exporter textfile --output "$W/m2.prom"
 grep -q "gpuctl_mps_" "$W/m2.prom" && fail "exporter after stop" "MPS series left" || ok "exporter: no MPS series without a policy"
 
 # --- kill -9 of the run: the next stop quits the daemon gpuctl started ---------------
+no_daemon $PIPE
 start_run mechanism mps
-D=$(daemon $PIPE)
+D=$(wait_daemon $PIPE)
 kill -9 $RUN; wait $RUN 2>/dev/null
 WD=$(grep -l '^gpuctl-watchdog$' /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3)
 [ -n "$WD" ] && kill -9 "$WD" 2>/dev/null
@@ -186,11 +204,14 @@ expect_err "kill -9: the next stop quits it" "MPS daemon $D on $PIPE quit"
 alive "$D" && fail "kill -9 sweep" "daemon $D runs" || ok "kill -9: daemon gone after stop"
 
 # --- kill -9 of the run, then a new run adopts the daemon and owns it ----------------
+settle
+no_daemon $PIPE
 start_run mechanism mps
-D=$(daemon $PIPE)
+D=$(wait_daemon $PIPE)
 kill -9 $RUN; wait $RUN 2>/dev/null
 WD=$(grep -l '^gpuctl-watchdog$' /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3)
 [ -n "$WD" ] && kill -9 "$WD" 2>/dev/null
+settle
 start_run mechanism mps
 expect_err_file "a new run adopts a killed run's daemon" "MPS daemon $D on $PIPE (adopted from a run that ended"
 stop_run
@@ -200,6 +221,7 @@ alive "$D" && fail "adopted from a killed run" "daemon $D still runs" || ok "...
 OPD=$W/op/pipe; mkdir -p "$OPD" "$W/op/log"
 CUDA_MPS_PIPE_DIRECTORY=$OPD CUDA_MPS_LOG_DIRECTORY=$W/op/log nvidia-cuda-mps-control -d
 OD=$(daemon "$OPD")
+settle
 start_run mechanism mps mps-dir "$OPD"
 expect_err_file "mps-dir: the operator's daemon adopted" "MPS daemon $OD on $OPD (adopted, left running"
 expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_PIPE_DIRECTORY'
@@ -213,8 +235,9 @@ expect_stderr_line "mps-dir with no daemon there"
 expect_err "says what mps-dir does" "no MPS daemon answers on"
 
 # --- the daemon dies mid-run -----------------------------------------------------------
+no_daemon $PIPE
 start_run mechanism mps
-D=$(daemon $PIPE)
+D=$(wait_daemon $PIPE)
 kill -9 "$D"; sleep 0.2
 expect_exit 1 "$GPUCTL" sched exec --class be -- true
 expect_stderr_line "exec after the daemon died"
