@@ -5,13 +5,14 @@
 # (ref-alt) and `populate trail 1` (ref-alt2), all three on REF's binary, and
 # alone; the tree's binary (tree, none) beside REF's (ref, ref-none) where
 # they differ (the cost of watching; the decision age to a move's start).
-#   1. torch, one process, windows (window.py): alone, ref-none, none, ref,
-#      tree, ref-alt, ref-alt2; up to 12 rotations: the cost of `none` over
-#      alone with >= 10 pairs and its confidence interval
+#   1. torch, one process, windows (window.py): alone, ref-none, none, up to
+#      12 rotations (the cost of `none` over alone, >= 10 pairs and its
+#      confidence interval), then alone, ref, tree, tree-async, ref-alt,
+#      ref-alt2, up to 4 rotations (room kept for 3)
 #   2. sweep, cupy, cpumix, whole programs (run.sh): alone, ref, ref-alt,
 #      ref-alt2; 3 rounds; wall time and the CPU phase beside the metric
 #   3. gnn 2M nodes / 20M edges, one process, windows: alone, ref, tree,
-#      ref-alt, ref-alt2; up to 5 rotations
+#      tree-async, ref-alt, ref-alt2; up to 5 rotations
 #   4. torch-cache, one process, windows: alone, ref, ref-alt, ref-alt2; up to 4
 #   5. what time is left: torch's whole program, alone and ref (run.sh)
 # Windows give the steady-state step (epoch) time, not the whole program's
@@ -37,8 +38,9 @@ share() { local s=$(( BUDGET * $1 / 530 )) l; l=$(( $(left) - ${2:-0} * BUDGET /
 scaled() { echo $(( BUDGET * $1 / 530 )); }
 log() { echo "[$(date +%T) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUTD/session.txt"; }
 
-WIN_TORCH=alone,ref-none,none,ref,tree,ref-alt,ref-alt2
-WIN_GNN=alone,ref,tree,ref-alt,ref-alt2
+WIN_NONE=alone,ref-none,none
+WIN_TORCH=alone,ref,tree,tree-async,ref-alt,ref-alt2
+WIN_GNN=alone,ref,tree,tree-async,ref-alt,ref-alt2
 WIN_CACHE=alone,ref,ref-alt,ref-alt2
 MATRIX=alone,ref,ref-alt,ref-alt2
 
@@ -47,11 +49,13 @@ if [ $DRY = 1 ]; then
 	echo "## run.sh (cpumix,sweep,cupy; $MATRIX)"
 	"$D/run.sh" --dry-run --budget 180 --rounds 3 --min-rounds 3 --workloads cpumix,sweep,cupy \
 		--configs "$MATRIX" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" || exit 1
-	for w in "torch $WIN_TORCH 12 1 2" "gnn $WIN_GNN 5 1 2" "torch-cache $WIN_CACHE 4 1 4"; do
+	for w in "torch $WIN_NONE 12 1 2 $WIN_TORCH 4" "gnn $WIN_GNN 5 1 2" "torch-cache $WIN_CACHE 4 1 4"; do
 		set -- $w
+		p2=()
+		[ $# -ge 7 ] && p2=(--plan2 "$6" --rotations2 "$7")
 		echo "## windows: $1"
 		python3 "$D/window.py" --dry-run --workload "$1" --plan "$2" --rotations "$3" --discard "$4" \
-			--measure "$5" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
+			--measure "$5" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
 			--max-bytes 1G --pieces PIECES || exit 1
 	done
 	python3 -c 'import ast,sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' \
@@ -94,11 +98,13 @@ cat "$P"/build-*.txt >"$OUTD/build.txt" 2>/dev/null
 log "pieces: $(cd "$P" && ls -1 sweep cpumix alloc.so 2>/dev/null | tr '\n' ' ')"
 export AB_PIECES=$P
 
-win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET
+win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET [PLAN2 ROTATIONS2]
+	local p2=()
 	[ "$6" -ge "$(scaled 20)" ] || { log "$1 windows: no time left (${6}s)"; return; }
-	log "$1 windows: plan $2, up to $3 rotations of $4+$5 steps, ${6}s"
+	[ $# -ge 8 ] && p2=(--plan2 "$7" --rotations2 "$8")
+	log "$1 windows: plan $2, up to $3 rotations of $4+$5 steps${7:+, then $7 up to ${8}}, ${6}s"
 	python3 "$D/window.py" --workload "$1" --pieces "$P" --plan "$2" --rotations "$3" --discard "$4" \
-		--measure "$5" --budget "$6" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
+		--measure "$5" --budget "$6" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
 		--max-bytes "$MAXB" --out "$OUTD/windows" >>"$OUTD/session.txt" 2>&1
 	log "$1 windows: rc $?"
 }
@@ -114,7 +120,7 @@ mat() {	# mat WORKLOADS CONFIGS BUDGET [MIN_ROUNDS]
 
 # Each phase's share of 530 s (scaled by SESSION9_BUDGET), never more than
 # what is left less the later phases' floors.
-win torch "$WIN_TORCH" 12 1 2 "$(share 200 285)"
+win torch "$WIN_NONE" 12 1 2 "$(share 205 280)" "$WIN_TORCH" 4
 SWEEP_MIB=${SWEEP_MIB:-8192} CUPY_GIB=${CUPY_GIB:-4} mat cpumix,sweep,cupy "$MATRIX" "$(share 180 105)"
 GNN_NODES=${GNN_NODES:-2000000} GNN_EDGES=${GNN_EDGES:-20000000} win gnn "$WIN_GNN" 5 1 2 "$(share 75 30)"
 win torch-cache "$WIN_CACHE" 4 1 4 "$(share 30 3)"

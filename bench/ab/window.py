@@ -9,13 +9,17 @@
 # give: the whole program's wall time (run.sh gives that).
 #
 #   window.py --workload torch|torch-cache|gnn --pieces DIR --plan C,C,...
-#             [--rotations N] [--discard D] [--measure K] [--budget S]
+#             [--rotations N] [--plan2 C,C,... [--rotations2 N]]
+#             [--discard D] [--measure K] [--budget S]
 #             [--policy P] [--alt-policy P] [--alt2-policy P] [--max-bytes SIZE]
 #             [--out DIR] [--tag NAME] [--step-timeout S] [--dry-run]
 #
 # Configurations: alone (nothing attached), ref / tree (REF's / the tree's
 # engine under --policy), none / ref-none (the tree's / REF's under none),
-# tree-alt / ref-alt (--alt-policy), tree-alt2 / ref-alt2 (--alt2-policy).
+# tree-alt / ref-alt (--alt-policy), tree-alt2 / ref-alt2 (--alt2-policy),
+# tree-async (the tree's engine under --policy with --async: UVM_MIGRATE
+# returns once the move is queued).  --plan2: a second plan in the same
+# process once the first's rotations are done (its rotations numbered on).
 # Each rotation runs the plan once, rotated by one each rotation (as run.sh's
 # rounds); each window: attach (an engine's stats file says it is set up) or
 # detach, D steps dropped, then the median of the next K steps.  Steps count
@@ -36,7 +40,8 @@ import threading
 import time
 
 D = os.path.dirname(os.path.abspath(__file__))
-CONFIGS = ("alone", "ref", "tree", "none", "ref-none", "tree-alt", "ref-alt", "tree-alt2", "ref-alt2")
+CONFIGS = ("alone", "ref", "tree", "none", "ref-none", "tree-alt", "ref-alt", "tree-alt2", "ref-alt2",
+           "tree-async")
 
 
 def info(bindir):
@@ -67,12 +72,14 @@ def engine_cmd(a, c, pid):
         return None, "", ""
     ref = c.startswith("ref")
     b = os.path.join(a.bin, "gpuctl-" + (a.ref_sha if ref else "tree"))
-    pol = {"ref": a.policy, "tree": a.policy, "none": "none", "ref-none": "none",
+    pol = {"ref": a.policy, "tree": a.policy, "tree-async": a.policy, "none": "none", "ref-none": "none",
            "tree-alt": a.alt_policy, "ref-alt": a.alt_policy,
            "tree-alt2": a.alt2_policy, "ref-alt2": a.alt2_policy}[c]
     argv = [b, "-j", "prefetch", "load"] + pol.split()
     if pol.split()[0] != "none":
         argv += ["--max-bytes", a.max_bytes]
+    if c == "tree-async":
+        argv += ["--async"]
     return argv + ["-p", str(pid)], (a.ref_sha if ref else "tree:" + a.tree_sha), pol
 
 
@@ -211,12 +218,27 @@ def window(a, steps, pid, c, r, pos, res, logf, rundir):
     return time.monotonic() - t0
 
 
+def stage_end(a, si, deadline, longest):
+    """
+    When stage si's rotations must stop: the first keeps room for three of
+    the second's (a window not seen yet guessed at 0.6 of alone's: an
+    engine's windows are the faster ones).
+    """
+    if si or not a.plan2:
+        return deadline
+    al = longest.get("alone", 0)
+    est = sum(longest.get(c) or (al if c == "alone" else 0.6 * al) for c in a.plan2)
+    return deadline - est * min(3, a.rotations2)
+
+
 def parse():
     ap = argparse.ArgumentParser(description="paired engine windows within one workload process")
     ap.add_argument("--workload", required=True, choices=("torch", "torch-cache", "gnn"))
     ap.add_argument("--pieces", default="", help="where alloc.so was built")
     ap.add_argument("--plan", required=True)
     ap.add_argument("--rotations", type=int, default=3)
+    ap.add_argument("--plan2", default="")
+    ap.add_argument("--rotations2", type=int, default=3)
     ap.add_argument("--discard", type=int, default=1)
     ap.add_argument("--measure", type=int, default=2)
     ap.add_argument("--budget", type=int, default=120)
@@ -230,15 +252,16 @@ def parse():
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args()
     a.plan = [c for c in a.plan.split(",") if c]
-    bad = [c for c in a.plan if c not in CONFIGS]
+    a.plan2 = [c for c in a.plan2.split(",") if c]
+    bad = [c for c in a.plan + a.plan2 if c not in CONFIGS]
     if bad or not a.plan:
         ap.error("--plan: unknown configuration(s) %s (of: %s)" % (bad, ", ".join(CONFIGS)))
-    for c in a.plan:
+    for c in a.plan + a.plan2:
         if "alt2" in c and not a.alt2_policy.strip():
             ap.error("%s needs --alt2-policy" % c)
         elif c.endswith("-alt") and not a.alt_policy.strip():
             ap.error("%s needs --alt-policy" % c)
-    if min(a.rotations, a.measure, a.budget) < 1 or a.discard < 0:
+    if min(a.rotations, a.rotations2, a.measure, a.budget) < 1 or a.discard < 0:
         ap.error("--rotations, --measure, --budget must be positive, --discard not negative")
     a.bin = os.environ.get("AB_BIN") or os.path.join(D, "bin")
     b = info(a.bin)
@@ -251,15 +274,17 @@ def parse():
 def main():
     a = parse()
     py = os.environ.get("PYTHON", "python3")
-    if not a.max_bytes and any(c not in ("alone", "none", "ref-none") for c in a.plan):
+    if not a.max_bytes and any(c not in ("alone", "none", "ref-none") for c in a.plan + a.plan2):
         print("Error: --max-bytes is needed (a static gpuctl cannot read the free memory)", file=sys.stderr)
         return 2
     cmd = workload_cmd(a.workload, a.pieces, py)
     if a.dry_run:
         print("window.py --dry-run: %s; plan %s; %d rotation(s) of D=%d + K=%d steps; budget %ds"
               % (a.tag, ",".join(a.plan), a.rotations, a.discard, a.measure, a.budget))
+        if a.plan2:
+            print("then plan %s; %d rotation(s)" % (",".join(a.plan2), a.rotations2))
         print("workload: %s" % " ".join(cmd))
-        for c in a.plan:
+        for c in dict.fromkeys(a.plan + a.plan2):
             argv = engine_cmd(a, c, "PID")[0]
             if argv:
                 print("%s: %s%s" % (c, " ".join(argv), "" if os.access(argv[0], os.X_OK) else "  (binary MISSING)"))
@@ -275,7 +300,8 @@ def main():
     logf = open(os.path.join(a.out, "log.txt"), "a")
     wlog = open(os.path.join(a.out, "workload-%s.txt" % a.tag.replace("~", "-")), "w")
     res.write(json.dumps({"meta": {"mode": "window.py (steady state, one process, -p attach)",
-                                   "workload": a.tag, "plan": ",".join(a.plan), "policy": a.policy,
+                                   "workload": a.tag, "plan": ",".join(a.plan),
+                                   "plan2": ",".join(a.plan2), "policy": a.policy,
                                    "alt_policy": a.alt_policy, "alt2_policy": a.alt2_policy,
                                    "ref_sha": a.ref_sha, "ref_name": a.ref_sha, "tree_sha": a.tree_sha,
                                    "discard": a.discard, "measure": a.measure, "budget_s": a.budget,
@@ -294,22 +320,25 @@ def main():
         record(res, a, round=0, pos=0, config="start", status="no-steps", error=" | ".join(steps.tail)[-400:])
         rc = 1
     longest, done = {}, 0
-    for r in range(1, a.rotations + 1):
-        if rc or proc.poll() is not None:
-            break
-        rs = time.monotonic()
-        # a rotation starts only while the longest so far still fits
-        if done and rs + sum(longest.get(c, 0) for c in a.plan) > deadline:
-            break
-        for pos, c in enumerate(rotate(a.plan, r - 1), 1):
-            if proc.poll() is not None:
+    stages = [(a.plan, a.rotations)] + ([(a.plan2, a.rotations2)] if a.plan2 else [])
+    for si, (plan, nrot) in enumerate(stages):
+        for k in range(nrot):
+            r = done + 1
+            if rc or proc.poll() is not None:
                 break
-            if time.monotonic() + longest.get(c, 0) > deadline:
-                record(res, a, round=r, pos=pos, config=c, status="skipped")
-                continue
-            took = window(a, steps, proc.pid, c, r, pos, res, logf, rundir)
-            longest[c] = max(longest.get(c, 0), took)
-        done = r
+            rs = time.monotonic()
+            # a rotation starts only while the longest so far still fits
+            if k and rs + sum(longest.get(c, 0) for c in plan) > stage_end(a, si, deadline, longest):
+                break
+            for pos, c in enumerate(rotate(plan, k), 1):
+                if proc.poll() is not None:
+                    break
+                if time.monotonic() + longest.get(c, 0) > deadline:
+                    record(res, a, round=r, pos=pos, config=c, status="skipped")
+                    continue
+                took = window(a, steps, proc.pid, c, r, pos, res, logf, rundir)
+                longest[c] = max(longest.get(c, 0), took)
+            done = r
     logf.write("%s: %d rotation(s) in %.0fs\n" % (a.tag, done, time.monotonic() - start))
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -3,7 +3,8 @@
  * act.c - carrying out a policy's requests: the destination (a GPU of the
  * process, --gpu, or the CPU), the budget (the GPU's free memory less a
  * reserve, --max-bytes), UVM_MIGRATE on the process's own UVM file, the
- * DONE event back to the policy, and the allocations it served (their age).
+ * DONE event back to the policy, and the allocations it served (their age:
+ * to the call's start).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -115,7 +116,7 @@ static int dest_of(struct engine *g, const struct pfe_request *q)
 
 void act(struct engine *g, const struct pfe_request *q)
 {
-	uint64_t *c = g->run.ctr, len = q->len, cap;
+	uint64_t *c = g->run.ctr, len = q->len, cap, t0;
 	struct pfe_event *done;
 	uint32_t st = 0;
 	int ret, i = dest_of(g, q);
@@ -150,6 +151,7 @@ void act(struct engine *g, const struct pfe_request *q)
 	}
 	if (!len)
 		goto out;
+	t0 = monoraw_ns();
 	ret = uvm_migrate(g->s.uvm_fd, q->addr, len, i >= 0 ? &g->gpu[i] : &uvm_cpu_uuid,
 			  g->o->async, &st);
 	c[PFE_C_IOCTLS]++;
@@ -167,7 +169,7 @@ void act(struct engine *g, const struct pfe_request *q)
 		if (i >= 0) {
 			g->since_free[i] += len;
 			g->gpu_bytes[i] += len;
-			allocs_served(&g->al, q->addr, len, monoraw_ns());
+			allocs_served(&g->al, q->addr, len, t0, monoraw_ns());
 		}
 	}
 out:

@@ -36,7 +36,7 @@ static void update_ctrs(struct engine *g)
 	g->run.ctr[PFE_C_MISSED] = g->al.missed;
 	g->run.ctr[PFE_C_AGE_P50] = allocs_age_us(&g->al, 50);
 	g->run.ctr[PFE_C_AGE_P99] = allocs_age_us(&g->al, 99);
-	if (g->s.counters) {
+	if (g->s.counters && g->ctr_on) {
 		g->run.ctr[PFE_C_DRV_FAULTS] = g->s.counters[UT_CTR_GPU_FAULTS];
 		g->run.ctr[PFE_C_DRV_HTOD] = g->s.counters[UT_CTR_BYTES_HTOD];
 	}
@@ -48,7 +48,8 @@ static void each_ctr(struct engine *g, void (*fn)(const char *name, uint64_t v, 
 	char name[64];
 
 	for (int i = 0; i < PFE_C_MAX; i++)
-		fn(pfe_ctr_names[i], g->run.ctr[i], arg);
+		if (g->ctr_on || (i != PFE_C_DRV_FAULTS && i != PFE_C_DRV_HTOD))	/* none: not counted */
+			fn(pfe_ctr_names[i], g->run.ctr[i], arg);
 	fn("prog_us", g->run.ctr[PFE_C_RUN_NS] / 1000, arg);
 	for (int i = 0; i < g->run.nctrs; i++)
 		fn(g->run.ctr_name[i], *g->run.cv[i], arg);

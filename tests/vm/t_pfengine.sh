@@ -34,7 +34,9 @@ STATS=$(uvmsim stats)
 base=$(stat_of fault_entries)
 expect_json_eq "none: no migrate call" .ioctls 0
 v=$(jnum faults); [ "${v:-9}" -le 1 ] && ok "none: wants no fault, the driver records none ($v)" || fail "none faults" "$OUT"
-expect_json_eq "none: the driver's fault counter agrees" .driver_gpu_faults "$base"
+[ -z "$(json_get .driver_gpu_faults)" ] && [ -z "$(json_get .driver_bytes_htod)" ] &&
+	ok "none: no driver counter enabled (each is a callback in the process's fault path)" ||
+	fail "none: driver counters" "$OUT"
 [ "$base" -gt 100 ] && ok "baseline: the sweep faults ($base)" || fail "baseline" "$STATS"
 
 # --- populate: the first fault moves the whole allocation -------------------
@@ -42,6 +44,8 @@ uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load populate $MAX -- uvmsim run seq blocks 16 $SLOW
 STATS=$(uvmsim stats)
 expect_json_eq "populate: one allocation" .allocations 1
+v=$(jnum driver_gpu_faults); [ "${v:-0}" -ge 1 ] && ok "populate: the driver's fault counter on ($v)" ||
+	fail "populate: driver_gpu_faults" "$OUT"
 expect_json_eq "populate: no call refused" .errors 0
 f=$(stat_of fault_entries)
 [ "$(stat_of pages_migrated_user)" -ge 8192 ] && ok "populate: the 16 swept blocks moved by UVM_MIGRATE" ||
