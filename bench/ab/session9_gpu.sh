@@ -6,9 +6,10 @@
 # alone; the tree's binary (tree, none) beside REF's (ref, ref-none) where
 # they differ (the cost of watching; the decision age to a move's start).
 #   1. torch, one process, windows (window.py): alone, ref-none, none, up to
-#      12 rotations (the cost of `none` over alone, >= 10 pairs and its
-#      confidence interval), then alone, ref, tree, tree-async, ref-alt,
-#      ref-alt2, up to 4 rotations (room kept for 3)
+#      12 rotations of 3 steps (the cost of `none` over alone, >= 10 pairs
+#      and its confidence interval; a step counts once it starts after the
+#      engine is set up or gone), then alone, ref, tree, tree-async, ref-alt,
+#      ref-alt2, up to 4 rotations of 1 dropped + 2 steps (room kept for 3)
 #   2. sweep, cupy, cpumix, whole programs (run.sh): alone, ref, ref-alt,
 #      ref-alt2; 3 rounds; wall time and the CPU phase beside the metric
 #   3. gnn 2M nodes / 20M edges, one process, windows: alone, ref, tree,
@@ -49,10 +50,10 @@ if [ $DRY = 1 ]; then
 	echo "## run.sh (cpumix,sweep,cupy; $MATRIX)"
 	"$D/run.sh" --dry-run --budget 180 --rounds 3 --min-rounds 3 --workloads cpumix,sweep,cupy \
 		--configs "$MATRIX" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" || exit 1
-	for w in "torch $WIN_NONE 12 1 2 $WIN_TORCH 4" "gnn $WIN_GNN 5 1 2" "torch-cache $WIN_CACHE 4 1 4"; do
+	for w in "torch $WIN_NONE 12 0 3 $WIN_TORCH 4" "gnn $WIN_GNN 5 1 2" "torch-cache $WIN_CACHE 4 1 4"; do
 		set -- $w
 		p2=()
-		[ $# -ge 7 ] && p2=(--plan2 "$6" --rotations2 "$7")
+		[ $# -ge 7 ] && p2=(--plan2 "$6" --rotations2 "$7" --discard2 1)
 		echo "## windows: $1"
 		python3 "$D/window.py" --dry-run --workload "$1" --plan "$2" --rotations "$3" --discard "$4" \
 			--measure "$5" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
@@ -101,7 +102,7 @@ export AB_PIECES=$P
 win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET [PLAN2 ROTATIONS2]
 	local p2=()
 	[ "$6" -ge "$(scaled 20)" ] || { log "$1 windows: no time left (${6}s)"; return; }
-	[ $# -ge 8 ] && p2=(--plan2 "$7" --rotations2 "$8")
+	[ $# -ge 8 ] && p2=(--plan2 "$7" --rotations2 "$8" --discard2 1)
 	log "$1 windows: plan $2, up to $3 rotations of $4+$5 steps${7:+, then $7 up to ${8}}, ${6}s"
 	python3 "$D/window.py" --workload "$1" --pieces "$P" --plan "$2" --rotations "$3" --discard "$4" \
 		--measure "$5" --budget "$6" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
@@ -120,7 +121,7 @@ mat() {	# mat WORKLOADS CONFIGS BUDGET [MIN_ROUNDS]
 
 # Each phase's share of 530 s (scaled by SESSION9_BUDGET), never more than
 # what is left less the later phases' floors.
-win torch "$WIN_NONE" 12 1 2 "$(share 205 280)" "$WIN_TORCH" 4
+win torch "$WIN_NONE" 12 0 3 "$(share 205 280)" "$WIN_TORCH" 4
 SWEEP_MIB=${SWEEP_MIB:-8192} CUPY_GIB=${CUPY_GIB:-4} mat cpumix,sweep,cupy "$MATRIX" "$(share 180 105)"
 GNN_NODES=${GNN_NODES:-2000000} GNN_EDGES=${GNN_EDGES:-20000000} win gnn "$WIN_GNN" 5 1 2 "$(share 75 30)"
 win torch-cache "$WIN_CACHE" 4 1 4 "$(share 30 3)"
@@ -138,6 +139,8 @@ python3 "$D/summarize.py" "$OUTD/results.jsonl" >"$OUTD/summary.md" 2>>"$OUTD/se
 	echo
 	echo "Configurations: ref = REF's \`$POL\` (main's default, eager 2), ref-alt = REF's \`$ALT\`,"
 	echo "ref-alt2 = REF's \`$ALT2\`, tree = the tree's \`$POL\`, none / ref-none = the tree's / REF's \`none\`."
+	echo "age_p50_us / age_p99_us: REF's (main) to the END of an allocation's first move, the tree's to its"
+	echo "START (the goal's definition; the tree also moves a new allocation before the rest of a large one)."
 	echo "NAME~win: windows within one process (window.py: steady state, engines attached with -p);"
 	echo "no wall time there.  Whole programs: sweep, cupy, cpumix (and torch when time was left)."
 } >>"$OUTD/summary.md"

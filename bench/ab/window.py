@@ -9,7 +9,7 @@
 # give: the whole program's wall time (run.sh gives that).
 #
 #   window.py --workload torch|torch-cache|gnn --pieces DIR --plan C,C,...
-#             [--rotations N] [--plan2 C,C,... [--rotations2 N]]
+#             [--rotations N] [--plan2 C,C,... [--rotations2 N] [--discard2 D]]
 #             [--discard D] [--measure K] [--budget S]
 #             [--policy P] [--alt-policy P] [--alt2-policy P] [--max-bytes SIZE]
 #             [--out DIR] [--tag NAME] [--step-timeout S] [--dry-run]
@@ -175,7 +175,7 @@ def record(res, a, **kw):
     res.flush()
 
 
-def window(a, steps, pid, c, r, pos, res, logf, rundir):
+def window(a, steps, pid, c, r, pos, res, logf, rundir, discard):
     argv, binname, pol = engine_cmd(a, c, pid)
     t0 = time.monotonic()
     until = t0 + a.step_timeout
@@ -199,16 +199,16 @@ def window(a, steps, pid, c, r, pos, res, logf, rundir):
     else:
         logf.write("== rotation %d window %d alone\n" % (r, pos))
         t_on = t0
-    got = steps.wait(t_on, a.discard + a.measure, until)
+    got = steps.wait(t_on, discard + a.measure, until)
     if eng is not None:
         doc, rc = stop_engine(eng)
         err = tail_of(os.path.join(rundir, "engine.err"))
         if rc not in (0, 130, -2):
             logf.write("engine rc %s: %s\n" % (rc, err))
-    kept = [round(s[2], 2) for s in got[a.discard:]]
-    if len(got) < a.discard + a.measure:
+    kept = [round(s[2], 2) for s in got[discard:]]
+    if len(got) < discard + a.measure:
         status = "workload-ended" if steps.proc.poll() is not None else "timeout"
-    extra = {"steps": kept, "dropped": [round(s[2], 2) for s in got[:a.discard]],
+    extra = {"steps": kept, "dropped": [round(s[2], 2) for s in got[:discard]],
              "attach_s": round(t_on - t0, 3), "window_s": round(time.monotonic() - t0, 2)}
     record(res, a, round=r, pos=pos, config=c, bin=binname, policy=pol, status=status, rc=rc,
            metric=steps.metric, value=statistics.median(kept) if kept and status == "ok" else None,
@@ -239,6 +239,7 @@ def parse():
     ap.add_argument("--rotations", type=int, default=3)
     ap.add_argument("--plan2", default="")
     ap.add_argument("--rotations2", type=int, default=3)
+    ap.add_argument("--discard2", type=int, default=None, help="the second plan's (default --discard)")
     ap.add_argument("--discard", type=int, default=1)
     ap.add_argument("--measure", type=int, default=2)
     ap.add_argument("--budget", type=int, default=120)
@@ -261,7 +262,9 @@ def parse():
             ap.error("%s needs --alt2-policy" % c)
         elif c.endswith("-alt") and not a.alt_policy.strip():
             ap.error("%s needs --alt-policy" % c)
-    if min(a.rotations, a.rotations2, a.measure, a.budget) < 1 or a.discard < 0:
+    if a.discard2 is None:
+        a.discard2 = a.discard
+    if min(a.rotations, a.rotations2, a.measure, a.budget) < 1 or min(a.discard, a.discard2) < 0:
         ap.error("--rotations, --measure, --budget must be positive, --discard not negative")
     a.bin = os.environ.get("AB_BIN") or os.path.join(D, "bin")
     b = info(a.bin)
@@ -282,7 +285,8 @@ def main():
         print("window.py --dry-run: %s; plan %s; %d rotation(s) of D=%d + K=%d steps; budget %ds"
               % (a.tag, ",".join(a.plan), a.rotations, a.discard, a.measure, a.budget))
         if a.plan2:
-            print("then plan %s; %d rotation(s)" % (",".join(a.plan2), a.rotations2))
+            print("then plan %s; %d rotation(s) of D=%d + K=%d" % (",".join(a.plan2), a.rotations2, a.discard2,
+                                                                   a.measure))
         print("workload: %s" % " ".join(cmd))
         for c in dict.fromkeys(a.plan + a.plan2):
             argv = engine_cmd(a, c, "PID")[0]
@@ -304,7 +308,7 @@ def main():
                                    "plan2": ",".join(a.plan2), "policy": a.policy,
                                    "alt_policy": a.alt_policy, "alt2_policy": a.alt2_policy,
                                    "ref_sha": a.ref_sha, "ref_name": a.ref_sha, "tree_sha": a.tree_sha,
-                                   "discard": a.discard, "measure": a.measure, "budget_s": a.budget,
+                                   "discard": a.discard, "discard2": a.discard2, "measure": a.measure, "budget_s": a.budget,
                                    "max_bytes": a.max_bytes, "command": " ".join(cmd)},
                           "run_id": a.run_id}) + "\n")
     logf.write("== %s: %s\n" % (a.tag, " ".join(cmd)))
@@ -336,7 +340,7 @@ def main():
                 if time.monotonic() + longest.get(c, 0) > deadline:
                     record(res, a, round=r, pos=pos, config=c, status="skipped")
                     continue
-                took = window(a, steps, proc.pid, c, r, pos, res, logf, rundir)
+                took = window(a, steps, proc.pid, c, r, pos, res, logf, rundir, a.discard2 if si else a.discard)
                 longest[c] = max(longest.get(c, 0), took)
             done = r
     logf.write("%s: %d rotation(s) in %.0fs\n" % (a.tag, done, time.monotonic() - start))
