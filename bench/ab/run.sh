@@ -38,6 +38,7 @@
 # PYTHON: the workloads' python3.  --configs-for W=C,...: workload W's own
 # configurations (over --configs).  AB_PIECES=DIR: the CUDA pieces (sweep,
 # cpumix, alloc.so) built there already are copied, not built again.
+# AB_RESERVE (20): the seconds of the budget kept for the summary.
 # Exit: 0 done (failed runs are in the results), 1 nothing could run, 2 usage.
 set -u
 D=$(dirname "$(readlink -f "$0")")
@@ -47,7 +48,7 @@ DEF_WL="sweep cupy torch torch-cache gnn"
 ALL_CFG="alone device ref tree none ref-none trace stat tree-alt ref-alt tree-alt2 ref-alt2"
 DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB='' ALT_POLICY='' ALT2_POLICY=''
 CFG_FOR=''	# ' W=C,C W2=C ...'
-WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
+WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=${AB_RESERVE:-20}
 BIN=${AB_BIN:-$D/bin}
 PY=${PYTHON:-python3}	# the workloads' python (torch, cupy, torch_geometric)
 

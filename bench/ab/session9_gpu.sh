@@ -5,17 +5,20 @@
 # (ref-alt) and `populate trail 1` (ref-alt2), all three on REF's binary, and
 # alone; the tree's binary (tree, none) beside REF's (ref, ref-none) where
 # they differ (the cost of watching; the decision age to a move's start).
-#   1. torch, one process, windows (window.py): alone, ref-none, none, up to
-#      12 rotations of 3 steps (the cost of `none` over alone, >= 10 pairs
-#      and its confidence interval; a step counts once it starts after the
-#      engine is set up or gone), then alone, ref, tree, tree-async, ref-alt,
-#      ref-alt2, up to 4 rotations of 1 dropped + 2 steps (room kept for 3)
-#   2. sweep, cupy, cpumix, whole programs (run.sh): alone, ref, ref-alt,
-#      ref-alt2; 3 rounds; wall time and the CPU phase beside the metric
-#   3. gnn 2M nodes / 20M edges, one process, windows: alone, ref, tree,
-#      tree-async, ref-alt, ref-alt2; up to 5 rotations
-#   4. torch-cache, one process, windows: alone, ref, ref-alt, ref-alt2; up to 4
-#   5. what time is left: torch's whole program, alone and ref (run.sh)
+#   1. cpumix, sweep (8 GiB), cupy (4 GiB), whole programs (run.sh): alone,
+#      ref, ref-alt, ref-alt2; 3 rounds; wall time and the CPU phase beside
+#      the metric (~185 s)
+#   2. gnn 2M nodes / 20M edges, one process, windows (window.py): alone,
+#      ref, tree, tree-async, ref-alt, ref-alt2; 3 rotations of 1 dropped +
+#      2 epochs (~80 s)
+#   3. torch-cache, one process, windows: alone, ref, ref-alt, ref-alt2; up
+#      to 4 rotations (~25 s)
+#   4. torch, one process, windows: alone, ref, tree, tree-async, ref-alt,
+#      ref-alt2, 3 rotations of 1 dropped + 2 steps; then with all the time
+#      left, alone, ref-none, none, rotations of 3 steps each (a step counts
+#      once it starts after the engine is set up or gone): the cost of
+#      `none` over alone, as many pairs as fit (~10 expected), with its
+#      confidence interval
 # Windows give the steady-state step (epoch) time, not the whole program's
 # wall; run.sh's runs give both.  Everything lands in $OUT/engine-ab-session9/
 # (results.jsonl, summary.md, log.txt, session.txt): copy it to bench/results/.
@@ -50,10 +53,10 @@ if [ $DRY = 1 ]; then
 	echo "## run.sh (cpumix,sweep,cupy; $MATRIX)"
 	"$D/run.sh" --dry-run --budget 180 --rounds 3 --min-rounds 3 --workloads cpumix,sweep,cupy \
 		--configs "$MATRIX" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" || exit 1
-	for w in "torch $WIN_NONE 12 0 3 $WIN_TORCH 4" "gnn $WIN_GNN 5 1 2" "torch-cache $WIN_CACHE 4 1 4"; do
+	for w in "gnn $WIN_GNN 3 1 2" "torch-cache $WIN_CACHE 4 1 4" "torch $WIN_TORCH 3 1 2 $WIN_NONE 30"; do
 		set -- $w
 		p2=()
-		[ $# -ge 7 ] && p2=(--plan2 "$6" --rotations2 "$7" --discard2 1)
+		[ $# -ge 7 ] && p2=(--plan2 "$6" --rotations2 "$7" --discard2 0 --measure2 3)
 		echo "## windows: $1"
 		python3 "$D/window.py" --dry-run --workload "$1" --plan "$2" --rotations "$3" --discard "$4" \
 			--measure "$5" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
@@ -99,10 +102,10 @@ cat "$P"/build-*.txt >"$OUTD/build.txt" 2>/dev/null
 log "pieces: $(cd "$P" && ls -1 sweep cpumix alloc.so 2>/dev/null | tr '\n' ' ')"
 export AB_PIECES=$P
 
-win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET [PLAN2 ROTATIONS2]
+win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET [PLAN2 ROTATIONS2 (0 dropped + 3)]
 	local p2=()
 	[ "$6" -ge "$(scaled 20)" ] || { log "$1 windows: no time left (${6}s)"; return; }
-	[ $# -ge 8 ] && p2=(--plan2 "$7" --rotations2 "$8" --discard2 1)
+	[ $# -ge 8 ] && p2=(--plan2 "$7" --rotations2 "$8" --discard2 0 --measure2 3)
 	log "$1 windows: plan $2, up to $3 rotations of $4+$5 steps${7:+, then $7 up to ${8}}, ${6}s"
 	python3 "$D/window.py" --workload "$1" --pieces "$P" --plan "$2" --rotations "$3" --discard "$4" \
 		--measure "$5" --budget "$6" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
@@ -113,24 +116,18 @@ win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET [PLAN2 ROTATIONS2]
 mat() {	# mat WORKLOADS CONFIGS BUDGET [MIN_ROUNDS]
 	[ "$3" -ge "$(scaled 40)" ] || { log "run.sh $1: no time left (${3}s)"; return; }
 	log "run.sh $1 ($2): ${3}s"
-	"$D/run.sh" --budget "$3" --rounds 3 --min-rounds "${4:-3}" --workloads "$1" --configs "$2" \
+	AB_RESERVE=5 "$D/run.sh" --budget "$3" --rounds 3 --min-rounds "${4:-3}" --workloads "$1" --configs "$2" \
 		--policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" --max-bytes "$MAXB" \
 		--out "$OUTD/run-${1//,/-}" >"$OUTD/run-${1//,/-}.stdout" 2>&1
 	log "run.sh $1: rc $?"
 }
 
 # Each phase's share of 530 s (scaled by SESSION9_BUDGET), never more than
-# what is left less the later phases' floors.
-win torch "$WIN_NONE" 12 0 3 "$(share 205 280)" "$WIN_TORCH" 4
-SWEEP_MIB=${SWEEP_MIB:-8192} CUPY_GIB=${CUPY_GIB:-4} mat cpumix,sweep,cupy "$MATRIX" "$(share 180 105)"
-GNN_NODES=${GNN_NODES:-2000000} GNN_EDGES=${GNN_EDGES:-20000000} win gnn "$WIN_GNN" 5 1 2 "$(share 75 30)"
-win torch-cache "$WIN_CACHE" 4 1 4 "$(share 30 3)"
-l=$(( $(left) - 15 ))
-if [ "$l" -ge "$(scaled 60)" ]; then
-	TORCH_STEPS=3 mat torch alone,ref "$l" 1
-else
-	log "no time for torch's whole program (${l}s left)"
-fi
+# what is left less the later phases' floors; torch last, with the rest.
+SWEEP_MIB=${SWEEP_MIB:-8192} CUPY_GIB=${CUPY_GIB:-4} mat cpumix,sweep,cupy "$MATRIX" "$(share 185 300)"
+GNN_NODES=${GNN_NODES:-2000000} GNN_EDGES=${GNN_EDGES:-20000000} win gnn "$WIN_GNN" 3 1 2 "$(share 80 215)"
+win torch-cache "$WIN_CACHE" 4 1 4 "$(share 25 190)"
+win torch "$WIN_TORCH" 3 1 2 "$(( $(left) - 8 ))" "$WIN_NONE" 30
 
 # the summary of everything (window lines pair per rotation, run.sh's per round)
 cat "$OUTD"/windows/results.jsonl "$OUTD"/run-*/results.jsonl >"$OUTD/results.jsonl" 2>/dev/null
@@ -142,7 +139,7 @@ python3 "$D/summarize.py" "$OUTD/results.jsonl" >"$OUTD/summary.md" 2>>"$OUTD/se
 	echo "age_p50_us / age_p99_us: REF's (main) to the END of an allocation's first move, the tree's to its"
 	echo "START (the goal's definition; the tree also moves a new allocation before the rest of a large one)."
 	echo "NAME~win: windows within one process (window.py: steady state, engines attached with -p);"
-	echo "no wall time there.  Whole programs: sweep, cupy, cpumix (and torch when time was left)."
+	echo "no wall time there.  Whole programs: cpumix, sweep, cupy."
 } >>"$OUTD/summary.md"
 cat "$OUTD"/run-*/log.txt "$OUTD"/windows/log.txt >"$OUTD/log.txt" 2>/dev/null
 cat "$OUTD/summary.md"

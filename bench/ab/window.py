@@ -9,7 +9,8 @@
 # give: the whole program's wall time (run.sh gives that).
 #
 #   window.py --workload torch|torch-cache|gnn --pieces DIR --plan C,C,...
-#             [--rotations N] [--plan2 C,C,... [--rotations2 N] [--discard2 D]]
+#             [--rotations N] [--plan2 C,C,... [--rotations2 N] [--discard2 D]
+#             [--measure2 K]]
 #             [--discard D] [--measure K] [--budget S]
 #             [--policy P] [--alt-policy P] [--alt2-policy P] [--max-bytes SIZE]
 #             [--out DIR] [--tag NAME] [--step-timeout S] [--dry-run]
@@ -19,7 +20,8 @@
 # tree-alt / ref-alt (--alt-policy), tree-alt2 / ref-alt2 (--alt2-policy),
 # tree-async (the tree's engine under --policy with --async: UVM_MIGRATE
 # returns once the move is queued).  --plan2: a second plan in the same
-# process once the first's rotations are done (its rotations numbered on).
+# process once the first's rotations are done (its rotations numbered on),
+# with what is left of the budget.
 # Each rotation runs the plan once, rotated by one each rotation (as run.sh's
 # rounds); each window: attach (an engine's stats file says it is set up) or
 # detach, D steps dropped, then the median of the next K steps.  Steps count
@@ -175,7 +177,7 @@ def record(res, a, **kw):
     res.flush()
 
 
-def window(a, steps, pid, c, r, pos, res, logf, rundir, discard):
+def window(a, steps, pid, c, r, pos, res, logf, rundir, discard, measure):
     argv, binname, pol = engine_cmd(a, c, pid)
     t0 = time.monotonic()
     until = t0 + a.step_timeout
@@ -199,14 +201,14 @@ def window(a, steps, pid, c, r, pos, res, logf, rundir, discard):
     else:
         logf.write("== rotation %d window %d alone\n" % (r, pos))
         t_on = t0
-    got = steps.wait(t_on, discard + a.measure, until)
+    got = steps.wait(t_on, discard + measure, until)
     if eng is not None:
         doc, rc = stop_engine(eng)
         err = tail_of(os.path.join(rundir, "engine.err"))
         if rc not in (0, 130, -2):
             logf.write("engine rc %s: %s\n" % (rc, err))
     kept = [round(s[2], 2) for s in got[discard:]]
-    if len(got) < discard + a.measure:
+    if len(got) < discard + measure:
         status = "workload-ended" if steps.proc.poll() is not None else "timeout"
     extra = {"steps": kept, "dropped": [round(s[2], 2) for s in got[:discard]],
              "attach_s": round(t_on - t0, 3), "window_s": round(time.monotonic() - t0, 2)}
@@ -218,19 +220,6 @@ def window(a, steps, pid, c, r, pos, res, logf, rundir, discard):
     return time.monotonic() - t0
 
 
-def stage_end(a, si, deadline, longest):
-    """
-    When stage si's rotations must stop: the first keeps room for three of
-    the second's (a window not seen yet guessed at 0.6 of alone's: an
-    engine's windows are the faster ones).
-    """
-    if si or not a.plan2:
-        return deadline
-    al = longest.get("alone", 0)
-    est = sum(longest.get(c) or (al if c == "alone" else 0.6 * al) for c in a.plan2)
-    return deadline - est * min(3, a.rotations2)
-
-
 def parse():
     ap = argparse.ArgumentParser(description="paired engine windows within one workload process")
     ap.add_argument("--workload", required=True, choices=("torch", "torch-cache", "gnn"))
@@ -240,6 +229,7 @@ def parse():
     ap.add_argument("--plan2", default="")
     ap.add_argument("--rotations2", type=int, default=3)
     ap.add_argument("--discard2", type=int, default=None, help="the second plan's (default --discard)")
+    ap.add_argument("--measure2", type=int, default=None, help="the second plan's (default --measure)")
     ap.add_argument("--discard", type=int, default=1)
     ap.add_argument("--measure", type=int, default=2)
     ap.add_argument("--budget", type=int, default=120)
@@ -264,7 +254,9 @@ def parse():
             ap.error("%s needs --alt-policy" % c)
     if a.discard2 is None:
         a.discard2 = a.discard
-    if min(a.rotations, a.rotations2, a.measure, a.budget) < 1 or min(a.discard, a.discard2) < 0:
+    if a.measure2 is None:
+        a.measure2 = a.measure
+    if min(a.rotations, a.rotations2, a.measure, a.measure2, a.budget) < 1 or min(a.discard, a.discard2) < 0:
         ap.error("--rotations, --measure, --budget must be positive, --discard not negative")
     a.bin = os.environ.get("AB_BIN") or os.path.join(D, "bin")
     b = info(a.bin)
@@ -285,8 +277,8 @@ def main():
         print("window.py --dry-run: %s; plan %s; %d rotation(s) of D=%d + K=%d steps; budget %ds"
               % (a.tag, ",".join(a.plan), a.rotations, a.discard, a.measure, a.budget))
         if a.plan2:
-            print("then plan %s; %d rotation(s) of D=%d + K=%d" % (",".join(a.plan2), a.rotations2, a.discard2,
-                                                                   a.measure))
+            print("then plan %s; up to %d rotation(s) of D=%d + K=%d" % (",".join(a.plan2), a.rotations2,
+                                                                         a.discard2, a.measure2))
         print("workload: %s" % " ".join(cmd))
         for c in dict.fromkeys(a.plan + a.plan2):
             argv = engine_cmd(a, c, "PID")[0]
@@ -308,7 +300,7 @@ def main():
                                    "plan2": ",".join(a.plan2), "policy": a.policy,
                                    "alt_policy": a.alt_policy, "alt2_policy": a.alt2_policy,
                                    "ref_sha": a.ref_sha, "ref_name": a.ref_sha, "tree_sha": a.tree_sha,
-                                   "discard": a.discard, "discard2": a.discard2, "measure": a.measure, "budget_s": a.budget,
+                                   "discard": a.discard, "discard2": a.discard2, "measure2": a.measure2, "measure": a.measure, "budget_s": a.budget,
                                    "max_bytes": a.max_bytes, "command": " ".join(cmd)},
                           "run_id": a.run_id}) + "\n")
     logf.write("== %s: %s\n" % (a.tag, " ".join(cmd)))
@@ -332,7 +324,7 @@ def main():
                 break
             rs = time.monotonic()
             # a rotation starts only while the longest so far still fits
-            if k and rs + sum(longest.get(c, 0) for c in plan) > stage_end(a, si, deadline, longest):
+            if k and rs + sum(longest.get(c, 0) for c in plan) > deadline:
                 break
             for pos, c in enumerate(rotate(plan, k), 1):
                 if proc.poll() is not None:
@@ -340,7 +332,8 @@ def main():
                 if time.monotonic() + longest.get(c, 0) > deadline:
                     record(res, a, round=r, pos=pos, config=c, status="skipped")
                     continue
-                took = window(a, steps, proc.pid, c, r, pos, res, logf, rundir, a.discard2 if si else a.discard)
+                took = window(a, steps, proc.pid, c, r, pos, res, logf, rundir, a.discard2 if si else a.discard,
+                              a.measure2 if si else a.measure)
                 longest[c] = max(longest.get(c, 0), took)
             done = r
     logf.write("%s: %d rotation(s) in %.0fs\n" % (a.tag, done, time.monotonic() - start))
