@@ -44,6 +44,7 @@ finish() {
 	tar -C "$W" -czf "$OUT/w.tgz" --exclude=hand --exclude='*.in' . 2>/dev/null
 }
 trap finish EXIT
+trap '' PIPE	# an LC that died: its phases say so, the others go on
 exec > >(tee "$OUT/log.txt") 2>&1
 log "machine"; nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
 echo "gpuctl $("$GPUCTL" version 2>&1 | head -1)"
@@ -110,7 +111,10 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
 	else
 		fd=7; [ "$lc" = lcm ] && fd=8
 		n=$(grep -c "^lc " "$W/$lc.out")
-		echo "run $label $PHASE$hintarg" >&$fd
+		if ! echo "run $label $PHASE$hintarg" >&$fd; then
+			echo "P $r $label be=${g:--} lc dead" | tee -a "$OUT/phases.txt"
+			return
+		fi
 		for k in $(seq $(((PHASE + 30) * 10))); do [ "$(grep -c "^lc " "$W/$lc.out")" -gt "$n" ] && break; sleep 0.1; done
 		echo "P $r $label be=${g:--} $(grep "^lc " "$W/$lc.out" | tail -1)" | tee -a "$OUT/phases.txt"
 	fi
