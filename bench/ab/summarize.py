@@ -264,7 +264,8 @@ def main(paths):
     for wl in dict.fromkeys(r.get("workload") for r in runs):
         wl_runs = [r for r in runs if r.get("workload") == wl]
         ok_runs = [r for r in wl_runs if r.get("ok") and isinstance(r.get("value"), (int, float))]
-        configs = list(dict.fromkeys(r["config"] for r in wl_runs if r.get("config") != "build"))
+        configs = list(dict.fromkeys(r["config"] for r in wl_runs
+                                     if r.get("config") not in ("build", "start", "end")))
         ok = {c: [r for r in ok_runs if r["config"] == c] for c in configs}
         metric = next((r["metric"] for r in ok_runs if r.get("metric")), "metric")
         rounds = len({(r.get("run_id"), r.get("round")) for r in ok_runs})

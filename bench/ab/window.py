@@ -337,6 +337,11 @@ def main():
                 longest[c] = max(longest.get(c, 0), took)
             done = r
     logf.write("%s: %d rotation(s) in %.0fs\n" % (a.tag, done, time.monotonic() - start))
+    if not rc and proc.poll() is not None:	# it ended before we ended it: said, with its last lines
+        tail = " | ".join(steps.tail)[-400:]
+        logf.write("%s: the workload ended (status %s): %s\n" % (a.tag, proc.returncode, tail))
+        record(res, a, round=done + 1, pos=0, config="end", status="workload-ended", rc=proc.returncode,
+               error=tail)
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
         try:

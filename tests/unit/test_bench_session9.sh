@@ -132,4 +132,47 @@ grep -q -- '-j prefetch load populate eager 1 --max-bytes 75904M -- .*/sweep --m
 	ok "session: results, session and log written" || fail "session: files" "$(ls "$S")"
 t=$(sed -n 's/.*done in \([0-9]*\)s.*/\1/p' "$S/session.txt")
 [ "${t:-999}" -le 160 ] && ok "session: within its budget (${t}s of 150 + grace)" || fail "session: time" "$t"
+
+# --- window.py alone: an engine that is refused, a workload that ends ---------------
+cat >"$F/bin/gpuctl-abc1234" <<'EOF2'
+#!/bin/bash
+# REF refuses `populate eager 1` (-p): exits at once with an Error line
+for a; do [ "$a" = eager ] && { echo "Error: fake refusal" >&2; exit 1; }; done
+exec "$(dirname "$0")/gpuctl-tree" "$@"
+EOF2
+chmod +x "$F/bin/gpuctl-abc1234"
+expect_exit 0 env PYTHON="$F/fakepy" AB_BIN="$F/bin" FAKE_DIR=$F python3 $A/window.py --workload torch \
+	--pieces "$F" --plan alone,ref-alt,none --alt-policy 'populate eager 1' --rotations 2 --measure 2 \
+	--max-bytes 1G --budget 60 --out "$F/w1"
+OUT=$(python3 - "$F/w1/results.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if "meta" not in d:
+        print("win", d["round"], d["config"], d["status"], d.get("value"), (d.get("error") or "")[:40])
+PY
+)
+expect_out "window.py: a refused engine recorded, its error kept" '^win 1 ref-alt engine-failed None Error: fake refusal$'
+expect_out "window.py: the next window goes on" '^win 1 none ok 22\.0 $'
+expect_out "window.py: the second rotation starts with the refused one" '^win 2 ref-alt engine-failed '
+cat >"$F/shortpy" <<'EOF2'
+#!/usr/bin/python3
+# a workload that dies after 4 steps (an out-of-memory, say)
+import time
+for i in range(4):
+    m0 = time.monotonic(); time.sleep(0.02)
+    print("at %.6f %.6f" % (m0, time.monotonic()))
+    print("step_ms 20.0%s" % (" (warm-up)" if i < 1 else ""), flush=True)
+EOF2
+chmod +x "$F/shortpy"
+expect_exit 0 env PYTHON="$F/shortpy" AB_BIN="$F/bin" python3 $A/window.py --workload gnn --pieces "$F" \
+	--plan alone,none --rotations 5 --measure 2 --budget 30 --out "$F/w2"
+OUT=$(grep -o '"status": "[a-z-]*"' "$F/w2/results.jsonl" | sort | uniq -c | tr -s ' ')
+expect_out "window.py: the workload's end stops the windows, said" 'workload-ended'
+[ "$(grep -c '"status"' "$F/w2/results.jsonl")" -le 3 ] && ok "window.py: no window after the workload ended" ||
+	fail "window.py: after the end" "$OUT"
+expect_exit 1 env PYTHON=/bin/false AB_BIN="$F/bin" python3 $A/window.py --workload torch --pieces "$F" \
+	--plan alone --budget 5 --out "$F/w3"
+grep -q '"status": "no-steps"' "$F/w3/results.jsonl" && ok "window.py: a workload with no step: recorded, exit 1" ||
+	fail "window.py: no steps" "$(cat "$F/w3/results.jsonl")"
 summary
