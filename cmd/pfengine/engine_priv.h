@@ -52,6 +52,7 @@ struct engine {
 	bool use_nvml, capped_said, refused_said, bad_said;
 	bool ctr_on;			/* ENGINE_CTR_MASK enabled (not for none) */
 	int flush_depth;		/* feed.c's flush: 2 when run again between requests */
+	bool poll_in_flush;		/* ... which reads new mappings only in the turn's own flush */
 	uint64_t free_bytes[PFE_MAX_GPUS], since_free[PFE_MAX_GPUS], gpu_bytes[PFE_MAX_GPUS];
 	double free_at[PFE_MAX_GPUS], started, stats_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */

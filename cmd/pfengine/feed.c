@@ -60,6 +60,9 @@ static bool continues(struct engine *g, const struct pfe_request *q)
  * those, the mappings made meanwhile (ALLOC: a new allocation's move comes
  * before the rest of an older one's; its wait is one chunk, not a whole
  * allocation).  Requests carried out in a nested run see the same order.
+ * The mappings are read only in the turn's own flush (poll_in_flush): one
+ * run from slot() may be inside a change of the table, or under a pointer
+ * into it (on_entry's x), which reading mappings would move.
  */
 static void flush(struct engine *g)
 {
@@ -84,7 +87,7 @@ static void flush(struct engine *g)
 	for (uint32_t i = 0; i < n; i++) {
 		if (!later[i])
 			continue;
-		if (g->flush_depth == 1 && allocw_poll(&g->aw) > 0)
+		if (g->flush_depth == 1 && g->poll_in_flush && allocw_poll(&g->aw) > 0)
 			flush(g);
 		act(g, &req[i]);
 	}
@@ -338,7 +341,9 @@ void feed_turn(struct engine *g)
 		g->run.ctr[PFE_C_LOST] += lost;
 		gap(g, lost);
 	}
+	g->poll_in_flush = true;	/* nothing of the table held here */
 	flush(g);
+	g->poll_in_flush = false;
 	interest(g);
 }
 

@@ -101,6 +101,7 @@ int main(void)
 	map(A, 4 * M);
 	map(B, 2 * M);
 	CHECK("two allocations, their ALLOC events in the batch", g.al.n == 2 && io.nev == 2);
+	g.poll_in_flush = true;		/* as feed_turn's own flush */
 	flush(&g);
 	CHECK("four moves", norder == 4);
 	CHECK("A's first chunk first", order[0] == A);
@@ -121,6 +122,18 @@ int main(void)
 	flush(&g);
 	CHECK("no mapping meanwhile: A, B, then A's rest; one run", norder == 3 && order[0] == A &&
 	      order[1] == B && order[2] == A + 2 * M && runs == 1);
+	/* a run from slot() (inside a change of the table): the ring is not read */
+	norder = runs = polls = 0;
+	inject_at_poll = 1;
+	g.poll_in_flush = false;
+	allocs_free(&g.al);
+	allocs_init(&g.al, 1, emit, &g);
+	io.nev = 0;
+	map(A, 4 * M);
+	map(B, 2 * M);
+	flush(&g);
+	CHECK("outside the turn's own flush: no mapping read, A, B, A's rest", polls == 0 && norder == 3 &&
+	      order[0] == A && order[1] == B && order[2] == A + 2 * M);
 	allocs_free(&g.al);
 	printf("%d passed, %d failed\n", pass, failed);
 	return failed != 0;
