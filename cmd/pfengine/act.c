@@ -160,8 +160,10 @@ void act(struct engine *g, const struct pfe_request *q)
 	if (ret || st) {
 		c[PFE_C_ERRORS]++;
 		if (!g->refused_said) {
-			p_info("engine: UVM_MIGRATE of 0x%llx+%llu refused: %s",
-			       (unsigned long long)q->addr, (unsigned long long)len,
+			char hl[UNITS_BUF];
+
+			p_info("engine: UVM_MIGRATE of %s at 0x%llx refused: %s",
+			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)), (unsigned long long)q->addr,
 			       ret ? strerror(-ret) : uvm_status_text(st));
 			g->refused_said = true;
 		}
