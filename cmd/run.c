@@ -289,7 +289,9 @@ static int tools_of(struct ropts *o, struct opts_result *r, struct tool *t)
 static void report(const struct ropts *o, struct tool *t, int n, int status, double wall)
 {
 	if (!json_output) {
-		p_info("run: '%s' exited with status %d after %.3f s", o->cmd[0], status, wall);
+		p_info("run: '%s' exited with status %d after %s", o->cmd[0], status,
+		       units_fmt_duration(wall > 0 ? (uint64_t)(wall * 1e9) : 0, UNITS_HUMAN,
+					  (char[UNITS_BUF]){ 0 }, UNITS_BUF));
 		return;
 	}
 	jsonw_start_object(json_wtr);

@@ -140,9 +140,10 @@ int sched_list(const struct gpu_info *only_gpu, __u32 only_pid)
 	if (json_output)
 		jsonw_end_array(json_wtr);
 	else
-		printf("# watcher running for %.0f s: TSGs allocated before it started are "
+		printf("# watcher running for %s: TSGs allocated before it started are "
 		       "not listed (restart those processes)\n",
-		       (now - watcher_meta(&s.w, META_STARTED)) / 1e9);
+		       units_fmt_duration(now - watcher_meta(&s.w, META_STARTED), UNITS_HUMAN,
+					  (char[UNITS_BUF]){ 0 }, UNITS_BUF));
 	free(v);
 	sched_close(&s);
 	return EXIT_OK;
@@ -356,7 +357,9 @@ int sched_status(void)
 		jsonw_name(json_wtr, "stats");
 		jsonw_start_object(json_wtr);
 	} else {
-		printf("watcher running for %.0f s; policy %s%s\n", age,
+		printf("watcher running for %s; policy %s%s\n",
+		       units_fmt_duration(age > 0 ? (uint64_t)(age * 1e9) : 0, UNITS_HUMAN,
+					  (char[UNITS_BUF]){ 0 }, UNITS_BUF),
 		       pol.active ? "active" : "inactive", runner ? "" : " (no policy process)");
 	}
 	for (__u32 i = 0; i < STAT_NR; i++) {

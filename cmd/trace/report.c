@@ -158,6 +158,9 @@ static int read_one(struct rep *p, FILE *in, const char *name)
 
 		se.ts_ns += se.ts_ns ? shift : 0;
 		ts_add(&p->sum, &se);
+		/* a process's name (version 2) for the TSG table, as the live trace has it */
+		if (e.type == GT_EV_META && e.cause == GT_META_COMM && e.pid)
+			ts_comm(&p->sum, e.pid, r.meta);
 		if (p->events && e.type != GT_EV_META)
 			tr_print_event(p->out, &e, r.hdr.start_ts_ns, NULL);
 		if ((p->model && e.type == GT_EV_GPU_FAULT && faults_add(&p->f, &e)) ||

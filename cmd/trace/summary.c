@@ -352,6 +352,8 @@ static void tsg_json(const struct trace_summary *s)
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct ts_proc *p = &s->procs[i];
 
+		if (!p->created && !p->freed && !p->settings)
+			continue;	/* named (a record's table), no TSG event */
 		jsonw_start_object(json_wtr);
 		jsonw_uint_field(json_wtr, "pid", p->pid);
 		jsonw_string_field(json_wtr, "comm", p->comm[0] ? p->comm : NULL);
@@ -382,6 +384,8 @@ static void tsg_procs_text(const struct trace_summary *s, FILE *out)
 		const struct ts_proc *p = &s->procs[i];
 		char comm[4 * sizeof(p->comm)];
 
+		if (!p->created && !p->freed && !p->settings)
+			continue;	/* named (a record's table), no TSG event */
 		str_printable(comm, sizeof(comm), p->comm, sizeof(p->comm));
 		fprintf(out, "  %-8u %-16s %10llu %10llu %10llu\n", p->pid,
 			comm[0] ? comm : "-", (unsigned long long)p->created,

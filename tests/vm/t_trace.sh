@@ -282,6 +282,48 @@ $G trace record tsg -o - -- sh -c "exec $T/tsgapp -n 1 -e >/dev/null" 2>/dev/nul
 grep -Eq "tsgs created +1$" $T/tsgpipe.out && ok "record tsg -o - | report -i -" ||
 	fail "tsg pipe" "$(cat $T/tsgpipe.out)"
 
+# record all tsg (issue 44): UVM events and TSG events in one record from one
+# command, system-wide as a co-location run is recorded (bpf beside rm); the
+# TSG events on the bpf clock: the TSGs made before the faults come first
+uvmsim reset va_blocks 64 >/dev/null
+$G trace record all tsg -o $T/both.rec --duration 6 >$T/both.out 2>$T/both.err &
+BR=$!
+wait_for $T/both.err '^Tracing' || fail "record all tsg" "did not start: $(cat $T/both.err)"
+grep -q "^Tracing all+tsg with the bpf+rm backend system-wide" $T/both.err &&
+	ok "record all tsg: both backends, one trace" || fail "record all tsg start" "$(cat $T/both.err)"
+$T/tsgapp -n 2 -r 600 -e >/dev/null
+uvmsim run seq blocks 4 hold_ms 300 >/dev/null
+wait $BR
+rc=$?
+[ $rc = 0 ] && ok "record all tsg: exit 0" || fail "record all tsg exit" "$rc: $(cat $T/both.err)"
+expect_exit 0 $G trace report -i $T/both.rec
+expect_out "record all tsg: one header, both backends" "^record: version 2, .*backend bpf\+rm, events all\+tsg"
+expect_out "record all tsg: the faults" "^  gpu faults +[1-9][0-9]* "
+expect_out "record all tsg: the TSGs" "^  tsgs created +2$"
+expect_out "record all tsg: the TSGs' settings" "^  tsg settings +2$"
+expect_out "record all tsg: the TSG process by name" "^  [0-9]+ +tsgapp +2 +2 +2$"
+expect_exit 0 $G trace report -i $T/both.rec --format csv
+printf '%s\n' "$OUT" >$T/both.csv
+expect_out "record all tsg csv: uvmsim's faults" '^[0-9]+,fault,[0-9]+,"uvmsim",'
+expect_out "record all tsg csv: uvmsim's allocation" '^[0-9]+,alloc,[0-9]+,"uvmsim",'
+expect_out "record all tsg csv: tsgapp's TSGs" '^[0-9]+,tsg-new,[0-9]+,"tsgapp",'
+tn=$(grep -m1 ',tsg-new,' $T/both.csv | cut -d, -f1)
+tf=$(grep -m1 ',fault,' $T/both.csv | cut -d, -f1)
+[ -n "$tn" ] && [ -n "$tf" ] && [ "$tn" -lt "$tf" ] && [ $((tf - tn)) -lt 5000000000 ] &&
+	ok "record all tsg: TSG and fault times on one clock (tsg-new $tn ns, first fault $tf ns)" ||
+	fail "record all tsg clock" "tsg-new '$tn' first fault '$tf'"
+expect_exit 0 $G trace report -i $T/both.rec --svg $T/both.svg
+[ "$(grep -c 'class="tsg"' $T/both.svg)" = 2 ] && grep -q 'allocation of uvmsim (pid [0-9]*)' $T/both.svg &&
+	ok "record all tsg svg: the TSG timeline under uvmsim's allocation" ||
+	fail "record all tsg svg" "$(grep -c 'class="tsg"' $T/both.svg) TSG rows"
+expect_exit 0 $G trace report -i $T/both.rec --format chrome
+expect_json "record all tsg: chrome JSON"
+n=$(printf '%s\n' "$OUT" | grep -c '"cat":"tsg","ph":"X"')
+[ "$n" = 2 ] && ok "record all tsg chrome: a span per TSG" || fail "record all tsg chrome" "$n TSG spans"
+expect_exit 2 $G trace record all tsg --backend rm -o $T/no.rec -- true
+expect_stderr_line "record all tsg --backend rm"
+[ ! -e $T/no.rec ] && ok "record all tsg --backend rm: no record made" || fail "record all tsg rm" "file made"
+
 # -p PID: that process only, from when the trace starts; ends when it exits
 $T/tsgapp -n 1 -r 700 -w -e >$T/w.out 2>&1 &
 WP=$!
