@@ -199,6 +199,14 @@ bool bpffs_mounted(void);
 /* 0 when bpffs is mounted, else one error line saying how to mount it and -1. */
 int bpffs_check(void);
 /*
+ * Whether gpuctl may have pinned anything: bpffs is mounted and
+ * <bpffs>/gpuctl exists (anybody may look: bpffs is 1777).  show and status
+ * say "nothing loaded" (exit 0) without it.
+ */
+bool pin_tree_exists(void);
+/* "" when bpffs is mounted, else " (bpffs not mounted at PATH)", escaped. */
+const char *bpffs_note(void);
+/*
  * <bpffs>/gpuctl/<object> into buf, each directory checked: a real
  * directory, owned by root (or this user), writable by nobody else.
  * create: make what is missing (state-changing commands only, after their

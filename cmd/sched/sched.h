@@ -64,6 +64,7 @@ struct sched {
  * how to start one, an untrusted pin directory).  Creates nothing.
  */
 int sched_open(struct sched *s);
+int sched_open_how(struct sched *s, bool absent_ok);
 void sched_close(struct sched *s);
 /* Closes the files borrowed from pid (0: all). */
 void sched_files_close(struct sched *s, __u32 pid);
