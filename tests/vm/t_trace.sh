@@ -263,7 +263,7 @@ expect_json_eq "-j summary: process settings" ".summary.tsgs.processes[0].settin
 
 # --max-events
 expect_exit 0 $G -j trace tsg --max-events 3 -- sh -c "exec $T/tsgapp -n 4 -r 100 -e >/dev/null"
-n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg-')
+n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg_')
 [ "$n" = 3 ] && ok "tsg --max-events 3 gives 3 lines" || fail "tsg --max-events" "$n lines"
 
 # record / report
