@@ -44,6 +44,8 @@
 #define GPUCTL_SCHEMA_VERSION 1
 /* A JSON writer for stdout with the stamp and -p's indentation: NULL when out of memory. */
 json_writer_t *json_stdout_writer(void);
+/* The same on another file (a command's -o FILE under -j). */
+json_writer_t *json_file_writer(FILE *f);
 
 #define BPFFS_ROOT "/sys/fs/bpf"
 #define GPUCTL_PIN_DIR BPFFS_ROOT "/gpuctl"

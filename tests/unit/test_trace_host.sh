@@ -158,5 +158,20 @@ if [ ! -e /dev/nvidia-uvm-tools ]; then
 	[ -z "$OUT" ] && ok "no empty summary" || fail "uvm-tools without device" "$OUT"
 	expect_exit 1 $G stat --backend uvm-tools -- true
 	expect_stderr_line "stat: uvm-tools without its device"
+	# -o FILE: a stat that cannot count leaves no file behind
+	expect_exit 1 $G stat --backend uvm-tools -o "$T/st.out" -- true
+	[ ! -e "$T/st.out" ] && ok "stat -o: nothing written when stat fails" || fail "stat -o failed" "file left"
 fi
+
+# --- stat -r N, -o FILE: refused at once, one line, nothing run -----------------
+expect_exit 2 $G stat -r 2 && expect_stderr_line "stat -r without a command" &&
+	expect_err "stat -r without a command: names the form" "stat -r 5 -- CMD"
+expect_exit 2 $G stat -r 2 -I 100 -- true && expect_stderr_line "stat -r with -I"
+expect_exit 2 $G stat -r 0 -- true && expect_stderr_line "stat -r 0"
+expect_exit 2 $G stat --repeat=1001 -- true && expect_stderr_line "stat -r past its bound"
+expect_exit 2 $G -j stat -r x -- true && expect_json_eq "stat -j -r x: USAGE" .code USAGE
+expect_exit 1 $G stat -o "$T" -- true && expect_stderr_line "stat -o DIRECTORY"
+ln -s "$T/nowhere" "$T/st.link"
+expect_exit 1 $G stat -o "$T/st.link" -- true && expect_stderr_line "stat -o through a link"
+[ ! -e "$T/nowhere" ] && ok "stat -o: the link's target not created" || fail "stat -o link" "created"
 summary

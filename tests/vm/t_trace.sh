@@ -27,6 +27,35 @@ expect_exit 0 $G stat -j --duration=300ms
 expect_json_expr "stat -j --duration=300ms: system-wide, no command" 'j["command_status"] is None and j["schema_version"] == 1'
 expect_exit 3 $G stat -j -- sh -c 'uvmsim run seq blocks 1 >/dev/null; exit 3'
 expect_json_eq "stat -- CMD: a failing command's status in the document" .command_status 3
+# -r N: perf's repeat, with the means and their spread
+expect_exit 0 $G stat -r 3 -- uvmsim run seq blocks 2
+expect_out "stat -r 3: says 3 runs" "^ Performance counter stats for 'uvmsim run seq blocks 2' \(3 runs, backend bpf\):$"
+expect_out "stat -r 3: a mean with its spread" "^ +[0-9,]+ +gpu_faults .*\( \+- +[0-9]+\.[0-9][0-9]% \)$"
+expect_out "stat -r 3: elapsed mean +- its deviation" "^ +[0-9.]+ \+- [0-9.]+ seconds time elapsed +\( \+- +[0-9.]+% \)$"
+expect_exit 0 $G -j stat -r 3 -- uvmsim run seq blocks 2
+expect_json_expr "stat -j -r 3: 3 runs, per run, means" \
+	'j["runs"] == 3 and len(j["per_run"]) == 3 and j["counters"]["gpu_faults"] == sum(r["counters"]["gpu_faults"] for r in j["per_run"]) / 3'
+expect_json_expr "stat -j -r 3: stddev and spread_pct per counter, every command_status 0" \
+	'j["stddev"]["gpu_faults"] >= 0 and j["spread_pct"]["gpu_faults"] >= 0 and j["command_status"] == 0 and all(r["command_status"] == 0 for r in j["per_run"])'
+expect_exit 0 $G stat -r 2 -x, -- uvmsim run seq blocks 1
+expect_out "stat -r 2 -x,: mean, unit, name, spread" "^[0-9]+\.[0-9][0-9],,gpu_faults,[0-9]+\.[0-9][0-9]%$"
+# a failing run ends the repetition, and its status is stat's
+expect_exit 4 $G -j stat -r 5 -- sh -c 'uvmsim run seq blocks 1 >/dev/null; exit 4'
+expect_json_expr "stat -r 5, the command fails: one run of 5, its status" \
+	'j["runs"] == 1 and j["runs_asked"] == 5 and j["command_status"] == 4'
+# -o FILE: the counts in the file (written whole), the command's output on the terminal
+expect_exit 0 $G stat -o $T/stat.txt -- sh -c 'echo chatter; uvmsim run seq blocks 1 >/dev/null'
+expect_out "stat -o: the command's output stays on stdout" "^chatter$"
+grep -q "gpu_faults" $T/stat.txt && grep -q "seconds time elapsed" $T/stat.txt &&
+	ok "stat -o: the counts are in the file" || fail "stat -o" "$(head -c 300 $T/stat.txt)"
+expect_exit 0 $G -j stat -r 2 -o $T/stat.json -- uvmsim run seq blocks 1
+OUT=$(cat $T/stat.json)
+expect_json_expr "stat -j -r 2 -o: the document in the file, stamped" 'j["runs"] == 2 and j["schema_version"] == 1'
+ln -sf $T/stat.txt $T/stat.link
+expect_exit 1 $G stat -o $T/stat.link -- true && expect_stderr_line "stat -o through a link"
+[ -L $T/stat.link ] && grep -q gpu_faults $T/stat.txt && ok "stat -o: the link and its target untouched" ||
+	fail "stat -o link" "changed"
+expect_exit 2 $G stat -r 2 -- && expect_stderr_line "stat -r without a command"
 
 # live traces
 uvmsim reset va_blocks 64 batch 64 >/dev/null
