@@ -112,6 +112,8 @@ void tsg_note_level(struct sched *s, const struct tsg *t, __u32 level);
 
 /* The policy named name, or NULL. */
 const struct sched_policy *sched_policy_find(const char *name);
+/* The table's i-th row, NULL past its end (completion walks it). */
+const struct sched_policy *sched_policy_at(int i);
 const char *sched_policy_name(const struct sched_policy *p);
 /* "lc-be or fixed": for messages. */
 const char *sched_policy_list(void);
