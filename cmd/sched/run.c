@@ -481,8 +481,8 @@ static void prune_files(struct run *r)
 	for (int i = 0; i < r->s.nfiles; i++)
 		if (r->s.files[i].dup >= 0 && tsg_proc_gone(r->s.files[i].pid))
 			sched_files_close(&r->s, r->s.files[i].pid);
-	if (SCHED_HOOK(r->p, tick))
-		r->p->hooks->tick(r->o->self);
+	if (SCHED_HOOK(r->p, tick) && r->p->hooks->tick(r->o->self))
+		readjust(r, -1);
 }
 
 /*

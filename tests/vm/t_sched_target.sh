@@ -1,9 +1,10 @@
 #!/bin/sh
 # gpuctl sched run lc-be ... hint FILE lc-p99 MS: the latency target's loop
 # on the model's RM device, fed the LC's latencies as libgpuctl-hint.so adds
-# them (tests/tools/hintpoke lat): it starts with BE first (duty 0), above
-# the target takes time from BE at once, under it gives BE time back (the
-# hint's duty falls), at the
+# them (tests/tools/hintpoke lat): it starts with BE first (RM's own
+# timeslices, duty 0), above the target takes time from BE one rung at once
+# (lc-be's timeslices, then the duty), under it gives BE time back (the
+# hint's duty falls, then RM's timeslices again), at the
 # largest duty and still above it says the target is not kept with the
 # measured P99; under mechanism mps (the stand-in) it also lowers the thread
 # percentage BE clients started afterwards get.  Bad input: one line, exit 2.
@@ -60,13 +61,25 @@ start_client be1 -n 2; BE1=$CPID
 start_client lc1 -n 1; LC1=$CPID
 start_run lc-p99 10ms
 grep -q "LC P99 target 10.0 ms" "$W/run.err" && ok "run: the target in its first line" || fail "run line" "$(cat "$W/run.err")"
-status_has "status: the target before any request, BE first" "LC P99 target 10\.00 ms: no second with enough timed requests yet; knob: the hint may hold BE off up to 0% of the time"
+status_has "status: the target before any request, BE first" "LC P99 target 10\.00 ms: no second with enough timed requests yet; knobs: timeslices RM's \(no miss yet\), the hint may hold BE off up to 0% of the time"
+grep -q "lc1, lc): timeslice [0-9]* -> 1024 us" "$W/run.out" && grep -q "be1, be): timeslice [0-9]* -> 1024 us" "$W/run.out" &&
+	ok "BE first: LC and BE TSGs at RM's 1024 us" || fail "relaxed timeslices" "$(cat "$W/run.out")"
+grep -q -- "-> 200 us" "$W/run.out" && fail "relaxed" "lc-be's BE timeslice before a miss" || ok "no lc-be timeslice before a miss"
+feed 20000 1
+status_has "the first miss: lc-be's timeslices, the duty still 0" "last second (1[89]|2[0-9])\.[0-9]* ms, NOT KEPT.*timeslices lc-be's, the hint may hold BE off up to 0% of the time"
+i=0; while [ $i -lt 30 ] && ! grep -q "be1, be): timeslice 1024 -> 200 us" "$W/run.out"; do i=$((i + 1)); sleep 0.2; done
+grep -q "be1, be): timeslice 1024 -> 200 us" "$W/run.out" && grep -Eq "lc1, lc\): timeslice 1024 -> [1-9][0-9]{2,} us" "$W/run.out" &&
+	ok "the miss re-applies lc-be's timeslices (BE 200 us, LC's derived)" || fail "tightened" "$(cat "$W/run.out")"
 feed 20000 2
-status_has "20 ms against 10: not kept, the duty up at once" "last second (1[89]|2[0-9])\.[0-9]* ms, NOT KEPT.*up to (25|50)% of the time"
+status_has "20 ms against 10 again: the duty up at once" "last second (1[89]|2[0-9])\.[0-9]* ms, NOT KEPT.*up to (25|50)% of the time"
 feed 5000 6
 status_has "5 ms against 10: kept" "last second [45]\.[0-9]* ms, kept \([0-9]+ of [0-9]+ seconds kept\)"
 status_has "well under the target: BE gets time back" "up to (45|40|35|30|25|20)% of the time \(moved [2-9]"
-feed 20000 5
+feed 3000 20
+status_has "calm, the duty back to 0 and then RM's timeslices again" "kept.*timeslices RM's \(no miss yet\), the hint may hold BE off up to 0% of the time"
+grep "be1, be): timeslice" "$W/run.out" | tail -1 | grep -q -- "^reapplied.*-> 1024 us" &&
+	ok "relaxed: BE's TSG back at 1024 us" || fail "relaxed again" "$(grep 'be1, be' "$W/run.out")"
+feed 20000 8
 status_has "at the largest duty and still above: said, with the P99 measured" "warning: target not kept: with BE held off as much as be-floor allows, the LC's P99 is (1[89]|2[0-9])\.[0-9]* ms"
 expect_exit 0 "$GPUCTL" -j sched status
 expect_json "status -j"

@@ -89,6 +89,14 @@ struct gate_target {
 	bool kept;
 	__u32 duty_pm;		/* the knob: the most of the time the hint may hold BE off, per mille */
 	__u32 be_threads;	/* under mps: the thread % BE clients started from now get */
+	/*
+	 * The first knob: the timeslices left at RM's (relaxed: BE first, as
+	 * with no policy) until the target is missed, then lc-be's; relaxed
+	 * again after relax_wait calm windows at duty 0 (doubled each time a
+	 * relaxed stretch missed).
+	 */
+	bool relaxed;
+	__u32 relax_wait;
 	__u32 calm, at_max;
 	double unreachable_us;	/* at the largest duty and still above the target: the P99 then */
 };
@@ -168,6 +176,7 @@ struct lcbe {
 	struct mps_opts mps;		/* the mechanism's words */
 	struct mps_state mst;		/* the mechanism the run uses (mps: its daemon) */
 	bool mps_started;		/* mst is the run's (written at start) */
+	bool ts_relaxed;		/* lc-p99: TSGs get RM's timeslice (target.c's first rung) */
 };
 
 /* The options at their defaults. */

@@ -77,6 +77,7 @@ static int hook_start(void *self)
 		return -1;
 	}
 	l->mps_started = true;
+	l->ts_relaxed = l->o.target_us && l->gate;	/* target.c's first rung */
 	return 0;
 }
 
@@ -136,8 +137,13 @@ static __u32 hook_adjust(void *self, struct tsg *t, __u32 gpu)
 		t->info.want_class = POLICY_CLASS_NONE;
 		return 0;
 	}
-	if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived)
+	if (l->ts_relaxed)	/* lc-p99, not missed yet: RM's own timeslice, as with no policy */
+		t->info.want_timeslice = GATE_RM_TS_DEFAULT_US;
+	else if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived)
 		t->info.want_timeslice = gate_lc_ts(&l->o, gate_lc_procs(l->gate, gpu, t->info.pid));
+	else if (l->o.target_us && l->gate)	/* lc-p99 moved them: the class's own back */
+		t->info.want_timeslice = t->info.want_class == POLICY_CLASS_LC ? l->o.lc_ts :
+					 l->o.be_ts;
 	if (!gate_engaged(l->gate) || t->info.want_class != POLICY_CLASS_BE)
 		return 0;
 	return l->o.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE;
@@ -166,23 +172,27 @@ static bool hook_gone(void *self, __u32 pid, __u32 hClient)
 	return l->gate && l->o.lc_derived;
 }
 
-static void hook_tick(void *self)
+/* Once a second: true when lc-p99 moved the timeslices (every TSG adjusted again). */
+static bool hook_tick(void *self)
 {
 	struct lcbe *l = self;
+	struct gate_target t;
+	bool moved = false;
 
 	gate_prune(l->gate);
+	gate_target_get(l->gate, &t);
+	if (l->o.target_us && l->gate && t.relaxed != l->ts_relaxed) {
+		l->ts_relaxed = t.relaxed;
+		moved = true;
+	}
 	if (!l->mps_started || !l->mst.file_ours)
-		return;
-	if (l->o.target_us && l->o.mps_knob) {
-		struct gate_target t;
-
-		gate_target_get(l->gate, &t);
-		if (t.be_threads && t.be_threads != l->mst.be_threads) {
-			l->mst.be_threads = t.be_threads;	/* BE clients started from now */
-			mps_state_write(&l->mst);
-		}
+		return moved;
+	if (l->o.target_us && l->o.mps_knob && t.be_threads && t.be_threads != l->mst.be_threads) {
+		l->mst.be_threads = t.be_threads;	/* BE clients started from now */
+		mps_state_write(&l->mst);
 	}
 	mps_snap_write(&l->mst);	/* what the exporter shows */
+	return moved;
 }
 
 static void hook_stop(void *self)

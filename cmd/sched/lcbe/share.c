@@ -68,6 +68,7 @@ void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		sh.target_p99_us = tgt->p99_us;
 		sh.target_kept = tgt->windows ? tgt->kept : -1;
 		sh.duty_pm = tgt->duty_pm;
+		sh.ts_relaxed = tgt->relaxed;
 		sh.be_threads = o->mps_knob ? tgt->be_threads : 0;
 		sh.target_windows = tgt->windows;
 		sh.target_kept_windows = tgt->kept_windows;
@@ -144,6 +145,7 @@ static void target_json(const struct gate_share *sh)
 	jsonw_u64_field(json_wtr, "windows", sh->target_windows);
 	jsonw_u64_field(json_wtr, "kept_windows", sh->target_kept_windows);
 	jsonw_u64_field(json_wtr, "moves", sh->target_moves);
+	jsonw_string_field(json_wtr, "timeslices", sh->ts_relaxed ? "rm" : "lc-be");
 	jsonw_float_field(json_wtr, "be_held_off_max_pct", sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		jsonw_uint_field(json_wtr, "mps_be_threads_pct", sh->be_threads);
@@ -162,7 +164,8 @@ static void target_text(const struct gate_share *sh)
 		       sh->target_kept ? "kept" : "NOT KEPT",
 		       (unsigned long long)sh->target_kept_windows,
 		       (unsigned long long)sh->target_windows);
-	printf("; knob: the hint may hold BE off up to %.0f%% of the time", sh->duty_pm / 10.0);
+	printf("; knobs: timeslices %s, the hint may hold BE off up to %.0f%% of the time",
+	       sh->ts_relaxed ? "RM's (no miss yet)" : "lc-be's", sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		printf(", MPS BE clients started from now get %u%% of the SMs", sh->be_threads);
 	printf(" (moved %llu times)\n", (unsigned long long)sh->target_moves);

@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * target.c - lc-be's latency target (lc-p99 MS): once a second, the LC's
- * P99 over the last second (latency.c, from the hint library) moves the
- * one knob the hint gate has, the share of time the hint may hold BE off
- * (its duty, at most GATE_HINT_DUTY, which be-floor's timeslices are
- * reckoned with: the floor always wins).  It starts at 0 (BE gets all it
- * can); above the target the duty grows by half its range at once (the LC
- * waits for no slow climb); under 90 % of the target for TARGET_CALM
- * windows it gives BE back a tenth.  (Starting at the largest duty, the
- * first H100 run gave BE back too slowly: 23 % of BE alone where no policy
- * at all kept the target with 93 %.)  A second
+ * P99 over the last second (latency.c, from the hint library) moves two
+ * knobs, one step at a time along one ladder:
+ *  - the timeslices: RM's own (relaxed, BE gets what it gets with no policy)
+ *    until the target is first missed, then lc-be's (LC long, BE short);
+ *  - the share of time the hint may hold BE off (its duty, at most
+ *    GATE_HINT_DUTY, which be-floor's timeslices are reckoned with: the
+ *    floor always wins).
+ * Above the target the ladder goes up a rung at once (relaxed -> lc-be's
+ * timeslices -> duty +half its range); under 90 % of the target for
+ * TARGET_CALM windows it comes down one (duty -a tenth, and at duty 0 the
+ * timeslices relaxed again, after a wait that doubles each time a relaxed
+ * stretch missed).  The H100 runs behind it: starting at the largest duty
+ * gave BE 23 % of BE alone where no policy at all kept the target with 93 %;
+ * starting at duty 0 with lc-be's BE timeslice of 200 us still gave 23-30 %
+ * (bench/results/target-2026-11-26-h100.md): the short BE timeslices alone
+ * cost BE most of its throughput.  A second
  * with fewer than TARGET_MIN_REQ timed requests moves nothing.  At the
  * largest duty and still above the target for TARGET_CALM windows, the
  * target is said not to be kept, with the P99 measured there: the GPU does
@@ -25,6 +32,7 @@
 
 #define TARGET_MIN_REQ	20
 #define TARGET_CALM	2
+#define TARGET_RELAX_MAX	64	/* windows: the longest wait before relaxing again */
 #define DUTY_MAX_PM	((__u32)(GATE_HINT_DUTY * 1000))
 
 void target_init(struct gate *g)
@@ -33,6 +41,33 @@ void target_init(struct gate *g)
 	__atomic_store_n(&g->duty_pm, 0, __ATOMIC_RELAXED);
 	g->tgt.duty_pm = 0;
 	g->tgt.be_threads = 100;
+	g->tgt.relaxed = true;
+	g->tgt.relax_wait = TARGET_CALM;
+}
+
+/* Missed: one rung up.  Returns the duty wanted next. */
+static __u32 rung_up(struct gate_target *t, __u32 duty)
+{
+	if (t->relaxed) {
+		t->relaxed = false;	/* lc-be's timeslices first; the duty stays */
+		t->relax_wait = t->relax_wait * 2 < TARGET_RELAX_MAX ?
+				t->relax_wait * 2 : TARGET_RELAX_MAX;
+		t->moves++;
+		return duty;
+	}
+	return duty + DUTY_MAX_PM / 2;
+}
+
+/* Calm: one rung down.  Returns the duty wanted next. */
+static __u32 rung_down(struct gate_target *t, __u32 duty)
+{
+	if (duty)
+		return duty > DUTY_MAX_PM / 10 ? duty - DUTY_MAX_PM / 10 : 0;
+	if (!t->relaxed && t->calm >= t->relax_wait) {
+		t->relaxed = true;
+		t->moves++;
+	}
+	return 0;
 }
 
 /* MPS: the BE clients' thread percentage, for clients started from now (row.c's tick writes it). */
@@ -63,16 +98,18 @@ void target_step(struct gate *g, const struct gate_lat *w)
 		t->at_max = duty >= DUTY_MAX_PM ? t->at_max + 1 : 0;
 		if (t->at_max >= 3 && !t->unreachable_us)
 			t->unreachable_us = w->p99_us;
-		next = duty + DUTY_MAX_PM / 2;
+		next = rung_up(t, duty);
 		if (g->o.mps_knob)
 			knob_mps(g, true);
 	} else {
 		t->at_max = 0;
 		t->unreachable_us = 0;
 		t->kept_windows++;
-		if (w->p99_us < 0.9 * (double)g->o.target_us && ++t->calm >= TARGET_CALM) {
+		if (w->p99_us >= 0.9 * (double)g->o.target_us)
 			t->calm = 0;
-			next = duty > DUTY_MAX_PM / 10 ? duty - DUTY_MAX_PM / 10 : 0;
+		else if (++t->calm >= TARGET_CALM && (duty || t->relaxed || t->calm >= t->relax_wait)) {
+			next = rung_down(t, duty);
+			t->calm = 0;
 			if (g->o.mps_knob)
 				knob_mps(g, false);
 		}
