@@ -149,6 +149,9 @@ static void offer_value(const struct opt *o)
 	case OPT_GPU:
 		complete_gpus();
 		break;
+	case OPT_TSG:
+		complete_tsg_ids();
+		break;
 	case OPT_PATH:
 	case OPT_PATHS:
 		emit("__files__", emit_ctx);

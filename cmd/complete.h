@@ -27,6 +27,9 @@ const char *complete_cur(void);
 void complete_uvm_pids(void);
 void complete_gpus(void);
 
+/* The TSG ids the pinned watcher holds (nothing, and nothing said, when it cannot be read). */
+void complete_tsg_ids(void);
+
 /*
  * The plain words of obj's command cmd (NULL: the object's own) before the
  * one being completed, options and their values left out: what may come

@@ -7,7 +7,9 @@
  * prefetch advise's hints.  Every list is read from where the parser reads it.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "complete.h"
 #include "evict.h"	/* EV_PRIO_* */
@@ -16,6 +18,7 @@
 #include "pfengine/pfengine.h"
 #include "sched/sched.h"
 #include "sched/match.h"
+#include "tsgw/tsgw.h"
 #include "rm.h"
 #include "uvm.h"
 
@@ -170,6 +173,45 @@ static int sched_run_words(char **w, int n)
 	for (const struct sched_word *x = p->words; x->word; x++)
 		complete_offer(x->word);
 	return 0;
+}
+
+static enum tsg_walk offer_tsg(const struct tsg_key *key, const struct tsg_info *info, void *arg)
+{
+	char id[16];
+
+	(void)key;
+	(void)arg;
+	snprintf(id, sizeof(id), "%u", info->id);
+	complete_offer(id);
+	return TSG_KEEP;
+}
+
+void complete_tsg_ids(void)
+{
+	struct sched s = SCHED_INIT;
+	bool json = json_output;
+	int saved, null;
+
+	if (!pin_tree_exists())
+		return;
+	/* a watcher that cannot be read (no caps, another version) offers nothing, silently */
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0 && dup2(null, STDERR_FILENO) >= 0) {
+		json_output = false;
+		if (!sched_open_how(&s, true)) {
+			tsg_table_walk(s.w.tsgs, offer_tsg, NULL);
+			sched_close(&s);
+		}
+		json_output = json;
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+	}
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
 }
 
 int complete_positional(const struct object *obj, const char *cmd, char **w, int n)

@@ -87,6 +87,11 @@ expect_exit 0 "$G" -j sched list --pid "$AP"
 expect_json_eq "tsg: run --sched lc gives an unmatched program class lc" .[0].class lc
 grep -q "pid $AP anyname, lc)" "$W/run.out" && ok "the run applied lc's values to it" ||
 	fail "tsg apply" "$(tail -3 "$W/run.out")"
+# completion offers the watcher's TSG ids where a command takes --tsg
+ID=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])' 2>/dev/null)
+ids=" $("$G" __complete sched set-timeslice --tsg '' | tr '\n' ' ') "
+case $ids in *" $ID "*) ok "__complete ... --tsg: the watcher's TSG ids ($ID)" ;;
+*) fail "__complete --tsg" "id '$ID' not in:$ids" ;; esac
 [ -n "$AP" ] && kill "$AP"
 wait $EX
 OUT=$(cat "$W/any.json")
