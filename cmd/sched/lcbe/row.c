@@ -60,7 +60,12 @@ static int hook_word(void *self, const char *word, const char *arg)
 
 static int hook_parsed(void *self, struct class_values *val)
 {
-	return lcbe_parsed(self, val);
+	struct lcbe *l = self;
+
+	if (lcbe_parsed(l, val))
+		return EXIT_USAGE;
+	memcpy(l->cls, val, sizeof(l->cls));	/* lc-p99's rungs put them back */
+	return 0;
 }
 
 /* The ledger, and the gate when engaged (be_ts is reckoned for lc-be alone). */
@@ -77,7 +82,7 @@ static int hook_start(void *self)
 		return -1;
 	}
 	l->mps_started = true;
-	l->ts_relaxed = l->o.target_us && l->gate;	/* target.c's first rung */
+	l->rung = TARGET_RUNG_RM;	/* lc-p99: target.c's first rung */
 	return 0;
 }
 
@@ -124,6 +129,33 @@ static const char *hook_warning(const void *self, char *buf, size_t len)
 }
 
 /*
+ * lc-p99's rung (target.c): RM's own values (those saved before this run
+ * changed the TSG; a new one's left as they are), the class's interleave
+ * level beside them, or the class's values.
+ */
+static void rung_values(const struct lcbe *l, struct tsg *t)
+{
+	const struct class_values *c = &l->cls[t->info.want_class];
+	bool saved = t->info.orig_by != 0;
+	__u32 orig_level = t->info.orig_flags & ORIG_LEVEL_KNOWN ? t->info.orig_interleave :
+			   NVA06C_CTRL_INTERLEAVE_LEVEL_MEDIUM;
+
+	switch (l->rung) {
+	case TARGET_RUNG_RM:
+		t->info.want_timeslice = saved ? t->info.orig_timeslice : 0;
+		t->info.want_interleave = saved ? orig_level + 1 : 0;
+		break;
+	case TARGET_RUNG_LEVELS:
+		t->info.want_timeslice = saved ? t->info.orig_timeslice : 0;
+		t->info.want_interleave = c->interleave;
+		break;
+	default:
+		t->info.want_timeslice = c->timeslice;
+		t->info.want_interleave = c->interleave;
+	}
+}
+
+/*
  * A derived LC timeslice is the floor's one divided among the GPU's LC
  * processes; a BE TSG the gate may take off is put back on (or its channels
  * enabled) by whoever restores.
@@ -131,22 +163,23 @@ static const char *hook_warning(const void *self, char *buf, size_t len)
 static __u32 hook_adjust(void *self, struct tsg *t, __u32 gpu)
 {
 	struct lcbe *l = self;
+	__u32 more;
 
 	/* MPS orders its clients (priorities at their start): its TSGs are left to it */
 	if (l->mps_started && mps_tsg_is_mps(&l->mst, t)) {
 		t->info.want_class = POLICY_CLASS_NONE;
 		return 0;
 	}
-	if (l->ts_relaxed)	/* lc-p99, not missed yet: RM's own timeslice, as with no policy */
-		t->info.want_timeslice = GATE_RM_TS_DEFAULT_US;
-	else if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived)
+	if (l->o.target_us && l->gate && t->info.want_class < POLICY_CLASS_NR)
+		rung_values(l, t);
+	if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived &&
+	    (!l->o.target_us || l->rung == TARGET_RUNG_LCBE))
 		t->info.want_timeslice = gate_lc_ts(&l->o, gate_lc_procs(l->gate, gpu, t->info.pid));
-	else if (l->o.target_us && l->gate)	/* lc-p99 moved them: the class's own back */
-		t->info.want_timeslice = t->info.want_class == POLICY_CLASS_LC ? l->o.lc_ts :
-					 l->o.be_ts;
+	/* lc-p99 may move the values later: the originals are kept whichever are set first */
+	more = l->o.target_us ? ORIG_TIMESLICE | ORIG_INTERLEAVE : 0;
 	if (!gate_engaged(l->gate) || t->info.want_class != POLICY_CLASS_BE)
-		return 0;
-	return l->o.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE;
+		return more;
+	return more | (l->o.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE);
 }
 
 /* The ledger's (and the gate's); a new LC process: the GPU's LC timeslices shrink. */
@@ -181,8 +214,8 @@ static bool hook_tick(void *self)
 
 	gate_prune(l->gate);
 	gate_target_get(l->gate, &t);
-	if (l->o.target_us && l->gate && t.relaxed != l->ts_relaxed) {
-		l->ts_relaxed = t.relaxed;
+	if (l->o.target_us && l->gate && t.rung != l->rung) {
+		l->rung = t.rung;
 		moved = true;
 	}
 	if (!l->mps_started || !l->mst.file_ours)
