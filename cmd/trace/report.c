@@ -202,6 +202,8 @@ static int emit(struct rep *p)
 		if (!strcmp(o->format, "summary") && !json_output)
 			for (int k = 0; k < p->l.nin; k++)
 				print_record_line(p->out, &p->l.hdr[k]);
+		p->sum.hdrs = p->l.hdr;		/* -j: the records' headers */
+		p->sum.nhdrs = p->l.nin;
 		if (!p->events || !json_output)
 			ts_print(&p->sum, o->sort, o->top, p->out);
 	}
