@@ -335,12 +335,12 @@ expect_exit 0 $G trace report -i $T/both.rec --format csv
 printf '%s\n' "$OUT" >$T/both.csv
 expect_out "record all tsg csv: uvmsim's faults" '^[0-9]+,fault,[0-9]+,"uvmsim",'
 expect_out "record all tsg csv: uvmsim's allocation" '^[0-9]+,alloc,[0-9]+,"uvmsim",'
-expect_out "record all tsg csv: tsgapp's TSGs" '^[0-9]+,tsg-new,[0-9]+,"tsgapp",'
-tn=$(grep -m1 ',tsg-new,' $T/both.csv | cut -d, -f1)
+expect_out "record all tsg csv: tsgapp's TSGs" '^[0-9]+,tsg_new,[0-9]+,"tsgapp",'
+tn=$(grep -m1 ',tsg_new,' $T/both.csv | cut -d, -f1)
 tf=$(grep -m1 ',fault,' $T/both.csv | cut -d, -f1)
 [ -n "$tn" ] && [ -n "$tf" ] && [ "$tn" -lt "$tf" ] && [ $((tf - tn)) -lt 5000000000 ] &&
-	ok "record all tsg: TSG and fault times on one clock (tsg-new $tn ns, first fault $tf ns)" ||
-	fail "record all tsg clock" "tsg-new '$tn' first fault '$tf'"
+	ok "record all tsg: TSG and fault times on one clock (tsg_new $tn ns, first fault $tf ns)" ||
+	fail "record all tsg clock" "tsg_new '$tn' first fault '$tf'"
 expect_exit 0 $G trace report -i $T/both.rec --svg $T/both.svg
 [ "$(grep -c 'class="tsg"' $T/both.svg)" = 2 ] && grep -q 'allocation of uvmsim (pid [0-9]*)' $T/both.svg &&
 	ok "record all tsg svg: the TSG timeline under uvmsim's allocation" ||
