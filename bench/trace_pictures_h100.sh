@@ -63,7 +63,7 @@ grep -o 'GPU [0-9]*: [^<]*' "$OUT/run.svg" | sort -u | head
 grep -o 'class="seglabel"[^<]*<' "$OUT/run.svg" | sort -u | head -10
 grep -o 'class="note"[^<]*<' "$OUT/run.svg"
 echo "-- TSG rows in the picture: $(grep -c 'class="tsg"' "$OUT/run.svg")," \
-	"TSG events in the CSV: $(grep -c ',tsg-' "$W/run.csv")"
+	"TSG events in the CSV: $(grep -c ',tsg_' "$W/run.csv")"
 timeout 120 $PC chrome "$OUT/run.json"; echo "chrome: the trace-event format, strictly: exit $?"
 python3 - "$W/run.csv" >"$W/faults" <<'PY'
 import csv, sys
