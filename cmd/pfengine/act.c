@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine_priv.h"
+#include "units.h"
 #include "nvml.h"
 
 #define FREE_REFRESH_S 0.02		/* how often free memory is read again */
@@ -143,8 +144,11 @@ void act(struct engine *g, const struct pfe_request *q)
 		len = cap >= PFE_BLOCK ? cap & ~(PFE_BLOCK - 1) : cap & ~4095ull;
 		c[PFE_C_CAPPED]++;
 		if (!g->capped_said) {
-			p_info("engine: a request of %llu MiB cut to %llu MiB: %s",
-			       (unsigned long long)(q->len >> 20), (unsigned long long)(len >> 20),
+			char hq[UNITS_BUF], hl[UNITS_BUF];
+
+			p_info("engine: a request of %s cut to %s: %s",
+			       units_fmt_size(q->len, UNITS_HUMAN, hq, sizeof(hq)),
+			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)),
 			       g->use_nvml ? "the GPU's free memory less 256 MiB" : "--max-bytes");
 			g->capped_said = true;
 		}
@@ -158,8 +162,10 @@ void act(struct engine *g, const struct pfe_request *q)
 	if (ret || st) {
 		c[PFE_C_ERRORS]++;
 		if (!g->refused_said) {
-			p_info("engine: UVM_MIGRATE of 0x%llx+%llu refused: %s",
-			       (unsigned long long)q->addr, (unsigned long long)len,
+			char hl[UNITS_BUF];
+
+			p_info("engine: UVM_MIGRATE of %s at 0x%llx refused: %s",
+			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)), (unsigned long long)q->addr,
 			       ret ? strerror(-ret) : uvm_status_text(st));
 			g->refused_said = true;
 		}

@@ -121,6 +121,7 @@ expect_json_eq "show: its policy" ".engines[0].policy" stream
 expect_json_eq "show: its engine pid" ".engines[0].engine_pid" "$EP"
 expect_exit 0 $G prefetch show
 expect_out "show: a line per engine" "^engine on pid $P: .*policy stream"
+expect_out "show: bytes in human units beside the count" "^engine on pid $P: .* migrated_bytes [0-9]+ \\([0-9.]+ (B|KiB|MiB|GiB)\\)"
 expect_exit 1 $G prefetch load populate -p $P --detach $MAX
 expect_stderr_line "a second engine on the same process"
 expect_err "second engine: names the first" "already runs as pid $EP"
@@ -168,8 +169,9 @@ expect_json_eq "migrate: to the process's GPU" .to "$GPU"
 STATS=$(uvmsim stats)
 [ "$(stat_of pages_migrated_user)" = 1024 ] && ok "migrate: 1024 pages moved" || fail "migrate" "$STATS"
 expect_exit 0 $G prefetch migrate -p $P $B 8M --max-bytes 2M
-expect_err "migrate: says it cut the request" "capped: 2097152 of the 8388608 bytes"
+expect_err "migrate: says it cut the request (human units)" "capped: 2.0 MiB of the 8.0 MiB asked for"
 expect_exit 0 $G prefetch migrate -p $P $B 4M --to cpu
+expect_out "migrate: the amount and the time in human units" "^migrated 4\\.0 MiB of process $P at 0x[0-9a-f]+ to cpu in [0-9.]+ (ns|us|ms|s)$"
 STATS=$(uvmsim stats)
 [ "$(stat_of pages_migrated_to_cpu)" -ge 1024 ] && ok "migrate --to cpu" || fail "migrate to cpu" "$STATS"
 expect_exit 0 $G prefetch advise -p $P $B 2M preferred-location $GPU

@@ -22,6 +22,9 @@ PIPE=/run/gpuctl/mps/pipe
 export PATH="$STANDIN:$PATH"
 
 start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
+	# the last run's files go first: the & child truncates them only once it runs, and
+	# a grep before that would find the last run's "active"
+	rm -f "$W/run.out" "$W/run.err"
 	"$GPUCTL" sched run lc-be lc comm:lc1 "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!
 	i=0
