@@ -11,6 +11,7 @@
 # The targets come from the first round's LC alone (same call).  Out:
 # $OUT/phases.txt, summary.txt (coloc_mps_sum.py), status of each policy.
 # GPUCTL: this tree's static gpuctl; REF: the reference's (bench/ab/bin/).
+# PHASES: a subset of the labels above (LC alone always runs).
 set -u
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
@@ -84,6 +85,8 @@ p99_12|1|1|$GPUCTL sched run $LCB lc-p99 ${T12}us
 p99_20|1|1|$GPUCTL sched run $LCB lc-p99 ${T20}us"
 	[ -n "$REF" ] && list="$list
 hint_ref|1|1|$REF sched run $LCB"
+	# PHASES: only these (besides LC alone), e.g. "be_alone hint hint_ref" for the gate's A/B
+	[ -n "${PHASES:-}" ] && list=$(echo "$list" | grep -E "^(${PHASES// /|})\|")
 	list=$(echo "$list" | awk -v k=$((r - 1)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
 	while IFS='|' read -r label be lc cmd; do
 		# shellcheck disable=SC2086
