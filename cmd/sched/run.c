@@ -697,6 +697,13 @@ int run_main(const struct run_opts *o)
 
 	if (watcher_dev_check(rm_device_path(o->device)))
 		return EXIT_FAIL;
+	/*
+	 * From here a stop signal ends the run at any point: one that comes
+	 * while it starts (its waits are bounded) stops it as soon as it is
+	 * up, and one ignored by inheritance (a background job of a shell
+	 * without job control) is not lost meanwhile.
+	 */
+	stop_signals_install();
 	lock = sched_lock(true, dir, sizeof(dir), &made);
 	if (lock < 0)
 		return EXIT_FAIL;
@@ -705,7 +712,6 @@ int run_main(const struct run_opts *o)
 		close(lock);
 		return EXIT_FAIL;
 	}
-	stop_signals_install();
 	signal(SIGPIPE, SIG_IGN);
 	if (o->detach && pipe(ready)) {
 		p_err("pipe: %s", strerror(errno));
