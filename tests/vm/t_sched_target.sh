@@ -18,6 +18,7 @@ HP=tests/tools/hintpoke
 export PATH="$(pwd)/tests/tools/mps:$PATH"
 
 start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
+	rm -f "$W/run.out" "$W/run.err"	# not the last run's "active"
 	"$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!
 	i=0
