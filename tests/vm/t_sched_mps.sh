@@ -66,6 +66,7 @@ no_daemon() { i=0; while [ -e "$1/nvidia-cuda-mps-control.pid" ] && [ $i -lt 200
 wait_daemon() { i=0; while ! kill -0 "$(daemon "$1")" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done; daemon "$1"; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 pid_of() { grep -lx "$1" /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3; }
+expect_err_file() { grep -q -- "$2" "$W/run.err" && ok "$1" || fail "$1" "run.err: $(head -c 400 "$W/run.err")"; }
 ctl() { printf '%s\n' "$2" | CUDA_MPS_PIPE_DIRECTORY=$1 nvidia-cuda-mps-control 2>&1; }
 
 # --- bad input: exit 2, one line, nothing started ------------------------------
@@ -119,9 +120,37 @@ expect_out "auto without MPS: TSG, and why" "mechanism tsg \(auto: nvidia-cuda-m
 stop_run
 [ -e $ST ] && fail "auto stop" "$ST left" || ok "auto: state removed at the end"
 
+# --- auto and the policy's rules: TSG where a rule names what MPS cannot serve -------
+start_run be uid:65534 mechanism auto
+expect_exit 0 "$GPUCTL" sched status
+expect_out "auto: a rule naming another uid: TSG, and why" \
+	"mechanism tsg \(auto: rule 'be uid:65534' names uid 65534: an MPS server serves one user"
+[ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && fail "auto uid" "a daemon started" || ok "...and no daemon started"
+stop_run
+start_run be pid:$$ mechanism auto
+expect_err_file "auto: a rule naming a pid: TSG, and why" \
+	"mechanism tsg (auto: rule 'be pid:$$' names a process by its pid: it has started"
+stop_run
+cp "$RMC" "$W/lc1"
+"$W/lc1" -n 1 >"$W/lc1.out" 2>&1 &
+LC1=$!
+i=0; while ! grep -q '^ready' "$W/lc1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
+start_run mechanism auto
+expect_err_file "auto: a rule matching a running process: TSG, and why" \
+	"mechanism tsg (auto: rule 'lc comm:lc1' matches pid $LC1 (lc1), running already: MPS takes a client only at its start)"
+grep -q "pid $LC1 lc1, lc)" "$W/run.out" && ok "...and the run applies lc's values to it" \
+	|| fail "auto running lc1" "$(tail -3 "$W/run.out")"
+stop_run
+kill "$LC1"; wait "$LC1" 2>/dev/null
+start_run mechanism auto
+expect_exit 0 "$GPUCTL" sched status
+expect_out "auto with MPS and no such rule: mps, and why" "mechanism mps \(auto: MPS can serve"
+stop_run
+no_daemon $PIPE
+[ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && fail "auto mps stop" "daemon left" || ok "...its daemon quit at the end"
+
 # --- mechanism mps: gpuctl's own daemon ------------------------------------------------
 start_run mechanism mps be-threads 40 be-mem 2GiB
-expect_err_file() { grep -q -- "$2" "$W/run.err" && ok "$1" || fail "$1" "run.err: $(head -c 400 "$W/run.err")"; }
 expect_err_file "the run says it started a daemon" "mechanism mps: MPS daemon [0-9]* on $PIPE (started by gpuctl)"
 D=$(daemon $PIPE)
 alive "$D" && ok "daemon $D runs on gpuctl's pipe directory" || fail "daemon" "none on $PIPE"
