@@ -587,29 +587,47 @@ uid_t mps_proc_uid(pid_t pid)
 	return (uid_t)u;
 }
 
-const char *mps_role(pid_t pid)
+int mps_proc_env_read(pid_t pid, struct mps_proc_env *e)
 {
-	static const char key[] = "CUDA_MPS_PIPE_DIRECTORY=";
-	char p[64], env[32768];
-	struct mps m = { 0 };
+	char p[64];
 	ssize_t n;
 	int fd;
 
-	if (mps_is_server(pid))
-		return "server";
+	e->n = 0;
+	e->buf[0] = '\0';
 	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
-	n = read(fd, env, sizeof(env) - 1);
+		return -1;
+	n = read(fd, e->buf, sizeof(e->buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return NULL;
-	env[n] = '\0';
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(env + i) + 1)
-		if (!strncmp(env + i, key, sizeof(key) - 1)) {
-			snprintf(m.dir, sizeof(m.dir), "%s", env + i + sizeof(key) - 1);
-			return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0 ? "client" : NULL;
-		}
+		return -1;
+	e->buf[n] = '\0';
+	e->n = (size_t)n;
+	return 0;
+}
+
+const char *mps_proc_env_get(const struct mps_proc_env *e, const char *name)
+{
+	size_t kl = strlen(name);
+
+	for (size_t i = 0; i < e->n; i += strlen(e->buf + i) + 1)
+		if (!strncmp(e->buf + i, name, kl) && e->buf[i + kl] == '=')
+			return e->buf + i + kl + 1;
 	return NULL;
+}
+
+const char *mps_role(pid_t pid)
+{
+	struct mps_proc_env e;
+	struct mps m = { 0 };
+	const char *dir;
+
+	if (mps_is_server(pid))
+		return "server";
+	if (mps_proc_env_read(pid, &e) || !(dir = mps_proc_env_get(&e, "CUDA_MPS_PIPE_DIRECTORY")))
+		return NULL;
+	snprintf(m.dir, sizeof(m.dir), "%s", dir);
+	return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0 ? "client" : NULL;
 }
