@@ -132,7 +132,7 @@ def lc(kind, period_ms):
                 continue
             label, secs = w[1], float(w[2])
             hint = Hint(w[3]) if len(w) > 3 else None
-            lat = []
+            lat, last = [], 0.0
             t0 = time.monotonic()
             tskip = t0 + skip
             nxt = t0
@@ -148,12 +148,15 @@ def lc(kind, period_ms):
                 torch.cuda.synchronize()
                 if hint:
                     hint.add(-1)
+                last = (time.monotonic() - s) * 1e6
                 if s >= tskip:
-                    lat.append((time.monotonic() - s) * 1e6)
+                    lat.append(last)
                 if nxt < time.monotonic():
                     nxt = time.monotonic()	# late: no burst to catch up
             lat.sort()
             n = len(lat)
+            if not n:	# starved: no request began and ended in the window; the last one's time stands
+                lat = [last]
             print("lc %s %s n=%d p50_us=%.0f p99_us=%.0f max_us=%.0f t0=%.3f t1=%.3f" %
                   (kind, label, n, lat[n // 2], lat[int(n * 0.99)], lat[-1], tskip, time.monotonic()), flush=True)
             if hint:

@@ -3,34 +3,12 @@
 (coloc_mps_gpu.sh): per configuration the medians over rounds of LC P50 and
 P99 (with min-max) and BE steps/s of its group over the same window, then
 the ratios the issue's goals ask for, paired by round within the call."""
-import glob, re, statistics as st, sys
+import os, statistics as st, sys
 
-phases, w = sys.argv[1], sys.argv[2]
-logs = {}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from phases import load  # noqa: E402
 
-
-def be_rate(group, t0, t1):
-    if group in ("", "-"):
-        return None
-    if group not in logs:
-        logs[group] = []
-        for f in sorted(glob.glob("%s/%s[0-9]*.log" % (w, group))):
-            logs[group].append([float(x) for x in open(f) if x.strip()])
-    return sum(sum(1 for t in ts if t0 <= t <= t1) for ts in logs[group]) / (t1 - t0)
-
-
-rows = {}
-for line in open(phases):
-    m = re.match(r"P (\d+) (\S+) be=(\S+) (.*)", line)
-    if not m:
-        continue
-    r, label, group, rest = int(m.group(1)), m.group(2), m.group(3), m.group(4)
-    t = re.search(r"t0=([\d.]+) t1=([\d.]+)", rest)
-    t0, t1 = float(t.group(1)), float(t.group(2))
-    lc = re.search(r"n=(\d+) p50_us=(\d+) p99_us=(\d+)", rest)
-    rows.setdefault(label, {})[r] = dict(
-        n=int(lc.group(1)) if lc else None, p50=int(lc.group(2)) if lc else None,
-        p99=int(lc.group(3)) if lc else None, be=be_rate(group, t0, t1))
+rows = load(sys.argv[1], sys.argv[2])
 
 
 def med(v):

@@ -84,8 +84,8 @@ struct sched_hooks {
 	bool (*applied)(void *self, const struct tsg *t, __u32 gpu, bool again);
 	/* a client was freed: true when every TSG is to be adjusted again */
 	bool (*gone)(void *self, __u32 pid, __u32 hClient);
-	/* once a second: processes gone dropped */
-	void (*tick)(void *self);
+	/* once a second: processes gone dropped; true when every TSG is to be adjusted again */
+	bool (*tick)(void *self);
 	/* everything it changed between decisions put back; its threads stopped */
 	void (*stop)(void *self);
 	/* the parent of run --detach lets go of what the child serves */

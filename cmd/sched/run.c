@@ -322,7 +322,7 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 	__u64 rts = 0;
 	const struct gpu_info *gi;
 	__u32 rlv = 0, gpu, more;
-	char err[320];
+	char err[320], ts[32] = "unchanged";
 
 	if (!t->info.want_class || bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur))
 		return;	/* no decision, or freed since */
@@ -352,10 +352,11 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		r->reapplied++;
 	else
 		r->applied++;
+	if (t->info.want_timeslice)
+		snprintf(ts, sizeof(ts), "%llu us", (unsigned long long)t->info.want_timeslice);
 	run_event(again ? EV_REAPPLIED : EV_APPLIED, t,
-		  "timeslice %llu -> %llu us, interleave %s -> %s (RM reads back %llu us, %s)",
-		  (unsigned long long)t->info.orig_timeslice,
-		  (unsigned long long)t->info.want_timeslice,
+		  "timeslice %llu -> %s, interleave %s -> %s (RM reads back %llu us, %s)",
+		  (unsigned long long)t->info.orig_timeslice, ts,
 		  t->info.orig_flags & ORIG_LEVEL_KNOWN ?
 		  rm_level_name(t->info.orig_interleave) : "n/a",
 		  t->info.want_interleave ? rm_level_name(t->info.want_interleave - 1) :
@@ -486,8 +487,8 @@ static void prune_files(struct run *r)
 	for (int i = 0; i < r->s.nfiles; i++)
 		if (r->s.files[i].dup >= 0 && tsg_proc_gone(r->s.files[i].pid))
 			sched_files_close(&r->s, r->s.files[i].pid);
-	if (SCHED_HOOK(r->p, tick))
-		r->p->hooks->tick(r->o->self);
+	if (SCHED_HOOK(r->p, tick) && r->p->hooks->tick(r->o->self))
+		readjust(r, -1);
 }
 
 /*

@@ -48,11 +48,11 @@ static void share_lines(FILE *f, const struct gate_share *s)
 		fprintf(f, "lat %llu %llu %.1f %.1f %.1f\n", (unsigned long long)s->lat.begun,
 			(unsigned long long)s->lat.count, s->lat.p50_us, s->lat.p99_us, s->lat.max_us);
 	if (s->target_us)
-		fprintf(f, "target %u %.1f %d %u %u %llu %llu %llu %.1f\n", s->target_us,
+		fprintf(f, "target %u %.1f %d %u %u %llu %llu %llu %.1f %u\n", s->target_us,
 			s->target_p99_us, s->target_kept, s->duty_pm, s->be_threads,
 			(unsigned long long)s->target_windows,
 			(unsigned long long)s->target_kept_windows,
-			(unsigned long long)s->target_moves, s->unreachable_us);
+			(unsigned long long)s->target_moves, s->unreachable_us, s->rung);
 	for (int i = 0; i < s->n; i++) {
 		const struct gate_share_row *r = &s->rows[i];
 
@@ -112,11 +112,13 @@ int share_file_read(struct gate_share *s)
 			   (unsigned long long *)&s->calls, (unsigned long long *)&s->busy_turns,
 			   (unsigned long long *)&s->reported) == 6)
 			continue;
-		if (sscanf(line, "target %u %lf %d %u %u %llu %llu %llu %lf", &s->target_us,
+		/* rung, the tenth, came later: a file without it reads 0 */
+		if (sscanf(line, "target %u %lf %d %u %u %llu %llu %llu %lf %u", &s->target_us,
 			   &s->target_p99_us, &s->target_kept, &s->duty_pm, &s->be_threads,
 			   (unsigned long long *)&s->target_windows,
 			   (unsigned long long *)&s->target_kept_windows,
-			   (unsigned long long *)&s->target_moves, &s->unreachable_us) == 9)
+			   (unsigned long long *)&s->target_moves, &s->unreachable_us,
+			   &s->rung) >= 9)
 			continue;
 		if (sscanf(line, "lat %llu %llu %lf %lf %lf", (unsigned long long *)&s->lat.begun,
 			   (unsigned long long *)&s->lat.count, &s->lat.p50_us, &s->lat.p99_us,

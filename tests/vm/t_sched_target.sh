@@ -1,9 +1,10 @@
 #!/bin/sh
 # gpuctl sched run lc-be ... hint FILE lc-p99 MS: the latency target's loop
 # on the model's RM device, fed the LC's latencies as libgpuctl-hint.so adds
-# them (tests/tools/hintpoke lat): it starts with BE first (duty 0), above
-# the target takes time from BE at once, under it gives BE time back (the
-# hint's duty falls), at the
+# them (tests/tools/hintpoke lat): it starts with BE first (RM's own
+# values, duty 0), above the target takes time from BE a step at once (the
+# classes' levels, lc-be's timeslices, then the duty), under it gives BE
+# time back (the hint's duty halves, then the rungs down to RM's), at the
 # largest duty and still above it says the target is not kept with the
 # measured P99; under mechanism mps (the stand-in) it also lowers the thread
 # percentage BE clients started afterwards get.  Bad input: one line, exit 2.
@@ -55,17 +56,30 @@ expect_stderr_line "lc-p99 not a duration"
 [ -e "$H" ] && fail "bad input" "hint file created" || ok "bad input creates nothing"
 
 # --- the loop ---------------------------------------------------------------------------
+# The P99 judged is the last 3 s's; a step up waits for 2 s measured after the last one.
+ev_has() {	# ev_has NAME REGEX: run's output has it within 6 s
+	i=0
+	while [ $i -lt 30 ] && ! grep -Eq -- "$2" "$W/run.out"; do i=$((i + 1)); sleep 0.2; done
+	grep -Eq -- "$2" "$W/run.out" && ok "$1" || fail "$1" "no /$2/ in: $(cat "$W/run.out")"
+}
 expect_exit 0 "$GPUCTL" sched watch
 start_client be1 -n 2; BE1=$CPID
 start_client lc1 -n 1; LC1=$CPID
 start_run lc-p99 10ms
 grep -q "LC P99 target 10.0 ms" "$W/run.err" && ok "run: the target in its first line" || fail "run line" "$(cat "$W/run.err")"
-status_has "status: the target before any request, BE first" "LC P99 target 10\.00 ms: no second with enough timed requests yet; knob: the hint may hold BE off up to 0% of the time"
+status_has "status: the target before any request, BE first" "LC P99 target 10\.00 ms: no second with enough timed requests yet; knobs: TSGs at RM's values \(no miss yet\), the hint may hold BE off up to 0% of the time"
+ev_has "BE first: the LC's TSG left as RM has it" "^applied .*lc1, lc\): timeslice [0-9]+ -> unchanged, interleave n/a -> unchanged"
+ev_has "BE first: the BE's TSGs left as RM has them" "^applied .*be1, be\): timeslice [0-9]+ -> unchanged, interleave n/a -> unchanged"
+feed 20000 1
+status_has "the first miss: the classes' levels, the duty still 0" "last 3 s (1[89]|2[0-9])\.[0-9]* ms, NOT KEPT.*TSGs at the classes' interleave levels, RM's timeslices, the hint may hold BE off up to 0% of the time"
+ev_has "the levels re-applied: BE low, its timeslice RM's" "^reapplied .*be1, be\): timeslice 1024 -> 1024 us, interleave [a-z/]+ -> low"
+ev_has "the levels re-applied: LC high" "^reapplied .*lc1, lc\): timeslice 1024 -> 1024 us, interleave [a-z/]+ -> high"
 feed 20000 2
-status_has "20 ms against 10: not kept, the duty up at once" "last second (1[89]|2[0-9])\.[0-9]* ms, NOT KEPT.*up to (25|50)% of the time"
-feed 5000 6
-status_has "5 ms against 10: kept" "last second [45]\.[0-9]* ms, kept \([0-9]+ of [0-9]+ seconds kept\)"
-status_has "well under the target: BE gets time back" "up to (45|40|35|30|25|20)% of the time \(moved [2-9]"
+status_has "missed again: lc-be's timeslices" "NOT KEPT.*TSGs at lc-be's timeslices and levels, the hint may hold BE off up to 0% of the time"
+ev_has "lc-be's BE timeslice re-applied" "^reapplied .*be1, be\): timeslice 1024 -> 200 us"
+ev_has "lc-be's LC timeslice re-applied (derived)" "^reapplied .*lc1, lc\): timeslice 1024 -> [1-9][0-9]{2,} us"
+feed 20000 4
+status_has "missed on the last rung: the duty up" "NOT KEPT.*up to (25|50)% of the time"
 feed 20000 5
 status_has "at the largest duty and still above: said, with the P99 measured" "warning: target not kept: with BE held off as much as be-floor allows, the LC's P99 is (1[89]|2[0-9])\.[0-9]* ms"
 expect_exit 0 "$GPUCTL" -j sched status
@@ -73,6 +87,15 @@ expect_json "status -j"
 expect_json_eq "status -j: the target" .be_floor.lc_p99_target.target_us 10000
 expect_json_eq "status -j: not kept" .be_floor.lc_p99_target.kept false
 expect_json_eq "status -j: the duty at its largest" .be_floor.lc_p99_target.be_held_off_max_pct 50
+expect_json_eq "status -j: the rung" .be_floor.lc_p99_target.tsg_rung lc-be
+feed 5000 6
+status_has "5 ms against 10: kept" "last 3 s [45]\.[0-9]* ms, kept \([0-9]+ of [0-9]+ seconds kept\)"
+status_has "well under the target: BE gets time back (the duty halved)" "up to (25|12|6)% of the time \(moved [3-9]"
+feed 3000 18
+status_has "calm, the duty back to 0 and then RM's values again" "kept.*TSGs at RM's values \(no miss yet\), the hint may hold BE off up to 0% of the time"
+i=0; while [ $i -lt 30 ] && ! grep "be1, be): timeslice" "$W/run.out" | tail -1 | grep -q "interleave [a-z/]* -> medium"; do i=$((i + 1)); sleep 0.2; done
+grep "be1, be): timeslice" "$W/run.out" | tail -1 | grep -q -- "^reapplied.*timeslice 1024 -> 1024 us, interleave [a-z/]* -> medium" &&
+	ok "RM's values back on BE's TSG (1024 us, medium)" || fail "RM's again" "$(grep 'be1, be' "$W/run.out")"
 kill -INT $RUN; wait $RUN
 grep -q "policy lc-be stopped" "$W/run.out" && ok "run stops" || fail "stop" "$(tail -3 "$W/run.out")"
 

@@ -91,6 +91,9 @@ struct gate {
 	/* the LC's latencies (latency.c): the histogram at the last look */
 	__u64 lat_prev[GPUCTL_HINT_LAT_BUCKETS];
 	__u64 lat_begins;
+	/* the last GATE_LAT_SPAN windows' histograms, for the target (latency.c) */
+	__u64 lat_span[GATE_LAT_SPAN][GPUCTL_HINT_LAT_BUCKETS];
+	unsigned int lat_span_next;
 };
 
 /* The latency histogram of g's hint page (gpuctl_hint.h). */
@@ -101,6 +104,8 @@ static inline struct gpuctl_hint_lat *hint_lat(struct gate *g)
 
 /* latency.c: the LC's requests timed since the last call (share's lat_*). */
 void gate_lat_window(struct gate *g, struct gate_lat *w);
+/* latency.c: those of the last GATE_LAT_SPAN calls of gate_lat_window together. */
+void gate_lat_span(struct gate *g, struct gate_lat *w);
 /* target.c: the duty at its start; one window's step.  Caller holds mu. */
 void target_init(struct gate *g);
 void target_step(struct gate *g, const struct gate_lat *w);

@@ -90,9 +90,25 @@ struct gate_target {
 	bool kept;
 	__u32 duty_pm;		/* the knob: the most of the time the hint may hold BE off, per mille */
 	__u32 be_threads;	/* under mps: the thread % BE clients started from now get */
+	/*
+	 * The first knob, the TSGs' rung (TARGET_RUNG_*): RM's own values
+	 * until the target is missed (BE first, as with no policy), then the
+	 * classes' interleave levels, then lc-be's timeslices too; one rung
+	 * down after relax_wait calm windows at duty 0 (doubled each time the
+	 * lower rung missed soon after).
+	 */
+	__u32 rung;
+	__u32 relax_wait;
+	__u64 up_at, down_at;	/* the windows of the last move up, of the last rung down */
 	__u32 calm, at_max;
 	double unreachable_us;	/* at the largest duty and still above the target: the P99 then */
 };
+enum {
+	TARGET_RUNG_RM,		/* timeslices and interleave as RM has them */
+	TARGET_RUNG_LEVELS,	/* the classes' interleave levels, RM's timeslices */
+	TARGET_RUNG_LCBE,	/* lc-be's timeslices and levels */
+};
+#define GATE_LAT_SPAN		3	/* seconds (windows) the target's P99 is taken over */
 #define TARGET_MIN_US		100	/* lc-p99's bounds */
 #define TARGET_MAX_US		10000000
 
@@ -169,6 +185,8 @@ struct lcbe {
 	struct mps_opts mps;		/* the mechanism's words */
 	struct mps_state mst;		/* the mechanism the run uses (mps: its daemon) */
 	bool mps_started;		/* mst is the run's (written at start) */
+	__u32 rung;			/* lc-p99: the TSGs' rung applied (TARGET_RUNG_*) */
+	struct class_values cls[POLICY_CLASS_NR];	/* the classes' values, once parsed */
 };
 
 /* The options at their defaults. */

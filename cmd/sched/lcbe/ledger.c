@@ -77,6 +77,11 @@ void gate_share(struct gate *g, __u64 now)
 		if (!g->procs[k].gone)
 			proc_share(g, &g->procs[k], now, &rows[n++]);
 	gate_lat_window(g, &lat);
-	target_step(g, &lat);
+	if (g->o.target_us) {
+		struct gate_lat span;
+
+		gate_lat_span(g, &span);
+		target_step(g, &span);
+	}
 	share_write(&g->o, &st, &lat, g->o.target_us ? &g->tgt : NULL, rows, n);
 }

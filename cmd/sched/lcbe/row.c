@@ -60,7 +60,12 @@ static int hook_word(void *self, const char *word, const char *arg)
 
 static int hook_parsed(void *self, struct class_values *val)
 {
-	return lcbe_parsed(self, val);
+	struct lcbe *l = self;
+
+	if (lcbe_parsed(l, val))
+		return EXIT_USAGE;
+	memcpy(l->cls, val, sizeof(l->cls));	/* lc-p99's rungs put them back */
+	return 0;
 }
 
 /* The ledger, and the gate when engaged (be_ts is reckoned for lc-be alone). */
@@ -78,6 +83,7 @@ static int hook_start(void *self, struct sched *s, const struct policy *rules)
 		return -1;
 	}
 	l->mps_started = true;
+	l->rung = TARGET_RUNG_RM;	/* lc-p99: target.c's first rung */
 	return 0;
 }
 
@@ -130,6 +136,33 @@ static const char *hook_warning(const void *self, char *buf, size_t len)
 }
 
 /*
+ * lc-p99's rung (target.c): RM's own values (those saved before this run
+ * changed the TSG; a new one's left as they are), the class's interleave
+ * level beside them, or the class's values.
+ */
+static void rung_values(const struct lcbe *l, struct tsg *t)
+{
+	const struct class_values *c = &l->cls[t->info.want_class];
+	bool saved = t->info.orig_by != 0;
+	__u32 orig_level = t->info.orig_flags & ORIG_LEVEL_KNOWN ? t->info.orig_interleave :
+			   NVA06C_CTRL_INTERLEAVE_LEVEL_MEDIUM;
+
+	switch (l->rung) {
+	case TARGET_RUNG_RM:
+		t->info.want_timeslice = saved ? t->info.orig_timeslice : 0;
+		t->info.want_interleave = saved ? orig_level + 1 : 0;
+		break;
+	case TARGET_RUNG_LEVELS:
+		t->info.want_timeslice = saved ? t->info.orig_timeslice : 0;
+		t->info.want_interleave = c->interleave;
+		break;
+	default:
+		t->info.want_timeslice = c->timeslice;
+		t->info.want_interleave = c->interleave;
+	}
+}
+
+/*
  * A derived LC timeslice is the floor's one divided among the GPU's LC
  * processes; a BE TSG the gate may take off is put back on (or its channels
  * enabled) by whoever restores.
@@ -137,17 +170,23 @@ static const char *hook_warning(const void *self, char *buf, size_t len)
 static __u32 hook_adjust(void *self, struct tsg *t, __u32 gpu)
 {
 	struct lcbe *l = self;
+	__u32 more;
 
 	/* MPS orders its clients (priorities at their start): its TSGs are left to it */
 	if (l->mps_started && mps_tsg_is_mps(&l->mst, t)) {
 		t->info.want_class = POLICY_CLASS_NONE;
 		return 0;
 	}
-	if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived)
+	if (l->o.target_us && l->gate && t->info.want_class < POLICY_CLASS_NR)
+		rung_values(l, t);
+	if (t->info.want_class == POLICY_CLASS_LC && l->gate && l->o.lc_derived &&
+	    (!l->o.target_us || l->rung == TARGET_RUNG_LCBE))
 		t->info.want_timeslice = gate_lc_ts(&l->o, gate_lc_procs(l->gate, gpu, t->info.pid));
+	/* lc-p99 may move the values later: the originals are kept whichever are set first */
+	more = l->o.target_us ? ORIG_TIMESLICE | ORIG_INTERLEAVE : 0;
 	if (!gate_engaged(l->gate) || t->info.want_class != POLICY_CLASS_BE)
-		return 0;
-	return l->o.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE;
+		return more;
+	return more | (l->o.be_off == GATE_OFF_CHANNELS ? ORIG_CHANNELS : ORIG_SCHEDULE);
 }
 
 /* The ledger's (and the gate's); a new LC process: the GPU's LC timeslices shrink. */
@@ -173,23 +212,27 @@ static bool hook_gone(void *self, __u32 pid, __u32 hClient)
 	return l->gate && l->o.lc_derived;
 }
 
-static void hook_tick(void *self)
+/* Once a second: true when lc-p99 moved the timeslices (every TSG adjusted again). */
+static bool hook_tick(void *self)
 {
 	struct lcbe *l = self;
+	struct gate_target t;
+	bool moved = false;
 
 	gate_prune(l->gate);
+	gate_target_get(l->gate, &t);
+	if (l->o.target_us && l->gate && t.rung != l->rung) {
+		l->rung = t.rung;
+		moved = true;
+	}
 	if (!l->mps_started || !l->mst.file_ours)
-		return;
-	if (l->o.target_us && l->o.mps_knob) {
-		struct gate_target t;
-
-		gate_target_get(l->gate, &t);
-		if (t.be_threads && t.be_threads != l->mst.be_threads) {
-			l->mst.be_threads = t.be_threads;	/* BE clients started from now */
-			mps_state_write(&l->mst);
-		}
+		return moved;
+	if (l->o.target_us && l->o.mps_knob && t.be_threads && t.be_threads != l->mst.be_threads) {
+		l->mst.be_threads = t.be_threads;	/* BE clients started from now */
+		mps_state_write(&l->mst);
 	}
 	mps_snap_write(&l->mst);	/* what the exporter shows */
+	return moved;
 }
 
 static void hook_stop(void *self)

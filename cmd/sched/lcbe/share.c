@@ -68,6 +68,7 @@ void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		sh.target_p99_us = tgt->p99_us;
 		sh.target_kept = tgt->windows ? tgt->kept : -1;
 		sh.duty_pm = tgt->duty_pm;
+		sh.rung = tgt->rung;
 		sh.be_threads = o->mps_knob ? tgt->be_threads : 0;
 		sh.target_windows = tgt->windows;
 		sh.target_kept_windows = tgt->kept_windows;
@@ -128,7 +129,14 @@ int share_read(struct gate_share *s)
 	return 0;
 }
 
-/* lc-p99 in status: the target, the last second, the knob. */
+/* lc-p99's rungs (TARGET_RUNG_*), as -j and the text name them */
+static const char *const rung_name[] = { "rm", "levels", "lc-be" };
+static const char *const rung_text[] = {
+	"RM's values (no miss yet)", "the classes' interleave levels, RM's timeslices",
+	"lc-be's timeslices and levels",
+};
+
+/* lc-p99 in status: the target, the last span, the knobs. */
 static void target_json(const struct gate_share *sh)
 {
 	jsonw_name(json_wtr, "lc_p99_target");
@@ -144,6 +152,7 @@ static void target_json(const struct gate_share *sh)
 	jsonw_u64_field(json_wtr, "windows", sh->target_windows);
 	jsonw_u64_field(json_wtr, "kept_windows", sh->target_kept_windows);
 	jsonw_u64_field(json_wtr, "moves", sh->target_moves);
+	jsonw_string_field(json_wtr, "tsg_rung", rung_name[sh->rung < 3 ? sh->rung : 2]);
 	jsonw_float_field(json_wtr, "be_held_off_max_pct", sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		jsonw_uint_field(json_wtr, "mps_be_threads_pct", sh->be_threads);
@@ -158,11 +167,13 @@ static void target_text(const struct gate_share *sh)
 	if (sh->target_kept < 0)
 		printf("no second with enough timed requests yet");
 	else
-		printf("last second %.2f ms, %s (%llu of %llu seconds kept)", sh->target_p99_us / 1e3,
+		printf("last %d s %.2f ms, %s (%llu of %llu seconds kept)", GATE_LAT_SPAN,
+		       sh->target_p99_us / 1e3,
 		       sh->target_kept ? "kept" : "NOT KEPT",
 		       (unsigned long long)sh->target_kept_windows,
 		       (unsigned long long)sh->target_windows);
-	printf("; knob: the hint may hold BE off up to %.0f%% of the time", sh->duty_pm / 10.0);
+	printf("; knobs: TSGs at %s, the hint may hold BE off up to %.0f%% of the time",
+	       rung_text[sh->rung < 3 ? sh->rung : 2], sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		printf(", MPS BE clients started from now get %u%% of the SMs", sh->be_threads);
 	printf(" (moved %llu times)\n", (unsigned long long)sh->target_moves);

@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * target.c - lc-be's latency target (lc-p99 MS): once a second, the LC's
- * P99 over the last second (latency.c, from the hint library) moves the
- * one knob the hint gate has, the share of time the hint may hold BE off
- * (its duty, at most GATE_HINT_DUTY, which be-floor's timeslices are
- * reckoned with: the floor always wins).  It starts at 0 (BE gets all it
- * can); above the target the duty grows by half its range at once (the LC
- * waits for no slow climb); under 90 % of the target for TARGET_CALM
- * windows it gives BE back a tenth.  (Starting at the largest duty, the
- * first H100 run gave BE back too slowly: 23 % of BE alone where no policy
- * at all kept the target with 93 %.)  A second
+ * P99 over the last GATE_LAT_SPAN seconds (latency.c, from the hint
+ * library's histogram; one second's few hundred requests make a P99 that
+ * one slow request moves) steps along one ladder:
+ *  - the TSGs' rung: RM's own timeslices and interleave levels (no policy:
+ *    BE gets what it gets there) until the target is first missed, then the
+ *    classes' interleave levels (LC high, BE low), then lc-be's timeslices
+ *    (LC long, BE short) too;
+ *  - then the share of time the hint may hold BE off (its duty, at most
+ *    GATE_HINT_DUTY, which be-floor's timeslices are reckoned with: the
+ *    floor always wins), half its range a step.
+ * Above the target it goes up a step at once, and again only once the span
+ * holds two seconds measured after the step; under 90 % of the target for
+ * TARGET_CALM windows it comes down one (the duty halved, under a tenth of
+ * its range to 0; at duty 0 a rung, after relax_wait calm windows, a wait
+ * that doubles each time the lower rung missed within TARGET_RELAX_RECENT
+ * windows of coming down to it).  The H100 runs behind it
+ * (bench/results/static-2026-11-26-h100*): lc-be's timeslices cost BE 63 %
+ * of its throughput (be-timeslice 200: 37 % of BE alone, no policy 92 %);
+ * RM's timeslices with LC high and BE low gave it 68 %; starting at the
+ * largest duty gave it 23 %, giving a tenth back every 2 s 20-30 %.  A second
  * with fewer than TARGET_MIN_REQ timed requests moves nothing.  At the
  * largest duty and still above the target for TARGET_CALM windows, the
  * target is said not to be kept, with the P99 measured there: the GPU does
@@ -25,6 +36,9 @@
 
 #define TARGET_MIN_REQ	20
 #define TARGET_CALM	2
+#define TARGET_RELAX_MIN	4	/* calm windows at duty 0 before a rung down */
+#define TARGET_RELAX_MAX	64	/* ... at most */
+#define TARGET_RELAX_RECENT	30	/* a miss this soon after a rung down: wait longer */
 #define DUTY_MAX_PM	((__u32)(GATE_HINT_DUTY * 1000))
 
 void target_init(struct gate *g)
@@ -33,6 +47,8 @@ void target_init(struct gate *g)
 	__atomic_store_n(&g->duty_pm, 0, __ATOMIC_RELAXED);
 	g->tgt.duty_pm = 0;
 	g->tgt.be_threads = 100;
+	g->tgt.rung = TARGET_RUNG_RM;
+	g->tgt.relax_wait = TARGET_RELAX_MIN;
 }
 
 /* MPS: the BE clients' thread percentage, for clients started from now (row.c's tick writes it). */
@@ -45,6 +61,34 @@ static void knob_mps(struct gate *g, bool up)
 		g->tgt.be_threads = t;
 		g->tgt.moves++;
 	}
+}
+
+/* Missed: one step up.  Returns the duty wanted next. */
+static __u32 step_up(struct gate_target *t, __u32 duty)
+{
+	t->up_at = t->windows;
+	if (t->rung < TARGET_RUNG_LCBE) {
+		t->rung++;	/* the duty stays */
+		if (t->down_at && t->windows - t->down_at <= TARGET_RELAX_RECENT)
+			t->relax_wait = t->relax_wait * 2 < TARGET_RELAX_MAX ?
+					t->relax_wait * 2 : TARGET_RELAX_MAX;
+		t->moves++;
+		return duty;
+	}
+	return duty + DUTY_MAX_PM / 2;
+}
+
+/* Calm: one step down.  Returns the duty wanted next. */
+static __u32 step_down(struct gate_target *t, __u32 duty)
+{
+	if (duty)
+		return duty / 2 >= DUTY_MAX_PM / 10 ? duty / 2 : 0;
+	if (t->rung > TARGET_RUNG_RM && t->calm >= t->relax_wait) {
+		t->rung--;
+		t->down_at = t->windows;
+		t->moves++;
+	}
+	return 0;
 }
 
 void target_step(struct gate *g, const struct gate_lat *w)
@@ -63,20 +107,27 @@ void target_step(struct gate *g, const struct gate_lat *w)
 		t->at_max = duty >= DUTY_MAX_PM ? t->at_max + 1 : 0;
 		if (t->at_max >= 3 && !t->unreachable_us)
 			t->unreachable_us = w->p99_us;
-		next = duty + DUTY_MAX_PM / 2;
+		/* the span still holds the seconds before the last step: wait for one after it */
+		if (t->windows - t->up_at < GATE_LAT_SPAN - 1 && t->up_at)
+			goto out;
+		next = step_up(t, duty);
 		if (g->o.mps_knob)
 			knob_mps(g, true);
 	} else {
 		t->at_max = 0;
 		t->unreachable_us = 0;
 		t->kept_windows++;
-		if (w->p99_us < 0.9 * (double)g->o.target_us && ++t->calm >= TARGET_CALM) {
+		if (w->p99_us >= 0.9 * (double)g->o.target_us)
 			t->calm = 0;
-			next = duty > DUTY_MAX_PM / 10 ? duty - DUTY_MAX_PM / 10 : 0;
+		else if (++t->calm >= TARGET_CALM &&
+			 (duty || !t->rung || t->calm >= t->relax_wait)) {
+			next = step_down(t, duty);
+			t->calm = 0;
 			if (g->o.mps_knob)
 				knob_mps(g, false);
 		}
 	}
+out:
 	if (next > DUTY_MAX_PM)
 		next = DUTY_MAX_PM;
 	if (next != duty) {

@@ -1,0 +1,168 @@
+#!/bin/bash
+# bench/mps/static_gpu.sh - issue 39's latency target against the static set,
+# and the BE of another uid, on one GPU (stock driver, root), in one call.
+# LC = BERT-base fp16, batch 1, a request every 5 ms (bench/lcbe/coloc.py);
+# BE = NBE CNN trainers a group.  Every process starts once; a phase wakes
+# its LC and its BE group (SIGCONT) and stops the other groups (SIGSTOP).
+#
+# Groups: u = BE of uid 65534 outside MPS, started after `sched watch` and
+# before any `sched run` (the TSG path, where MPS cannot serve); pPtT = BE
+# clients of an MPS daemon set up by hand, CUDA_MPS_CLIENT_PRIORITY=P,
+# CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=T.  LC: lcp outside MPS (bracketed in a
+# hint file when a policy reads one), lcm a client of the same daemon.
+# Phases a round (order rotated from round 2; round 1 measures the alones
+# first, the targets come from them):
+#   alone_plain, alone_mps      LC alone, outside / under MPS
+#   be_alone                    group u alone (no LC request)
+#   none                        lcp + u, no policy
+#   ts50_f10 ts50_f30 ts200_f10 ts200_f30   lc-be be-timeslice x be-floor (lcp + u)
+#   p99_m12 p99_m20             lc-be hint ... lc-p99 1.2x / 2x alone_mps's P99 (lcp + u)
+#   p99_p110                    lc-p99 1.1x alone_plain's P99 (the other-uid goal)
+#   mps_pPtT (6)                MPS by hand: lcm + group pPtT
+# Rounds run while a whole one still fits in DEADLINE s from the start.
+# Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
+# w.tgz (the trainers' step logs, each policy's status and run output).
+set -u
+D=$(dirname "$(readlink -f "$0")")
+R=$(cd "$D/../.." && pwd)
+OUT=${OUT:-/tmp/static-out}; mkdir -p "$OUT"
+W=${W:-/tmp/static-w}; rm -rf "$W"; mkdir -p "$W"; chmod 755 "$W"
+GPUCTL=${GPUCTL:-gpuctl}
+NBE=${NBE:-3} SKIP=${SKIP:-5} MEAS=${MEAS:-5} DEADLINE=${DEADLINE:-575} MAXROUNDS=${MAXROUNDS:-5}
+PHASE=$((SKIP + MEAS)) HP=$W/hand/pipe HL=$W/hand/log H=$W/lc.hint
+T_START=$SECONDS; : >"$OUT/phases.txt"
+G() { timeout 30 "$GPUCTL" "$@"; }
+log() { echo "== $(date +%T) +$((SECONDS - T_START))s $*"; }
+mono() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
+ALL=""
+finish() {
+	for p in $ALL; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+	G sched stop >/dev/null 2>&1
+	printf 'quit\n' | CUDA_MPS_PIPE_DIRECTORY=$HP timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
+	G sched unload >/dev/null 2>&1
+	cp "$HL/control.log" "$W/hand_control.log" 2>/dev/null
+	tar -C "$W" -czf "$OUT/w.tgz" --exclude=hand --exclude='*.in' . 2>/dev/null
+}
+trap finish EXIT
+trap '' PIPE	# an LC that died: its phases say so, the others go on
+exec > >(tee "$OUT/log.txt") 2>&1
+log "machine"; nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
+echo "gpuctl $("$GPUCTL" version 2>&1 | head -1)"
+grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
+G sched unload >/dev/null 2>&1
+G sched watch || exit 1
+export COLOC_SKIP_S=$SKIP
+C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
+waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
+
+declare -A GRP
+MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100"
+for i in $(seq "$NBE"); do	# another uid's BE, after watch, before any run
+	: >"$W/u$i.log"; chown 65534:65534 "$W/u$i.log"
+	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp PROC_COMM=beuid \
+		$C be "$W/u$i.log" >"$W/u$i.out" 2>&1 & ALL="$ALL $!"
+done
+mkdir -p "$HP" "$HL"
+CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d
+mkfifo "$W/lcp.in" "$W/lcm.in"
+PROC_COMM=lcbert $C lc bert 5 <"$W/lcp.in" >"$W/lcp.out" 2>&1 & ALL="$ALL $!"
+PROC_COMM=lcbertm CUDA_MPS_PIPE_DIRECTORY=$HP $C lc bert 5 <"$W/lcm.in" >"$W/lcm.out" 2>&1 & ALL="$ALL $!"
+for g in $MPSG; do
+	p=${g#p}; p=${p%%t*}; t=${g#*t}
+	for i in $(seq "$NBE"); do
+		PROC_COMM=be$g CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_CLIENT_PRIORITY=$p \
+			CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$t $C be "$W/$g$i.log" >"$W/$g$i.out" 2>&1 &
+		ALL="$ALL $!"
+	done
+done
+exec 7>"$W/lcp.in" 8>"$W/lcm.in"
+for f in lcp lcm $(for g in u $MPSG; do for i in $(seq "$NBE"); do echo $g$i; done; done); do
+	waitready "$W/$f.out"; done
+for g in u $MPSG; do
+	GRP[$g]=$(for i in $(seq "$NBE"); do sed -n 's/^be ready pid=//p' "$W/$g$i.out"; done | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	kill -STOP ${GRP[$g]}
+done
+echo "groups: $(for g in u $MPSG; do printf '%s=%s; ' "$g" "${GRP[$g]}"; done)"
+nvidia-smi --query-gpu=memory.used --format=csv,noheader
+G sched list | head -40
+log "all started"
+
+only() {	# only GROUP: that BE group runs, the others stop ("" none)
+	local grp
+	for grp in u $MPSG; do
+		# shellcheck disable=SC2086
+		if [ "$grp" = "$1" ]; then kill -CONT ${GRP[$grp]}; else kill -STOP ${GRP[$grp]}; fi
+	done
+}
+phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
+	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg=""
+	shift 4
+	only "$g"
+	if [ $# -gt 0 ]; then
+		"$GPUCTL" sched run "$@" >"$W/run_${label}_$r.out" 2>"$W/run_${label}_$r.err" & run=$!
+		for k in $(seq 200); do grep -q active "$W/run_${label}_$r.err" && break; sleep 0.05; done
+		case " $* " in *" hint "*) hintarg=" $H" ;; esac
+	fi
+	sleep 1.5
+	if [ "$lc" = - ]; then
+		t0=$(mono); sleep "$PHASE"; t1=$(mono)
+		echo "P $r $label be=$g lc - t0=$(python3 -c "print('%.3f' % ($t0 + $SKIP))") t1=$t1" >>"$OUT/phases.txt"
+	else
+		fd=7; [ "$lc" = lcm ] && fd=8
+		n=$(grep -c "^lc " "$W/$lc.out")
+		if ! echo "run $label $PHASE$hintarg" >&$fd; then
+			echo "P $r $label be=${g:--} lc dead" | tee -a "$OUT/phases.txt"
+			return
+		fi
+		for k in $(seq $(((PHASE + 30) * 10))); do [ "$(grep -c "^lc " "$W/$lc.out")" -gt "$n" ] && break; sleep 0.1; done
+		echo "P $r $label be=${g:--} $(grep "^lc " "$W/$lc.out" | tail -1)" | tee -a "$OUT/phases.txt"
+	fi
+	if [ -n "$run" ]; then
+		G sched status >"$W/status_${label}_$r.txt" 2>&1
+		kill -INT $run; wait $run
+		grep -E "^(policy|warning)" "$W/run_${label}_$r.out" | sed 's/^/   run: /'
+	fi
+}
+LCB="lc-be lc comm:lcbert"
+r=0 per=0
+while [ $r -lt "$MAXROUNDS" ]; do
+	r=$((r + 1)); t_round=$SECONDS
+	log "round $r"
+	if [ $r = 1 ]; then
+		phase 1 alone_plain lcp ""
+		phase 1 alone_mps lcm ""
+		ap=$(sed -n 's/^P 1 alone_plain .*p99_us=\([0-9]*\).*/\1/p' "$OUT/phases.txt")
+		am=$(sed -n 's/^P 1 alone_mps .*p99_us=\([0-9]*\).*/\1/p' "$OUT/phases.txt")
+		TM12=$((am * 12 / 10)) TM20=$((am * 2)) TP110=$((ap * 11 / 10))
+		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110"
+		echo "T m12=$TM12 m20=$TM20 p110=$TP110 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
+	fi
+	list="be_alone|-|u|
+none|lcp|u|
+ts50_f10|lcp|u|$LCB be-timeslice 50 be-floor 10
+ts50_f30|lcp|u|$LCB be-timeslice 50 be-floor 30
+ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
+ts200_f30|lcp|u|$LCB be-timeslice 200 be-floor 30
+p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
+p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us
+p99_p110|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP110}us"
+	for g in $MPSG; do list="$list
+mps_$g|lcm|$g|"; done
+	if [ $r -gt 1 ]; then
+		list="alone_plain|lcp||
+alone_mps|lcm||
+$list"
+		list=$(echo "$list" | awk -v k=$((r * 5)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
+	fi
+	while IFS='|' read -r label lc g args; do
+		# shellcheck disable=SC2086
+		phase "$r" "$label" "$lc" "$g" $args
+	done <<<"$list"
+	per=$((SECONDS - t_round))
+	[ $((SECONDS - T_START + per + 20)) -gt "$DEADLINE" ] && break
+done
+only ""
+log "summary ($r rounds, the last took ${per}s)"
+python3 "$D/static_sum.py" "$OUT/phases.txt" "$W" | tee "$OUT/summary.txt"
+log end

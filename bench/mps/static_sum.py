@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+"""static_sum.py PHASES WORKDIR - static_gpu.sh's figures: per configuration
+the medians over rounds (LC P50, P99 [min-max], BE steps/s), then issue 39's
+two goals, each judged within the call:
+  - the latency target: its LC P99 <= the target, and its BE >= that of
+    every static configuration (MPS priority x threads, lc-be be-timeslice x
+    be-floor, no policy) whose median P99 meets the same target;
+  - a BE of another uid: LC P99 <= 1.10x LC alone outside MPS (paired by
+    round), BE >= 70 % of BE alone.
+"""
+import os
+import re
+import statistics as st
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from phases import load  # noqa: E402
+
+rows = load(sys.argv[1], sys.argv[2])
+targets = {}
+for line in open(sys.argv[1]):
+    if line.startswith("T "):
+        targets = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+
+
+def med(label, key):
+    v = [x[key] for x in rows.get(label, {}).values() if x[key] is not None]
+    return (st.median(v), min(v), max(v)) if v else None
+
+
+def paired(a, b, key):
+    if a not in rows or b not in rows:
+        return None
+    v = [rows[a][r][key] / rows[b][r][key] for r in rows[a]
+         if r in rows[b] and rows[a][r][key] and rows[b][r][key]]
+    return (st.median(v), min(v), max(v), len(v)) if v else None
+
+
+def fmt(m, f="%.0f"):
+    return (f + " [" + f + "-" + f + "]") % m if m else "-"
+
+
+print("%-12s %6s %9s %22s %20s" % ("config", "rounds", "P50 us", "P99 us [min-max]",
+                                    "BE steps/s [min-max]"))
+for label in rows:
+    p50 = med(label, "p50")
+    print("%-12s %6d %9s %22s %20s" % (label, len(rows[label]), "%.0f" % p50[0] if p50 else "-",
+                                        fmt(med(label, "p99")), fmt(med(label, "be"), "%.1f")))
+
+static = [x for x in rows if x == "none" or x.startswith("ts") or x.startswith("mps_")]
+bealone = med("be_alone", "be")
+print("\ntargets (from round 1's alones): %s" % targets)
+for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110")):
+    t, p99, be = targets.get(name), med(label, "p99"), med(label, "be")
+    if not t or not p99:
+        continue
+    meet = [(x, med(x, "p99")[0], (med(x, "be") or (0,))[0]) for x in static
+            if med(x, "p99") and med(x, "p99")[0] <= t]
+    best = max(meet, key=lambda m: m[2]) if meet else None
+    print("\n%s: target %d us; %s P99 %.0f (%s), BE %.1f steps/s" % (
+        name, t, label, p99[0], "kept" if p99[0] <= t else "NOT KEPT", be[0] if be else 0))
+    for x, p, b in sorted(meet, key=lambda m: -m[2]):
+        print("   static %-12s meets it: P99 %.0f, BE %.1f" % (x, p, b))
+    if not meet:
+        print("   no static configuration meets it")
+    elif be:
+        print("   goal (kept, BE >= best static %s %.1f): %s (BE %.3fx of it)" % (
+            best[0], best[2], "MET" if p99[0] <= t and be[0] >= best[2] else "not met",
+            be[0] / best[2] if best[2] else 0))
+
+print("\nBE of another uid (uid 65534, outside MPS), paired by round against the alones:")
+for label in ["none", "p99_p110", "p99_m20", "p99_m12"] + [x for x in static if x.startswith("ts")]:
+    lc, b = paired(label, "alone_plain", "p99"), med(label, "be")
+    if not lc:
+        continue
+    share = b[0] / bealone[0] if b and bealone else 0
+    print("   %-10s LC P99 %.3fx [%.3f-%.3f] over %d rounds, BE %.1f%% of alone: goal %s" % (
+        label, lc[0], lc[1], lc[2], lc[3], 100 * share,
+        "MET" if lc[0] <= 1.10 and share >= 0.70 else "not met"))
+am = paired("alone_mps", "alone_plain", "p99")
+if am:
+    print("\nLC alone under MPS / outside, P99: %.3f [%.3f-%.3f] over %d rounds" % am)
