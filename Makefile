@@ -17,7 +17,7 @@ ARCH_INC    := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
 CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ihint -Ibuild -DGPUCTL_VERSION='"$(VERSION)"'
-LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline -lmicrohttpd -lpthread
+LDLIBS      := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lelf -lcap -lreadline -lmicrohttpd -lpthread -lm
 BPF_CFLAGS  := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Ikernel-patch/nvidia-uvm -Icmd/drv \
                -Wall -Wextra -Werror -Wno-unused-parameter
 
@@ -107,7 +107,7 @@ gpuctl: $(CMD_SRCS) $(CMD_HDRS) $(SKELS) | check-tools
 # for static linking; the others are Debian's own .a files.
 STATIC_PREFIX := build/static/prefix
 STATIC_LIBS := -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd -lcap -lreadline -ltinfo \
-	-l:libmicrohttpd.a -lpthread
+	-l:libmicrohttpd.a -lpthread -lm
 # One recipe makes both (a grouped target): make -j2 runs deps.sh once.
 $(STATIC_PREFIX)/lib/libmicrohttpd.a $(STATIC_PREFIX)/lib/libelf.a &: packaging/static/deps.sh
 	packaging/static/deps.sh

@@ -25,7 +25,6 @@ import json
 import math
 import os
 import random
-import re
 import select
 import signal
 import subprocess
@@ -33,6 +32,10 @@ import sys
 import threading
 import time
 import urllib.request
+
+# the harness library (python/gpuctl), from the tree this script is in
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import gpuctl  # noqa: E402
 
 PORT = 9471
 URL = "http://127.0.0.1:%d/metrics" % PORT
@@ -57,9 +60,9 @@ def scrape(timeout=5):
     return urllib.request.urlopen(URL, timeout=timeout).read().decode()
 
 
-def metric(text, name):
-    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
-    return float(m.group(1)) if m else None
+def metric(text, name, **labels):
+    """A sample's value in the exposition (gpuctl.read_textfile), or None."""
+    return gpuctl.sample_value(gpuctl.read_textfile(text), name, **labels)
 
 
 def track(args, p):
@@ -190,8 +193,8 @@ def part_a(args, res):
     if text:
         with open(os.path.join(args.out, "expo-torch.prom"), "w") as f:
             f.write(text)
-        m2 = re.search(r'^gpuctl_uvm_gpu_faults_total\{pid="%d"[^}]*\} (\d+)' % loop.pid, text, re.M)
-        res["a"]["loop_gpu_faults_seen_last_scrape"] = int(m2.group(1)) if m2 else None
+        v = metric(text, "gpuctl_uvm_gpu_faults_total", pid=loop.pid)
+        res["a"]["loop_gpu_faults_seen_last_scrape"] = int(v) if v is not None else None
     res["a"]["scrape_error"] = last_expo.get("error")
     log("A: slowdown %.2f %% +- %.2f %% (95 %% CI, %d pairs)" % (m, half, len(diffs)))
 
@@ -229,7 +232,7 @@ def part_b(args, res):
         text = scrape()
         b["attached"] = metric(text, "gpuctl_exporter_processes_attached")
         b["first_rescan_cpu_s"] = metric(text, "gpuctl_exporter_last_rescan_cpu_seconds")
-        b["tsg_series"] = len(re.findall(r"^gpuctl_tsg_info\{", text, re.M))
+        b["tsg_series"] = sum(1 for n, _, _ in gpuctl.read_textfile(text) if n == "gpuctl_tsg_info")
         self_cpu, proc_cpu = [], []
         for _ in range(args.scrapes):
             c0 = sched_cpu_ns(p.pid)

@@ -6,10 +6,11 @@
  *
  * WORDS are the words after "gpuctl", the last one the word being completed
  * (possibly empty).  Prints the candidates that start with it, one a line,
- * and exits 0; two markers stand for what the shell completes itself:
- * "__files__" (a file name) and "__command__" (a command after "--").
- * Exits 1, printing nothing, where the line reaches a command whose options
- * are not rows yet: the completer then uses its own word lists.
+ * and exits 0; markers (complete.h) stand for what the shell completes
+ * itself: "__files__" (a file name), "__command__" (a command after "--").
+ * The words that are not option rows (policy names, sched run's words) come
+ * from complete_words.c.  Exits 1, printing nothing, for a line it cannot
+ * read (an unknown object or command).
  * gpuctl __complete __optsets lists the commands whose options are rows.
  */
 #include <dirent.h>
@@ -20,19 +21,54 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
+#include "complete.h"
 #include "optsets.h"
 #include "gpus.h"
 
-#define NOT_MINE 1
+#define NOT_MINE COMPLETE_NOT_MINE
+#define MAX_POS 64
 
 static const char *cur;	/* the word being completed */
 static void (*emit)(const char *word, void *ctx);
 static void *emit_ctx;
 
+/* What was offered, by hash: a word two tables name (a policy of both back-ends) once. */
+static unsigned long long offered[512];
+static int noffered;
+
+static bool offered_before(const char *word)
+{
+	unsigned long long h = 14695981039346656037ull;
+
+	for (const unsigned char *c = (const unsigned char *)word; *c; c++)
+		h = (h ^ *c) * 1099511628211ull;
+	for (int i = 0; i < noffered; i++)
+		if (offered[i] == h)
+			return true;
+	if (noffered < (int)(sizeof(offered) / sizeof(offered[0])))
+		offered[noffered++] = h;
+	return false;
+}
+
 static void offer(const char *word)
 {
-	if (!strncmp(word, cur, strlen(cur)))
+	if (!strncmp(word, cur, strlen(cur)) && !offered_before(word))
 		emit(word, emit_ctx);
+}
+
+void complete_offer(const char *word)
+{
+	offer(word);
+}
+
+void complete_mark(const char *marker)
+{
+	emit(marker, emit_ctx);
+}
+
+const char *complete_cur(void)
+{
+	return cur;
 }
 
 static void offer_opt(const struct opt *o)
@@ -50,7 +86,7 @@ static void offer_opt(const struct opt *o)
 }
 
 /* Processes with /dev/nvidia-uvm open (the ones -p can act on). */
-static void offer_uvm_pids(void)
+void complete_uvm_pids(void)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *p;
@@ -86,7 +122,7 @@ static void offer_uvm_pids(void)
 	closedir(proc);
 }
 
-static void offer_gpus(void)
+void complete_gpus(void)
 {
 	const struct gpu_info *g;
 	const char *why;
@@ -108,10 +144,13 @@ static void offer_value(const struct opt *o)
 			offer(o->words[i]);
 		break;
 	case OPT_PID:
-		offer_uvm_pids();
+		complete_uvm_pids();
 		break;
 	case OPT_GPU:
-		offer_gpus();
+		complete_gpus();
+		break;
+	case OPT_TSG:
+		complete_tsg_ids();
 		break;
 	case OPT_PATH:
 	case OPT_PATHS:
@@ -175,8 +214,12 @@ static const struct opt *wants_value(const struct optset *s, const char *w)
 }
 
 /* The words after the object (and command) whose options are s's rows. */
-static int complete_set(const struct optset *s, char **words, int n, const char *const *cmds)
+static int complete_set(const struct object *obj, const struct optset *s, char **words, int n,
+			const char *const *cmds)
 {
+	char *pos[MAX_POS];
+	int npos = 0;
+
 	for (int j = 0; j < n; j++) {
 		const struct opt *o;
 
@@ -191,6 +234,8 @@ static int complete_set(const struct optset *s, char **words, int n, const char 
 		}
 		if (o)
 			j++;
+		else if (words[j][0] != '-' && npos < MAX_POS)
+			pos[npos++] = words[j];	/* a plain word: the command's own */
 	}
 	if (cur[0] == '-') {
 		for (const struct opt *o = s->rows; o && o->name; o++)
@@ -201,8 +246,8 @@ static int complete_set(const struct optset *s, char **words, int n, const char 
 			offer("--");
 		return 0;
 	}
-	if ((s->flags & OPTS_WORDS) && !cmds)
-		return NOT_MINE;	/* the command's own words (policy names): the completer's lists */
+	if ((s->flags & OPTS_WORDS) && !cmds)	/* the command's own words (policy names) */
+		return complete_positional(obj, s->command, pos, npos);
 	for (int i = 0; cmds && cmds[i]; i++)
 		offer(cmds[i]);
 	return 0;
@@ -252,17 +297,47 @@ static int complete_object(const struct object *obj, char **words, int n)
 		names[k++] = c->name;
 	names[k] = NULL;
 	if (own)	/* options of its own, "help" its one command */
-		return complete_set(own, words, n, n == 0 ? names : NULL);
+		return complete_set(obj, own, words, n, n == 0 ? names : NULL);
 	if (n == 0) {
 		for (int i = 0; names[i]; i++)
 			offer(names[i]);
 		return 0;
 	}
 	c = cmd_of(obj->cmds, words[0]);
-	own = c ? set_of(obj->name, c->name) : NULL;
-	if (!own)
+	if (!c)
 		return NOT_MINE;
-	return complete_set(own, words + 1, n - 1, NULL);
+	own = set_of(obj->name, c->name);
+	if (own)
+		return complete_set(obj, own, words + 1, n - 1, NULL);
+	if (cur[0] == '-') {	/* no rows: the global options alone */
+		for (const struct opt *o = opts_global; o->name; o++)
+			offer_opt(o);
+		return 0;
+	}
+	return complete_positional(obj, c->name, words + 1, n - 1);	/* its words, or none */
+}
+
+/* gpuctl help OBJECT, batch file FILE (no rows: their words). */
+static int complete_other(const struct dispatch *d, const char *first, char **words, int n)
+{
+	if (!strcmp(first, "help")) {
+		for (const struct object *const *o = d->objects; n == 0 && *o; o++)
+			offer((*o)->name);
+		return 0;
+	}
+	if (!strcmp(first, "batch")) {
+		for (const struct cmd *c = d->batch_cmds; n == 0 && c && c->name; c++)
+			offer(c->name);
+		if (n == 1 && is_prefix(words[0], "file"))
+			emit("__files__", emit_ctx);
+		return 0;
+	}
+	if (!strcmp(first, "shell")) {
+		if (n == 0)
+			offer("help");
+		return 0;
+	}
+	return !strcmp(first, "version") ? 0 : NOT_MINE;
 }
 
 static void print_word(const char *word, void *ctx)
@@ -281,6 +356,7 @@ int complete_words(const struct dispatch *d, int argc, char **argv,
 
 	emit = fn;
 	emit_ctx = ctx;
+	noffered = 0;
 	cur = argc > 0 ? argv[argc - 1] : "";
 	while (i < argc - 1 && argv[i][0] == '-')
 		i++;
@@ -308,7 +384,7 @@ int complete_words(const struct dispatch *d, int argc, char **argv,
 		}
 	}
 	if (n != 1)
-		return NOT_MINE;
+		return complete_other(d, argv[i], argv + i + 1, argc - 1 - (i + 1));
 	return complete_object(hit, argv + i + 1, argc - 1 - (i + 1));
 }
 

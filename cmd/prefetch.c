@@ -165,26 +165,21 @@ static int do_set(int argc, char **argv)
 }
 
 /*
- * The system-wide policy, then every engine: as before when no engine runs
- * and bpffs is there; else both (a stock driver has no bpffs to read).
+ * The system-wide policy, then every engine: the policy alone when no
+ * engine runs; else both (a stock driver may have no bpffs: the policy
+ * part then says nothing is loaded).
  */
 static int do_show(int argc, char **argv)
 {
 	int ret;
 
-	if (argc || (pfe_reg_show(false) <= 0 && bpffs_mounted()))
+	if (argc || pfe_reg_show(false) <= 0)
 		return policy_show(&prefetch_kind, argc, argv);
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_name(json_wtr, "system");
 	}
-	ret = bpffs_mounted() ? policy_show(&prefetch_kind, 0, argv) : EXIT_OK;
-	if (!bpffs_mounted()) {
-		if (json_output)
-			jsonw_null(json_wtr);
-		else
-			printf("prefetch: no policy loaded (bpffs not mounted)\n");
-	}
+	ret = policy_show(&prefetch_kind, 0, argv);
 	if (json_output) {
 		jsonw_name(json_wtr, "engines");
 		jsonw_start_array(json_wtr);

@@ -27,12 +27,14 @@
 
 #include "gpuctl.h"
 #include "optsets.h"
+#include "sched/exec/exec.h"
 
 #define TOOL_ARGS 96
 
 struct ropts {
 	const char *prefetch, *record, *gpu;
-	bool stat;
+	bool stat, sched;
+	int sched_word;		/* --sched CLASS: index in sched_join_classes */
 	uint64_t attach_ns, max_bytes;
 	char **cmd;
 	char max_buf[24];
@@ -46,6 +48,9 @@ static const struct opt run_rows[] = {
 	  .min = 4096, .max = UINT64_MAX },
 	{ .name = "gpu", .kind = OPT_GPU, .off = offsetof(struct ropts, gpu), .arg = "GPU",
 	  .help = "the engine's GPU: index, UUID or PCI bus id (prefetch load --gpu)" },
+	{ .name = "sched", .kind = OPT_ENUM, .off = offsetof(struct ropts, sched_word),
+	  .arg = "CLASS", .help = "start CMD in this class of the running policy (sched exec)",
+	  .words = sched_join_classes },
 	{ .name = "stat", .kind = OPT_FLAG, .off = offsetof(struct ropts, stat),
 	  .help = "count CMD's UVM activity (gpuctl stat)" },
 	{ .name = "record", .key = 'o', .kind = OPT_PATH, .off = offsetof(struct ropts, record),
@@ -57,8 +62,8 @@ static const struct opt run_rows[] = {
 };
 
 static const char *const run_usage[] = {
-	"run [--prefetch POLICY [KEY VALUE]... [--max-bytes BYTES] [--gpu GPU]] [--stat] [--record FILE]\n"
-	"              -- CMD [ARGS]...",
+	"run [--prefetch POLICY [KEY VALUE]... [--max-bytes BYTES] [--gpu GPU]] [--sched CLASS]\n"
+	"              [--stat] [--record FILE] -- CMD [ARGS]...",
 	"run help",
 	NULL,
 };
@@ -68,8 +73,9 @@ const struct optset run_opts = {
 	.usage = run_usage,
 	.about = "Runs CMD as one experiment: under an engine prefetch policy, counted, recorded.\n"
 		 "Under -j one document: \"prefetch\" (the engine's closing report), \"stat\",\n"
-		 "\"record\", \"command_status\" and \"wall_s\".  One tool runs CMD itself; several\n"
-		 "follow it from the moment it opens /dev/nvidia-uvm.",
+		 "\"record\", \"sched\", \"command_status\" and \"wall_s\".  One tool runs CMD itself;\n"
+		 "several, or any with --sched (CMD started as sched exec starts it), follow it\n"
+		 "from the moment it opens /dev/nvidia-uvm.",
 	.rows = run_rows,
 	.flags = OPTS_WORDS | OPTS_CMD,
 	.cmd_off = offsetof(struct ropts, cmd),
@@ -190,11 +196,38 @@ static bool uses_uvm(pid_t pid)
 	return yes;
 }
 
-/* CMD started here (its stdout on stderr under -j): its pid, or p_err and -1. */
-static pid_t spawn_cmd(char **cmd)
+/* --sched: CMD's class, through sched exec's steps (sched/exec/exec.h). */
+static struct sched_join join;
+
+/*
+ * --sched: CMD forked held, put in its class, released (its stdout on
+ * stderr under -j): its pid; -1 after p_err; -127 when it cannot run.
+ */
+static pid_t spawn_joined(char **cmd)
 {
+	struct workload w;
+
+	if (workload_spawn_env(&w, cmd, join.ptrs, json_output))
+		return -1;
+	if (sched_join_pid(&join, w.pid)) {
+		workload_end(&w, false);	/* held: never runs */
+		return -1;
+	}
+	if (workload_release(&w))
+		return -127;
+	if (w.pidfd >= 0)
+		close(w.pidfd);	/* waited for with waitpid */
+	return w.pid;
+}
+
+/* CMD started here (its stdout on stderr under -j): its pid, or p_err and -1 (-127). */
+static pid_t spawn_cmd(const struct ropts *o)
+{
+	char **cmd = o->cmd;
 	pid_t pid;
 
+	if (o->sched)
+		return spawn_joined(cmd);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -289,7 +322,9 @@ static int tools_of(struct ropts *o, struct opts_result *r, struct tool *t)
 static void report(const struct ropts *o, struct tool *t, int n, int status, double wall)
 {
 	if (!json_output) {
-		p_info("run: '%s' exited with status %d after %.3f s", o->cmd[0], status, wall);
+		p_info("run: '%s' exited with status %d after %s", o->cmd[0], status,
+		       units_fmt_duration(wall > 0 ? (uint64_t)(wall * 1e9) : 0, UNITS_HUMAN,
+					  (char[UNITS_BUF]){ 0 }, UNITS_BUF));
 		return;
 	}
 	jsonw_start_object(json_wtr);
@@ -317,18 +352,30 @@ static void report(const struct ropts *o, struct tool *t, int n, int status, dou
 			jsonw_null(json_wtr);
 	}
 	jsonw_string_field(json_wtr, "record", o->record);
+	jsonw_name(json_wtr, "sched");
+	if (o->sched) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "class", sched_join_classes[o->sched_word]);
+		jsonw_string_field(json_wtr, "mechanism", join.tsg ? "tsg" : "mps");
+		jsonw_end_object(json_wtr);
+	} else {
+		jsonw_null(json_wtr);
+	}
 	jsonw_end_object(json_wtr);
 }
 
-/* Several tools: CMD here, the tools on its pid once it uses UVM.  CMD's status, or -1. */
+/*
+ * Several tools (or any with --sched): CMD here, the tools on its pid once it
+ * uses UVM.  CMD's status; -2 when it was not followed, -3 when it cannot run.
+ */
 static int run_followed(const struct ropts *o, struct tool *t, int n)
 {
 	char pidstr[16];
 	int status = -1;
-	pid_t pid = spawn_cmd(o->cmd);
+	pid_t pid = spawn_cmd(o);
 
 	if (pid < 0)
-		return -1;
+		return pid == -127 ? -3 : -2;
 	if (wait_uvm(o->cmd, o->attach_ns, &pid, &status)) {
 		if (pid > 0) {
 			kill(pid, SIGTERM);
@@ -369,15 +416,20 @@ static int do_run(int argc, char **argv)
 	if (n > 0)
 		return n;
 	n = -n;
+	o.sched = opts_seen(&run_opts, &r, "sched");
+	if (o.sched && (rc = sched_join_begin(&join, o.sched_word, NULL)))
+		return rc;	/* no policy runs: one line, nothing started */
 	stop_signals_install();	/* Ctrl-C reaches CMD and the tools; run reports them */
 	t0 = mono_s();
 	if (n == 0) {
-		pid_t pid = spawn_cmd(o.cmd);
+		pid_t pid = spawn_cmd(&o);
 
-		if (pid < 0)
-			return EXIT_FAIL;
+		if (pid < 0) {
+			sched_join_end(&join);
+			return pid == -127 ? 127 : EXIT_FAIL;
+		}
 		status = wait_status(pid);
-	} else if (n == 1) {
+	} else if (n == 1 && !o.sched) {
 		add(&t[0], "--");
 		for (int i = 0; o.cmd[i]; i++)
 			add(&t[0], o.cmd[i]);
@@ -387,9 +439,12 @@ static int do_run(int argc, char **argv)
 		status = json_output && tool_failed(&t[0]) ? -1 : t[0].status;
 	} else {
 		status = run_followed(&o, t, n);
-		if (status == -2)
-			return EXIT_FAIL;
+		if (status == -2 || status == -3) {	/* nothing ran; -3: CMD cannot */
+			sched_join_end(&join);
+			return status == -2 ? EXIT_FAIL : 127;
+		}
 	}
+	sched_join_end(&join);	/* CMD ended: its class's rule out */
 	report(&o, t, n, status, mono_s() - t0);
 	for (int i = 0; i < n; i++) {
 		if (json_output ? tool_failed(&t[i]) : (n > 1 && t[i].status > 0))

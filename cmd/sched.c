@@ -44,7 +44,7 @@ struct sched_opts {
 #define SO(f) offsetof(struct sched_opts, f)
 #define ROW_DEVICE { .name = "device", .kind = OPT_PATH, .off = SO(device), .arg = "PATH", \
 		     .help = "the RM device (default " RM_DEFAULT_DEVICE " or $GPUCTL_RM_DEVICE)" }
-#define ROW_TSG { .name = "tsg", .kind = OPT_UINT, .off = SO(tsg), .arg = "ID", \
+#define ROW_TSG { .name = "tsg", .kind = OPT_TSG, .off = SO(tsg), .arg = "ID", \
 		  .help = "the TSG with this id (sched list)", .min = 1, .max = 0xffffffffULL }
 #define ROW_PID { .name = "pid", .key = 'p', .kind = OPT_PID, .off = SO(pid), .arg = "PID", \
 		  .help = "the TSGs of this process" }

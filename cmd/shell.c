@@ -163,7 +163,7 @@ static bool rows_complete(char *prefix, const char *text)
 	words.n = 0;
 	if (complete_words(cur, argc, argv, take_word, &words))
 		return false;
-	if (words.n == 1 && (!strcmp(words.w[0], "__files__") || !strcmp(words.w[0], "__command__"))) {
+	if (words.n == 1 && !strncmp(words.w[0], "__", 2)) {	/* a marker (complete.h) */
 		words.n = 0;
 		rl_attempted_completion_over = 0;	/* readline's file names */
 	}

@@ -11,187 +11,20 @@
 
 #include "gpuctl.h"
 #include "optsets.h"
+#include "safefile.h"
+#include "stat/stat.h"
 #include "target.h"
 #include "trace/backend.h"
-#include "gpus.h"
 #include "units.h"
-
-static const struct {
-	const char *name;
-	const char *unit;
-	const char *what;
-} stat_rows[TC_NR] = {
-	[TC_GPU_FAULTS] = { "gpu_faults", "", "GPU page faults (fault buffer entries)" },
-	[TC_DUPLICATES] = { "gpu_faults_duplicate", "", "of which duplicates" },
-	[TC_BATCHES] = { "fault_batches", "", "fault batches serviced" },
-	[TC_BATCH_US] = { "fault_batch_time", "us", "time servicing batches" },
-	[TC_REPLAYS] = { "replays", "", "fault replays" },
-	[TC_CPU_FAULTS] = { "cpu_faults", "", "CPU page faults on managed memory" },
-	[TC_BYTES_HTOD] = { "bytes_htod", "B", "bytes host to device" },
-	[TC_BYTES_DTOH] = { "bytes_dtoh", "B", "bytes device to host" },
-	[TC_PREFETCH_BYTES] = { "prefetch_bytes", "B", "bytes moved by prefetching" },
-	[TC_EVICTION_BYTES] = { "eviction_bytes", "B", "bytes evicted from the GPU" },
-	[TC_EVICTIONS] = { "evictions", "", "GPU memory evictions" },
-	[TC_THRASHING] = { "thrashing", "", "thrashing detected" },
-};
-
-/*
- * A row's GPU: for uvm-tools, nvidia-smi's index and the UUID (RM's list);
- * the bpf backend counts by UVM's own GPU index (uvm_gpu), whose UUID it
- * does not know; null when the row is all GPUs together.
- */
-static void stat_row_gpu_json(uint32_t gpu, const char *backend)
-{
-	const struct gpu_info *g;
-	int n;
-
-	if (gpu == GT_GPU_NONE) {
-		jsonw_null_field(json_wtr, "gpu");
-		jsonw_null_field(json_wtr, "uuid");
-		return;
-	}
-	if (strcmp(backend, "uvm-tools")) {
-		jsonw_uint_field(json_wtr, "uvm_gpu", gpu);
-		return;
-	}
-	n = gpus_list(&g, false, NULL);
-	jsonw_uint_field(json_wtr, "gpu", gpu);
-	if ((int)gpu < n)
-		jsonw_string_field(json_wtr, "uuid", g[gpu].uuid_str);
-	else
-		jsonw_null_field(json_wtr, "uuid");
-}
-
-static void commas(char *buf, size_t len, uint64_t v)
-{
-	char raw[32];
-	int n, o = 0;
-
-	n = snprintf(raw, sizeof(raw), "%llu", (unsigned long long)v);
-	for (int i = 0; i < n && o < (int)len - 1; i++) {
-		if (i && (n - i) % 3 == 0 && o < (int)len - 2)
-			buf[o++] = ',';
-		buf[o++] = raw[i];
-	}
-	buf[o] = '\0';
-}
-
-/* ": 1.0 MiB" for a row counted in bytes or microseconds, else "" (the count says it). */
-static const char *human(const char *unit, uint64_t v)
-{
-	static char buf[UNITS_BUF + 4];
-	char h[UNITS_BUF];
-
-	if (!strcmp(unit, "B"))
-		units_fmt_size(v, UNITS_HUMAN, h, sizeof(h));
-	else if (!strcmp(unit, "us"))
-		units_fmt_duration(v > UINT64_MAX / 1000 ? UINT64_MAX : v * 1000, UNITS_HUMAN, h,
-				   sizeof(h));
-	else
-		return "";
-	snprintf(buf, sizeof(buf), ": %s", h);
-	return buf;
-}
-
-/* cmd_status: -- CMD's exit status (shell convention), -1 when none ran or it is not known. */
-static void print_block(const struct tb_counters *c, const uint64_t *prev, double t,
-			bool interval, const char *sep, const char *target, const char *backend,
-			double elapsed, int cmd_status)
-{
-	if (json_output) {
-		jsonw_start_object(json_wtr);
-		if (interval)
-			jsonw_float_field(json_wtr, "time_s", t);
-		jsonw_string_field(json_wtr, "target", target);
-		jsonw_string_field(json_wtr, "backend", backend);
-		jsonw_name(json_wtr, "counters");
-		jsonw_start_object(json_wtr);
-		for (int i = 0; i < TC_NR; i++) {
-			if (c->have[i])
-				jsonw_uint_field(json_wtr, stat_rows[i].name,
-						 c->total[i] - (prev ? prev[i] : 0));
-			else
-				jsonw_null_field(json_wtr, stat_rows[i].name);
-		}
-		jsonw_end_object(json_wtr);
-		if (!interval) {
-			jsonw_name(json_wtr, "per_process_gpu");
-			jsonw_start_array(json_wtr);
-			for (int r = 0; r < c->nrows; r++) {
-				jsonw_start_object(json_wtr);
-				jsonw_uint_field(json_wtr, "pid", c->rows[r].pid);
-				stat_row_gpu_json(c->rows[r].gpu, backend);
-				for (int i = 0; i < TC_NR; i++)
-					if (c->have[i] && c->rows[r].v[i])
-						jsonw_uint_field(json_wtr, stat_rows[i].name,
-								 c->rows[r].v[i]);
-				jsonw_end_object(json_wtr);
-			}
-			jsonw_end_array(json_wtr);
-			jsonw_float_field(json_wtr, "elapsed_s", elapsed);
-			if (cmd_status >= 0)
-				jsonw_int_field(json_wtr, "command_status", cmd_status);
-			else
-				jsonw_null_field(json_wtr, "command_status");
-		}
-		jsonw_end_object(json_wtr);	/* one document (a line) per interval */
-		return;
-	}
-	if (sep) {
-		for (int i = 0; i < TC_NR; i++) {
-			if (interval)
-				printf("%.3f%s", t, sep);
-			if (c->have[i])
-				printf("%llu", (unsigned long long)(c->total[i] - (prev ? prev[i] : 0)));
-			else
-				printf("<not supported>");
-			printf("%s%s%s%s\n", sep, stat_rows[i].unit, sep, stat_rows[i].name);
-		}
-		return;
-	}
-	if (!interval)
-		printf("\n Performance counter stats for %s (backend %s):\n\n", target, backend);
-	for (int i = 0; i < TC_NR; i++) {
-		char v[40];
-
-		if (c->have[i])
-			commas(v, sizeof(v), c->total[i] - (prev ? prev[i] : 0));
-		else
-			snprintf(v, sizeof(v), "<not supported>");
-		if (interval)
-			printf("%14.6f ", t);
-		printf("%20s %-3s %-22s # %s%s\n", v, stat_rows[i].unit, stat_rows[i].name,
-		       stat_rows[i].what, c->have[i] ? human(stat_rows[i].unit,
-							     c->total[i] - (prev ? prev[i] : 0)) : "");
-	}
-	if (!interval && (c->nrows > 1 || (c->nrows == 1 && c->rows[0].gpu != GT_GPU_NONE))) {
-		printf("\n %8s %4s %14s %14s %16s %16s\n", "PID", "GPU", "gpu_faults",
-		       "cpu_faults", "bytes_htod", "bytes_dtoh");
-		for (int r = 0; r < c->nrows; r++) {
-			const struct tb_row *w = &c->rows[r];
-			char g[8];
-			char in[UNITS_BUF], out[UNITS_BUF];
-
-			snprintf(g, sizeof(g), w->gpu == GT_GPU_NONE ? "-" : "%u", w->gpu);
-			printf(" %8u %4s %14llu %14llu %16s %16s\n", w->pid, g,
-			       (unsigned long long)w->v[TC_GPU_FAULTS],
-			       (unsigned long long)w->v[TC_CPU_FAULTS],
-			       units_fmt_size(w->v[TC_BYTES_HTOD], UNITS_HUMAN, in, sizeof(in)),
-			       units_fmt_size(w->v[TC_BYTES_DTOH], UNITS_HUMAN, out, sizeof(out)));
-		}
-	}
-	if (!interval)
-		printf("\n %14.6f seconds time elapsed\n\n", elapsed);
-	else
-		printf("\n");
-}
 
 struct sopts {
 	struct tb_opts tb;
 	uint64_t interval_ns, duration_ns;
 	unsigned long long icount;
+	unsigned long long repeat;	/* -r N: runs of -- CMD (0, 1: once) */
 	int backend;		/* index in stat_backends */
 	const char *sep;	/* -x */
+	const char *out;	/* -o FILE */
 	char target[256];	/* "'CMD ARGS'", "process id N", "system wide" */
 };
 
@@ -212,11 +45,17 @@ static const struct opt stat_opt_rows[] = {
 	  .arg = "SEP", .help = "write SEP-separated values (-x, for CSV)" },
 	{ .name = "backend", .kind = OPT_ENUM, .off = offsetof(struct sopts, backend),
 	  .arg = "BACKEND", .help = "auto, bpf or uvm-tools (default: auto)", .words = stat_backends },
+	{ .name = "repeat", .key = 'r', .kind = OPT_UINT, .off = offsetof(struct sopts, repeat),
+	  .arg = "N", .help = "run CMD N times: the means and their spread", .min = 1,
+	  .max = STAT_MAX_RUNS },
+	{ .name = "output", .key = 'o', .kind = OPT_PATH, .off = offsetof(struct sopts, out),
+	  .arg = "FILE", .help = "write the counts to FILE (whole, at the end), not stdout" },
 	{ .name = NULL },
 };
 
 static const char *const stat_usage[] = {
-	"stat [-p PID] [-I MS] [--interval-count N] [-x SEP] [--duration S] [-- CMD ARGS...]",
+	"stat [-p PID] [-I MS] [--interval-count N] [-x SEP] [--duration S] [-o FILE] [-- CMD ARGS...]",
+	"stat -r N [-x SEP] [-o FILE] -- CMD ARGS...",
 	"stat [--backend auto|bpf|uvm-tools] ...",
 	"stat help",
 	NULL,
@@ -228,7 +67,9 @@ const struct optset stat_opts = {
 	.about = "UVM counters (GPU faults, duplicates, batches, replays, CPU faults, bytes\n"
 		 "host->device and device->host, prefetch and eviction bytes, thrashing),\n"
 		 "system-wide, for one process, or for CMD, which it runs.  -I prints the\n"
-		 "counts of every interval; -x SEP writes SEP-separated values.",
+		 "counts of every interval; -x SEP writes SEP-separated values; -r N runs\n"
+		 "CMD N times and prints each counter's mean and spread; -o FILE writes\n"
+		 "the counts to FILE.",
 	.rows = stat_opt_rows,
 	.flags = OPTS_CMD,
 	.cmd_off = offsetof(struct sopts, tb.target.cmd),
@@ -255,6 +96,10 @@ static int parse_opts(int argc, char **argv, struct sopts *o)
 		return EXIT_USAGE;
 	if (o->icount && !o->interval_ns)
 		return usage_err("--interval-count needs -I MS");
+	if (o->repeat > 1 && !o->tb.target.cmd)
+		return usage_err("-r N repeats a command: give it after -- (stat -r 5 -- CMD)");
+	if (o->repeat > 1 && o->interval_ns)
+		return usage_err("-r N and -I MS do not go together: each run's counts are whole");
 	if (tb_parse_kind(stat_backends[o->backend], &o->tb.kind))
 		return usage_err("backend '%s' is not built in", stat_backends[o->backend]);
 	return 0;
@@ -282,7 +127,8 @@ static void target_name(struct sopts *o)
  * Counts until Ctrl-C, the duration, the interval count or the target's end:
  * true at the target's end (-- CMD ended by itself), false when stat stopped.
  */
-static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, double start)
+static bool count_loop(struct sopts *o, const struct stat_out *so, struct tb *t,
+		       struct tb_counters *c, double start)
 {
 	uint64_t prev[TC_NR] = { 0 };
 	unsigned long long intervals = 0;
@@ -304,8 +150,8 @@ static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 			break;
 		if (o->interval_ns && mono_s() >= next) {
 			tb_read_counters(t, c);
-			print_block(c, prev, mono_s() - start, true, o->sep, o->target, tb_name(t), 0, -1);
-			fflush(stdout);
+			stat_print_block(so, c, prev, mono_s() - start, true, -1);
+			fflush(so->f);
 			memcpy(prev, c->total, sizeof(prev));
 			next += step;
 			if (o->icount && ++intervals >= o->icount)
@@ -315,14 +161,84 @@ static bool count_loop(struct sopts *o, struct tb *t, struct tb_counters *c, dou
 	return false;
 }
 
-static int do_stat(int argc, char **argv)
+/*
+ * One run of the target, to its end: printed (once), or kept in runs (-r).
+ * EXIT_OK with *status (-- CMD's, -1: none) and *ended (the target ended by
+ * itself), or an exit code after p_err.
+ */
+static int run_once(struct sopts *o, struct stat_out *so, struct stat_runs *runs, int *status,
+		    bool *ended)
 {
-	struct sopts o = { .tb = { .what = "stat" } };
 	struct tb_counters c = { 0 };
 	double start, elapsed;
 	struct tb *t;
-	int rc, status;
-	bool ended;
+	int rc;
+
+	t = tb_start(&o->tb, &rc);
+	if (!t)
+		return rc;
+	so->backend = tb_name(t);
+	start = mono_s();
+	*ended = count_loop(o, so, t, &c, start);
+	tb_stop(t, !*ended || tb_failed(t));
+	if (tb_failed(t)) {
+		tb_free(t);
+		free(c.rows);
+		return EXIT_FAIL;
+	}
+	elapsed = mono_s() - start;
+	*status = tb_cmd_status(t);
+	tb_read_counters(t, &c);
+	if (runs->asked)
+		stat_runs_add(runs, &c, elapsed, *status);
+	else if (!o->interval_ns)
+		stat_print_block(so, &c, NULL, elapsed, false, o->tb.target.cmd ? *status : -1);
+	else if (!json_output && !o->sep)
+		fprintf(so->f, " %14.6f seconds time elapsed\n", elapsed);
+	free(c.rows);
+	tb_free(t);
+	return EXIT_OK;
+}
+
+/*
+ * -o FILE: written through safefile (whole, at the end, never through a
+ * link); under -j a writer of its own, stamped as standard output's is.
+ */
+static int out_open(const char *path, struct safefile *sf, struct stat_out *so)
+{
+	if (safefile_open(sf, path, 0644))
+		return -1;
+	so->f = sf->f;
+	if (json_output) {
+		so->w = json_file_writer(sf->f);
+		if (!so->w) {
+			safefile_abort(sf);
+			p_err("out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int out_close(struct safefile *sf, struct stat_out *so, bool keep)
+{
+	if (so->w && so->w != json_wtr)
+		jsonw_destroy(&so->w);
+	if (!keep) {
+		safefile_abort(sf);
+		return 0;
+	}
+	return safefile_commit(sf) ? -1 : 0;
+}
+
+static int do_stat(int argc, char **argv)
+{
+	struct sopts o = { .tb = { .what = "stat" } };
+	struct stat_out so = { .f = stdout };
+	struct stat_runs runs = { 0 };
+	struct safefile sf = { .f = NULL };
+	int rc, status = -1;
+	bool ended = true;
 
 	if (argc > 0 && (is_prefix(argv[0], "help") && strcmp(argv[0], "h")))
 		return stat_help(argc - 1, argv + 1);
@@ -330,29 +246,28 @@ static int do_stat(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	target_name(&o);
+	so.sep = o.sep;
+	so.target = o.target;
+	so.w = json_wtr;
 	o.tb.types = 0;	/* counters; uvm-tools adds its rare events itself */
-	stop_signals_install();
-	t = tb_start(&o.tb, &rc);
-	if (!t)
-		return rc;
-	start = mono_s();
-	ended = count_loop(&o, t, &c, start);
-	tb_stop(t, !ended || tb_failed(t));
-	if (tb_failed(t)) {
-		tb_free(t);
-		free(c.rows);
+	if (o.repeat > 1 && stat_runs_init(&runs, (unsigned int)o.repeat))
+		return EXIT_FAIL;
+	if (o.out && out_open(o.out, &sf, &so)) {
+		stat_runs_free(&runs);
 		return EXIT_FAIL;
 	}
-	elapsed = mono_s() - start;
-	status = tb_cmd_status(t);
-	tb_read_counters(t, &c);
-	if (!o.interval_ns)
-		print_block(&c, NULL, elapsed, false, o.sep, o.target, tb_name(t), elapsed,
-			    o.tb.target.cmd ? status : -1);
-	else if (!json_output && !o.sep)
-		printf(" %14.6f seconds time elapsed\n", elapsed);
-	free(c.rows);
-	tb_free(t);
+	stop_signals_install();
+	/* -r: a run whose command fails ends the repetition (its status is stat's) */
+	do {
+		rc = run_once(&o, &so, &runs, &status, &ended);
+	} while (!rc && runs.n < runs.asked && !stop_requested() && status <= 0);
+	if (!rc && runs.n)
+		stat_runs_print(&so, &runs);
+	stat_runs_free(&runs);
+	if (o.out && out_close(&sf, &so, !rc) && !rc)
+		rc = EXIT_FAIL;
+	if (rc)
+		return rc;
 	/* -- CMD: its failure is the caller's, as with perf stat (unless stat stopped it) */
 	if (status > 0 && ended && !stop_requested()) {
 		p_info("the command exited with status %d", status);

@@ -95,10 +95,31 @@ TRACE_SET(trace_tsg_opts, "tsg", tsg_rows, OPTS_CMD);
 TRACE_SET(trace_record_opts, "record", record_rows, OPTS_CMD | OPTS_WORDS);
 TRACE_SET(trace_report_opts, "report", report_rows, 0);
 
+/*
+ * record's EVENTS words: all (UVM events), tsg (TSG events), or both words
+ * (one record of both, two back-ends: "all+tsg").  0, or EXIT_USAGE after p_err.
+ */
+static int parse_events(int argc, char **argv, struct topts *o)
+{
+	bool all = false, tsg = false;
+
+	for (int i = 0; i < argc; i++) {
+		bool *w = !strcmp(argv[i], "all") ? &all : !strcmp(argv[i], "tsg") ? &tsg : NULL;
+
+		if (!w || *w || i > 1)
+			return usage_err(!w ? "unknown event kind '%s' (all, tsg, or both: all tsg)" :
+					 "unexpected argument '%s'", argv[i]);
+		*w = true;
+	}
+	o->events = all && tsg ? "all+tsg" : tsg ? "tsg" : all ? "all" : NULL;
+	return 0;
+}
+
 /* The rows of set into o: 0, -1 (the help was printed), or EXIT_USAGE after p_err. */
 static int parse_opts(int argc, char **argv, struct topts *o, const struct optset *set)
 {
 	struct opts_result r;
+	int rc;
 
 	o->top = 10;
 	if (opts_parse(set, argc, argv, o, &r))
@@ -109,11 +130,8 @@ static int parse_opts(int argc, char **argv, struct topts *o, const struct optse
 	o->sort = sorts[o->sort_i];
 	if (tb_parse_kind(backends[o->backend], &o->tb.kind))
 		return usage_err("unknown backend '%s'", backends[o->backend]);
-	if (r.argc > 1 || (r.argc == 1 && strcmp(r.argv[0], "all") && strcmp(r.argv[0], "tsg")))
-		return usage_err(r.argc > 1 ? "unexpected argument '%s'" : "unknown event kind '%s' (all, tsg)",
-				 r.argv[r.argc - 1]);
-	o->events = r.argc ? r.argv[0] : NULL;
-	return target_check(&o->tb.target, 0);
+	rc = parse_events(r.argc, r.argv, o);
+	return rc ? rc : target_check(&o->tb.target, 0);
 }
 
 /* ------------------------------------------------------------ live */
@@ -239,7 +257,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	int rc, status;
 
 	ts_init(&l->sum);
-	l->sum.tsg_only = (o->tb.types & GT_TSG_TYPES) != 0;
+	l->sum.tsg_only = !(o->tb.types & ~GT_TSG_TYPES);
 	l->max = o->max_events;
 	o->tb.fn = live_event;
 	o->tb.arg = l;
@@ -261,7 +279,7 @@ static int run_live(struct topts *o, struct live *l, const char *what)
 	l->t0 = tb_now_ns(t);
 	if (l->mode == LIVE_RECORD) {
 		/* NULL (no memory): a record of events only */
-		l->meta = recmeta_new(!strcmp(tb_name(t), "uvm-tools"));
+		l->meta = recmeta_new(!strncmp(tb_name(t), "uvm-tools", 9));
 		gt_header_init(&h, tb_name(t), what, (uint32_t)tb_target(t), l->t0);
 		if (gt_write_header(l->out, &h))
 			l->write_err = errno ? errno : EIO;
@@ -370,11 +388,14 @@ static int do_record(int argc, char **argv)
 		o.tb.types = GT_TSG_TYPES;
 		return run_live(&o, &l, "tsg");
 	}
-	if (o.tb.device)
-		return usage_err("--device applies to TSG events only ('record tsg')");
+	if (o.tb.device && (!o.events || !strcmp(o.events, "all")))
+		return usage_err("--device applies to TSG events only ('record tsg', 'record all tsg')");
 	o.tb.types = B(GT_EV_GPU_FAULT) | B(GT_EV_CPU_FAULT) | B(GT_EV_MIGRATION) |
 		     B(GT_EV_EVICTION) | B(GT_EV_REPLAY) | B(GT_EV_BATCH) | B(GT_EV_THRASHING);
-	return run_live(&o, &l, "all");
+	/* all tsg: the UVM events' back-end and rm beside it, one record (backend/pair.c) */
+	if (o.events && !strcmp(o.events, "all+tsg"))
+		o.tb.types |= GT_TSG_TYPES;
+	return run_live(&o, &l, o.events && !strcmp(o.events, "all+tsg") ? "all+tsg" : "all");
 }
 
 /* ------------------------------------------------------------ report */
@@ -425,7 +446,7 @@ static int do_help(int argc, char **argv)
 		"\n"
 		"       COMMAND := { faults | migrations | evictions | replays | prefetch | tsg |\n"
 		"                    record | report | help }\n"
-		"       EVENTS := { all | tsg }\n"
+		"       EVENTS := { all | tsg | all tsg }\n"
 		"       FORMAT := { summary | events | model | chrome | csv }\n"
 		"       B := { auto | bpf | uvm-tools | rm }\n"
 		"\n"
@@ -437,6 +458,7 @@ static int do_help(int argc, char **argv)
 		"draws the heat map.  Up to 4 -i records (say 'record all' and 'record tsg'\n"
 		"of one run) are merged on their real-time starts.  Under -j standard output\n"
 		"is JSON only: --format model|chrome|csv, --svg - and record -o - are refused.\n"
+		"record all tsg: UVM and TSG events in one record (two backends, one clock).\n"
 		"tsg: TSGs created and freed and the scheduling controls processes set on\n"
 		"them themselves, counted per process at the end; only the rm backend has\n"
 		"them.  The RM device is " RM_DEFAULT_DEVICE " unless --device or\n"

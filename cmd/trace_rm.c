@@ -129,7 +129,7 @@ static enum tsg_walk exited_tsg(const struct tsg_key *key, const struct tsg_info
 /*
  * A process that exits without freeing its TSGs has them freed by RM when
  * its files close, which no ioctl shows: its remaining table entries become
- * tsg-free events "at exit".  Every RM_GC_NS, or now when force.
+ * tsg_free events "at exit".  Every RM_GC_NS, or now when force.
  */
 static void table_gc(struct rm_trace *r, bool force)
 {

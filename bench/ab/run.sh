@@ -13,6 +13,8 @@
 #   ref-none  REF's engine under `none`
 #   tree-alt  the tree's engine under --alt-policy (e.g. 'populate eager 1'
 #             beside the default: two policies of one build in one call)
+#   ref-alt   REF's engine under --alt-policy
+#   tree-alt2, ref-alt2  the same under --alt2-policy (a third policy)
 #   trace     gpuctl-tree trace faults --backend uvm-tools -- W (output dropped)
 #   stat      gpuctl-tree stat --backend uvm-tools -- W
 # as many rounds as the time budget allows (up to --rounds), each run under
@@ -20,6 +22,7 @@
 #
 #   run.sh [--dry-run] [--budget S] [--workloads W,...] [--configs C,...]
 #          [--policy 'P [KEY VALUE]...'] [--alt-policy 'P [KEY VALUE]...']
+#          [--alt2-policy 'P [KEY VALUE]...'] [--configs-for W=C,...]...
 #          [--rounds N] [--min-rounds N]
 #          [--run-timeout S] [--max-bytes SIZE] [--out DIR]
 #
@@ -32,16 +35,20 @@
 # --dry-run: no GPU; prints the plan and checks that the scripts parse.
 # Sizes: SWEEP_MIB (8192), CUPY_GIB (4), TORCH_STEPS (5), GNN_NODES
 # (2000000), GNN_EDGES (20000000), GNN_EPOCHS (3), CPUMIX_ITERS (16) in the environment;
-# PYTHON: the workloads' python3.
+# PYTHON: the workloads' python3.  --configs-for W=C,...: workload W's own
+# configurations (over --configs).  AB_PIECES=DIR: the CUDA pieces (sweep,
+# cpumix, alloc.so) built there already are copied, not built again.
+# AB_RESERVE (20): the seconds of the budget kept for the summary.
 # Exit: 0 done (failed runs are in the results), 1 nothing could run, 2 usage.
 set -u
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
 ALL_WL="sweep cupy torch torch-cache gnn cpumix"
 DEF_WL="sweep cupy torch torch-cache gnn"
-ALL_CFG="alone device ref tree none ref-none trace stat tree-alt"
-DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB='' ALT_POLICY=''
-WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=20
+ALL_CFG="alone device ref tree none ref-none trace stat tree-alt ref-alt tree-alt2 ref-alt2"
+DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB='' ALT_POLICY='' ALT2_POLICY=''
+CFG_FOR=''	# ' W=C,C W2=C ...'
+WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=${AB_RESERVE:-20}
 BIN=${AB_BIN:-$D/bin}
 PY=${PYTHON:-python3}	# the workloads' python (torch, cupy, torch_geometric)
 
@@ -51,7 +58,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) DRY=1; shift; continue ;;
 	-h|--help) sed -n '3,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-	--budget|--workloads|--configs|--policy|--alt-policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
+	--budget|--workloads|--configs|--configs-for|--policy|--alt-policy|--alt2-policy|--rounds|--min-rounds|--run-timeout|--max-bytes|--out)
 		[ $# -ge 2 ] || die "$1 needs a value" ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -61,6 +68,10 @@ while [ $# -gt 0 ]; do
 	--configs) CONFIGS=${2//,/ } ;;
 	--policy) POLICY=$2 ;;
 	--alt-policy) ALT_POLICY=$2 ;;
+	--alt2-policy) ALT2_POLICY=$2 ;;
+	--configs-for)
+		[[ $2 =~ ^[a-z-]+=[a-z0-9,-]+$ ]] || die "--configs-for takes W=C,..., not '$2'"
+		CFG_FOR="$CFG_FOR $2" ;;
 	--rounds) ROUNDS=$2 ;;
 	--min-rounds) MIN_ROUNDS=$2 ;;
 	--run-timeout) RUN_TIMEOUT=$2 ;;
@@ -76,11 +87,22 @@ done
 for w in $WORKLOADS; do
 	[[ " $ALL_WL " == *" $w "* ]] || die "unknown workload '$w' (one of: $ALL_WL)"
 done
-for c in $CONFIGS; do
+for f in $CFG_FOR; do
+	[[ " $ALL_WL " == *" ${f%%=*} "* ]] || die "--configs-for: unknown workload '${f%%=*}' (one of: $ALL_WL)"
+done
+ALL_USED="$CONFIGS"
+for f in $CFG_FOR; do ALL_USED="$ALL_USED ${f#*=}"; done
+ALL_USED=${ALL_USED//,/ }
+for c in $ALL_USED; do
 	[[ " $ALL_CFG " == *" $c "* ]] || die "unknown configuration '$c' (one of: $ALL_CFG)"
 done
 [ -n "${POLICY// /}" ] || die "--policy is empty"
-[[ " $CONFIGS " != *" tree-alt "* ]] || [ -n "${ALT_POLICY// /}" ] || die "tree-alt needs --alt-policy"
+for c in $ALL_USED; do
+	case $c in
+	tree-alt|ref-alt) [ -n "${ALT_POLICY// /}" ] || die "$c needs --alt-policy" ;;
+	tree-alt2|ref-alt2) [ -n "${ALT2_POLICY// /}" ] || die "$c needs --alt2-policy" ;;
+	esac
+done
 [ -z "$MAXB" ] || [[ $MAXB =~ ^[0-9]+[KMG]?$ ]] || die "--max-bytes takes N, NK, NM or NG, not '$MAXB'"
 
 # The build's record (bench/ab/build.sh): key=value lines.
@@ -89,6 +111,10 @@ REF_SHA=$(info ref_sha) REF_NAME=$(info ref_name) TREE_SHA=$(info tree_sha)
 REF_BIN=$BIN/gpuctl-${REF_SHA:-REF} TREE_BIN=$BIN/gpuctl-tree
 
 configs_of() {	# configs_of WORKLOAD
+	local f
+	for f in $CFG_FOR; do
+		[ "${f%%=*}" = "$1" ] && { echo "${f#*=}" | tr , ' '; return; }
+	done
 	if [ -n "$CONFIGS" ]; then echo "$CONFIGS"
 	elif [ "$1" = torch ]; then echo "alone device ref tree none trace"
 	else echo "alone device ref tree"; fi
@@ -119,6 +145,9 @@ cfg_pre() {	# cfg_pre CONFIG
 	tree) PRE=("$TREE_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	ref-none) PRE=("$REF_BIN" -j prefetch load none --) ;;
 	tree-alt) PRE=("$TREE_BIN" -j prefetch load $ALT_POLICY --max-bytes "$MAXB" --) ;;
+	ref-alt) PRE=("$REF_BIN" -j prefetch load $ALT_POLICY --max-bytes "$MAXB" --) ;;
+	tree-alt2) PRE=("$TREE_BIN" -j prefetch load $ALT2_POLICY --max-bytes "$MAXB" --) ;;
+	ref-alt2) PRE=("$REF_BIN" -j prefetch load $ALT2_POLICY --max-bytes "$MAXB" --) ;;
 	none) PRE=("$TREE_BIN" -j prefetch load none --) ;;
 	trace) PRE=("$TREE_BIN" trace faults --backend uvm-tools --) ;;
 	stat) PRE=("$TREE_BIN" stat --backend uvm-tools --) ;;

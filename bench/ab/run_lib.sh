@@ -26,7 +26,8 @@ dry_run() {
 		if [ -x "$b" ]; then echo "binary: ${b#"$R"/}"
 		else echo "binary missing: ${b#"$R"/} (bench/ab/build.sh REF makes it; carry bench/ab/bin)"; fi
 	done
-	[ -n "$ALT_POLICY" ] && echo "tree-alt's policy: $ALT_POLICY"
+	[ -n "$ALT_POLICY" ] && echo "tree-alt's and ref-alt's policy: $ALT_POLICY"
+	[ -n "$ALT2_POLICY" ] && echo "tree-alt2's and ref-alt2's policy: $ALT2_POLICY"
 	echo "policy: $POLICY; budget ${BUDGET}s (${RESERVE}s kept for the summary); up to $ROUNDS rounds" \
 		"(at least $MIN_ROUNDS wanted); each run under timeout ${RUN_TIMEOUT}s"
 	echo "built on the GPU machine first (nvcc, about 30 s):$(needs_nvcc)"
@@ -83,6 +84,12 @@ build_pieces() {
 	local nvcc t arch w keep='' piece
 	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 	for t in $(needs_nvcc); do
+		piece=$t
+		[ "$t" = alloc ] && piece=alloc.so
+		if [ -n "${AB_PIECES:-}" ] && [ -s "$AB_PIECES/$piece" ] && cp -p "$AB_PIECES/$piece" "$W/$piece"; then
+			log "$t: built already ($AB_PIECES)"
+			continue
+		fi
 		log "building $t"
 		for arch in -arch=native -arch=sm_90 ''; do
 			# shellcheck disable=SC2086
@@ -121,12 +128,12 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	fi
 	cfg_pre "$c"
 	wl_cmd "$w" "$([ "$c" = device ] && echo 1 || echo 0)"
-	case $c in ref|ref-none) bin=$REF_SHA ;; tree|none|trace|stat|tree-alt) bin=tree:$TREE_SHA ;; esac
+	case $c in ref|ref-none|ref-alt|ref-alt2) bin=$REF_SHA ;; tree|none|trace|stat|tree-alt|tree-alt2) bin=tree:$TREE_SHA ;; esac
 	t0=$(date +%s.%N)
 	# timeout makes its own process group and signals all of it; whatever
 	# is left of the group afterwards is killed below
 	case $c in
-	ref|tree|none|ref-none|tree-alt)	# -j: the engine's report on stdout, the workload's on stderr
+	ref|tree|none|ref-none|tree-alt|ref-alt|tree-alt2|ref-alt2)	# -j: the engine's report on stdout, the workload's on stderr
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >"$ej" 2>"$rl" </dev/null & ;;
 	trace)
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >/dev/null 2>"$rl" </dev/null & ;;
@@ -139,7 +146,7 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	kill -KILL -- "-$p" 2>/dev/null
 	t1=$(date +%s.%N)
 	pol=$POLICY
-	[ "$c" = tree-alt ] && pol=$ALT_POLICY
+	case $c in tree-alt|ref-alt) pol=$ALT_POLICY ;; tree-alt2|ref-alt2) pol=$ALT2_POLICY ;; esac
 	python3 "$D/record.py" run --out "$RES" --run-id "$RUN_ID" --workload "$w" --round "$r" \
 		--pos "$pos" --config "$c" --policy "$pol" --bin "$bin" --rc "$rc" --timeout "$to" \
 		--wall "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
@@ -185,8 +192,8 @@ need_bin() {	# need_bin CONFIG...: the binaries the configurations use exist
 	for w in $WORKLOADS; do
 		for c in $(configs_of "$w"); do
 			case $c in
-			ref|ref-none) [ -x "$REF_BIN" ] || miss="$miss $REF_BIN" ;;
-			tree|none|trace|stat|tree-alt) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
+			ref|ref-none|ref-alt|ref-alt2) [ -x "$REF_BIN" ] || miss="$miss $REF_BIN" ;;
+			tree|none|trace|stat|tree-alt|tree-alt2) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
 			esac
 		done
 	done
@@ -222,8 +229,8 @@ real_run() {
 	[ -n "$MAXB" ] || MAXB=$(( FREE_MIB > 8192 ? FREE_MIB - 4096 : FREE_MIB / 2 ))M
 	log "GPU: $gpu (MiB); ref ${REF_NAME:-?} $REF_SHA; tree $TREE_SHA; policy $POLICY; --max-bytes $MAXB"
 	python3 "$D/record.py" meta --out "$RES" --run-id "$RUN_ID" gpu="$gpu" ref_name="$REF_NAME" \
-		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" alt_policy="$ALT_POLICY" max_bytes="$MAXB" \
-		budget_s="$BUDGET" rounds="$ROUNDS" workloads="$WORKLOADS" configs="$CONFIGS" \
+		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" alt_policy="$ALT_POLICY" alt2_policy="$ALT2_POLICY" max_bytes="$MAXB" \
+		budget_s="$BUDGET" rounds="$ROUNDS" workloads="$WORKLOADS" configs="$CONFIGS" configs_for="${CFG_FOR# }" \
 		host="$(uname -n)" kernel="$(uname -r)" cpus="$(nproc)" \
 		ref_version="$("$REF_BIN" --version 2>&1 | head -1)" \
 		tree_version="$("$TREE_BIN" --version 2>&1 | head -1)"

@@ -31,12 +31,20 @@ COMPARISONS = [
     ("ref / ceiling", "ref", "device:ceiling_ms", "ratio"),
     ("none / alone", "none", "alone", "ratio"),
     ("ref-none / alone", "ref-none", "alone", "ratio"),
+    ("none / ref-none", "none", "ref-none", "ratio"),
     ("trace / alone", "trace", "alone", "ratio"),
     ("stat / alone", "stat", "alone", "ratio"),
     ("none / trace", "none", "trace", "ratio"),
     ("tree / trace", "tree", "trace", "ratio"),
     ("tree / tree-alt", "tree", "tree-alt", "ratio"),
     ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt", "ratio"),
+    ("tree-alt2 / tree", "tree-alt2", "tree", "ratio"),
+    ("alone / tree-alt2 (tree-alt2's speed-up)", "alone", "tree-alt2", "ratio"),
+    ("ref-alt / ref", "ref-alt", "ref", "ratio"),
+    ("ref-alt2 / ref", "ref-alt2", "ref", "ratio"),
+    ("ref-alt2 / ref-alt", "ref-alt2", "ref-alt", "ratio"),
+    ("alone / ref-alt (ref-alt's speed-up)", "alone", "ref-alt", "ratio"),
+    ("alone / ref-alt2 (ref-alt2's speed-up)", "alone", "ref-alt2", "ratio"),
 ]
 
 # The whole program's comparisons (wall time, the CPU phase): (label, a, b).
@@ -44,12 +52,17 @@ WHOLE = [("tree / ref", "tree", "ref"), ("alone / tree (tree's speed-up)", "alon
          ("alone / ref (ref's speed-up)", "alone", "ref"), ("tree / device", "tree", "device"),
          ("none / alone", "none", "alone"), ("trace / alone", "trace", "alone"),
          ("stat / alone", "stat", "alone"), ("tree / tree-alt", "tree", "tree-alt"),
-         ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt")]
+         ("alone / tree-alt (tree-alt's speed-up)", "alone", "tree-alt"),
+         ("ref-none / alone", "ref-none", "alone"), ("none / ref-none", "none", "ref-none"),
+         ("tree-alt2 / tree", "tree-alt2", "tree"),
+         ("ref-alt / ref", "ref-alt", "ref"), ("ref-alt2 / ref", "ref-alt2", "ref"),
+         ("alone / ref-alt (ref-alt's speed-up)", "alone", "ref-alt"),
+         ("alone / ref-alt2 (ref-alt2's speed-up)", "alone", "ref-alt2")]
 # The CPU phase a workload prints, by the name it uses (the first found).
 FILL_KEYS = ("fill_ms", "cpu_write_ms", "cpu_ms")
 
 ENGINE_KEYS = [("seen", 1, "seen"), ("eager_moved", 1, "eager moves"),
-               ("eager_skipped", 1, "eager skipped"), ("cpu_pulls", 1, "CPU pulls"), ("driver_gpu_faults", 1, "GPU faults"),
+               ("eager_skipped", 1, "eager skipped"), ("cpu_pulls", 1, "CPU pulls"), ("trail_moves", 1, "trail moves"), ("driver_gpu_faults", 1, "GPU faults"),
                ("migrated_bytes", 2**30, "migrated GiB"), ("ioctls", 1, "ioctls"),
                ("lost_events", 1, "lost"), ("maps_reads", 1, "maps reads"),
                ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped")]
@@ -245,10 +258,14 @@ def main(paths):
         print("- call %s: ref %s (%s), tree %s, policy `%s`; GPU %s; host %s, kernel %s" % (
             m.get("run_id"), d.get("ref_name", "?"), d.get("ref_sha", "?"), d.get("tree_sha", "?"),
             d.get("policy", "?"), d.get("gpu", "?"), d.get("host", "?"), d.get("kernel", "?")))
+        alts = ["%s `%s`" % (k, d[k]) for k in ("alt_policy", "alt2_policy", "mode") if d.get(k)]
+        if alts:
+            print("  (%s)" % "; ".join(alts))
     for wl in dict.fromkeys(r.get("workload") for r in runs):
         wl_runs = [r for r in runs if r.get("workload") == wl]
         ok_runs = [r for r in wl_runs if r.get("ok") and isinstance(r.get("value"), (int, float))]
-        configs = list(dict.fromkeys(r["config"] for r in wl_runs if r.get("config") != "build"))
+        configs = list(dict.fromkeys(r["config"] for r in wl_runs
+                                     if r.get("config") not in ("build", "start", "end")))
         ok = {c: [r for r in ok_runs if r["config"] == c] for c in configs}
         metric = next((r["metric"] for r in ok_runs if r.get("metric")), "metric")
         rounds = len({(r.get("run_id"), r.get("round")) for r in ok_runs})

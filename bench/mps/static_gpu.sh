@@ -96,7 +96,7 @@ only() {	# only GROUP: that BE group runs, the others stop ("" none)
 	done
 }
 phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
-	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg=""
+	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph
 	shift 4
 	only "$g"
 	if [ $# -gt 0 ]; then
@@ -109,14 +109,19 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
 		t0=$(mono); sleep "$PHASE"; t1=$(mono)
 		echo "P $r $label be=$g lc - t0=$(python3 -c "print('%.3f' % ($t0 + $SKIP))") t1=$t1" >>"$OUT/phases.txt"
 	else
-		fd=7; [ "$lc" = lcm ] && fd=8
-		n=$(grep -c "^lc " "$W/$lc.out")
+		fd=7; [ "$lc" = lcm ] && fd=8; t_ph=$(mono)
+		n=$(grep -c "^lc [a-z]* $label " "$W/$lc.out")
 		if ! echo "run $label $PHASE$hintarg" >&$fd; then
 			echo "P $r $label be=${g:--} lc dead" | tee -a "$OUT/phases.txt"
 			return
 		fi
-		for k in $(seq $(((PHASE + 30) * 10))); do [ "$(grep -c "^lc " "$W/$lc.out")" -gt "$n" ] && break; sleep 0.1; done
-		echo "P $r $label be=${g:--} $(grep "^lc " "$W/$lc.out" | tail -1)" | tee -a "$OUT/phases.txt"
+		for k in $(seq $(((PHASE + 30) * 10))); do
+			[ "$(grep -c "^lc [a-z]* $label " "$W/$lc.out")" -gt "$n" ] && break; sleep 0.1; done
+		if [ "$(grep -c "^lc [a-z]* $label " "$W/$lc.out")" -gt "$n" ]; then
+			echo "P $r $label be=${g:--} $(grep "^lc [a-z]* $label " "$W/$lc.out" | tail -1)"
+		else	# starved past the phase: its answer comes late and is not counted
+			echo "P $r $label be=${g:--} lc starved n=0 p50_us=$((PHASE * 1000000)) p99_us=$((PHASE * 1000000)) t0=$(python3 -c "print('%.3f' % ($t_ph + $SKIP))") t1=$(mono)"
+		fi | tee -a "$OUT/phases.txt"
 	fi
 	if [ -n "$run" ]; then
 		G sched status >"$W/status_${label}_$r.txt" 2>&1

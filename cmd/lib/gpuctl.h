@@ -44,6 +44,8 @@
 #define GPUCTL_SCHEMA_VERSION 1
 /* A JSON writer for stdout with the stamp and -p's indentation: NULL when out of memory. */
 json_writer_t *json_stdout_writer(void);
+/* The same on another file (a command's -o FILE under -j). */
+json_writer_t *json_file_writer(FILE *f);
 
 #define BPFFS_ROOT "/sys/fs/bpf"
 #define GPUCTL_PIN_DIR BPFFS_ROOT "/gpuctl"
@@ -198,6 +200,14 @@ const char *bpffs_root(void);
 bool bpffs_mounted(void);
 /* 0 when bpffs is mounted, else one error line saying how to mount it and -1. */
 int bpffs_check(void);
+/*
+ * Whether gpuctl may have pinned anything: bpffs is mounted and
+ * <bpffs>/gpuctl exists (anybody may look: bpffs is 1777).  show and status
+ * say "nothing loaded" (exit 0) without it.
+ */
+bool pin_tree_exists(void);
+/* "" when bpffs is mounted, else " (bpffs not mounted at PATH)", escaped. */
+const char *bpffs_note(void);
 /*
  * <bpffs>/gpuctl/<object> into buf, each directory checked: a real
  * directory, owned by root (or this user), writable by nobody else.

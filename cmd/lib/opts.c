@@ -157,6 +157,7 @@ static int set_value(struct walk *w, const struct opt *o, const char *spelled, c
 
 	switch (o->kind) {
 	case OPT_UINT:
+	case OPT_TSG:
 		if (parse_u64(spelled, v, o->min, o->max, &u))
 			return EXIT_USAGE;
 		*(unsigned long long *)at = u;

@@ -38,6 +38,7 @@ enum opt_kind {
 	OPT_PID,	/* pid_t, 1..TARGET_PID_MAX (target.h) */
 	OPT_GPU,	/* const char *: an index, a UUID or a PCI bus id (gpus.h resolves it) */
 	OPT_PATHS,	/* struct opt_paths: files, one per use (at most max, OPT_PATHS_MAX) */
+	OPT_TSG,	/* as OPT_UINT: a TSG id (completion offers the watcher's) */
 };
 
 #define OPT_PATHS_MAX 8

@@ -62,7 +62,12 @@ static const char *code_pending;
 
 json_writer_t *json_stdout_writer(void)
 {
-	json_writer_t *w = jsonw_new(stdout);
+	return json_file_writer(stdout);
+}
+
+json_writer_t *json_file_writer(FILE *f)
+{
+	json_writer_t *w = jsonw_new(f);
 
 	if (w) {
 		jsonw_pretty(w, pretty_output);

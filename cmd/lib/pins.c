@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -21,6 +22,7 @@
 #include <linux/magic.h>
 
 #include "gpuctl.h"
+#include "text.h"
 
 const char *bpffs_root(void)
 {
@@ -44,6 +46,30 @@ int bpffs_check(void)
 	p_err("bpffs is not mounted at %s: mount it with 'mount -t bpf bpf %s' "
 	      "(or name another bpffs mount in $GPUCTL_BPFFS)", bpffs_root(), bpffs_root());
 	return -1;
+}
+
+bool pin_tree_exists(void)
+{
+	char top[PATH_MAX];
+	struct stat st;
+
+	if (!bpffs_mounted())
+		return false;
+	snprintf(top, sizeof(top), "%s/gpuctl", bpffs_root());
+	return !lstat(top, &st) || errno != ENOENT;
+}
+
+const char *bpffs_note(void)
+{
+	static char note[4 * PATH_MAX + 64];
+	char path[4 * PATH_MAX + 1];
+	const char *root = bpffs_root();
+
+	if (bpffs_mounted())
+		return "";
+	snprintf(note, sizeof(note), " (bpffs not mounted at %s)",
+		 str_printable(path, sizeof(path), root, strlen(root)));
+	return note;
 }
 
 /*

@@ -3,7 +3,8 @@
  * act.c - carrying out a policy's requests: the destination (a GPU of the
  * process, --gpu, or the CPU), the budget (the GPU's free memory less a
  * reserve, --max-bytes), UVM_MIGRATE on the process's own UVM file, the
- * DONE event back to the policy, and the allocations it served (their age).
+ * DONE event back to the policy, and the allocations it served (their age:
+ * to the call's start).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "engine_priv.h"
+#include "units.h"
 #include "nvml.h"
 
 #define FREE_REFRESH_S 0.02		/* how often free memory is read again */
@@ -115,7 +117,7 @@ static int dest_of(struct engine *g, const struct pfe_request *q)
 
 void act(struct engine *g, const struct pfe_request *q)
 {
-	uint64_t *c = g->run.ctr, len = q->len, cap;
+	uint64_t *c = g->run.ctr, len = q->len, cap, t0;
 	struct pfe_event *done;
 	uint32_t st = 0;
 	int ret, i = dest_of(g, q);
@@ -142,22 +144,28 @@ void act(struct engine *g, const struct pfe_request *q)
 		len = cap >= PFE_BLOCK ? cap & ~(PFE_BLOCK - 1) : cap & ~4095ull;
 		c[PFE_C_CAPPED]++;
 		if (!g->capped_said) {
-			p_info("engine: a request of %llu MiB cut to %llu MiB: %s",
-			       (unsigned long long)(q->len >> 20), (unsigned long long)(len >> 20),
+			char hq[UNITS_BUF], hl[UNITS_BUF];
+
+			p_info("engine: a request of %s cut to %s: %s",
+			       units_fmt_size(q->len, UNITS_HUMAN, hq, sizeof(hq)),
+			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)),
 			       g->use_nvml ? "the GPU's free memory less 256 MiB" : "--max-bytes");
 			g->capped_said = true;
 		}
 	}
 	if (!len)
 		goto out;
+	t0 = monoraw_ns();
 	ret = uvm_migrate(g->s.uvm_fd, q->addr, len, i >= 0 ? &g->gpu[i] : &uvm_cpu_uuid,
 			  g->o->async, &st);
 	c[PFE_C_IOCTLS]++;
 	if (ret || st) {
 		c[PFE_C_ERRORS]++;
 		if (!g->refused_said) {
-			p_info("engine: UVM_MIGRATE of 0x%llx+%llu refused: %s",
-			       (unsigned long long)q->addr, (unsigned long long)len,
+			char hl[UNITS_BUF];
+
+			p_info("engine: UVM_MIGRATE of %s at 0x%llx refused: %s",
+			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)), (unsigned long long)q->addr,
 			       ret ? strerror(-ret) : uvm_status_text(st));
 			g->refused_said = true;
 		}
@@ -167,7 +175,7 @@ void act(struct engine *g, const struct pfe_request *q)
 		if (i >= 0) {
 			g->since_free[i] += len;
 			g->gpu_bytes[i] += len;
-			allocs_served(&g->al, q->addr, len, monoraw_ns());
+			allocs_served(&g->al, q->addr, len, t0, monoraw_ns());
 		}
 	}
 out:

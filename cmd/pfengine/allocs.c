@@ -353,7 +353,7 @@ uint64_t allocs_age_us(const struct allocs *a, double pct)
 	return age_of(AGE_BUCKETS - 1);
 }
 
-void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
+void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t start, uint64_t end)
 {
 	for (int i = lower(a, addr); i < a->n && a->v[i].s < addr + len; i++) {
 		struct alloc *x = &a->v[i];
@@ -361,13 +361,13 @@ void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts)
 		if (!x->acc)
 			continue;
 		x->pull = true;		/* each move watched anew */
-		x->pull_until = ts + PULL_WINDOW_NS;
+		x->pull_until = end + PULL_WINDOW_NS;
 		if (x->served)
 			continue;
 		x->served = true;
 		a->served++;
-		if (x->first_ns && ts >= x->first_ns)
-			age_add(a, (ts - x->first_ns) / 1000);
+		if (x->first_ns && start >= x->first_ns)
+			age_add(a, (start - x->first_ns) / 1000);
 	}
 }
 

@@ -5,7 +5,7 @@
  * no watcher, from /proc/PID/maps read on demand; what becomes the
  * policy's ALLOC and FREE events; and the age of each decision: from an
  * allocation's creation (or its first GPU fault, when the engine saw that
- * first) to the end of the UVM_MIGRATE that served it.
+ * first) to the start of the UVM_MIGRATE that served it.
  */
 #ifndef GPUCTL_PFENGINE_ALLOCS_H
 #define GPUCTL_PFENGINE_ALLOCS_H
@@ -61,8 +61,13 @@ struct alloc *allocs_find(struct allocs *a, uint64_t addr);
 struct alloc *allocs_find_read(struct allocs *a, uint64_t addr, uint64_t ts);
 /* A GPU fault in x at ts: true when it is x's first. */
 bool allocs_fault(struct allocs *a, struct alloc *x, uint64_t ts);
-/* [addr, addr + len) moved to a GPU, ending at ts: the allocations in it are served. */
-void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t ts);
+/*
+ * [addr, addr + len) moved to a GPU by a call that started at start and
+ * ended at end: the allocations in it are served, their age taken at the
+ * move's start (what the process waited for before its move began, not the
+ * move's own length), their PULL watch from its end.
+ */
+void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t start, uint64_t end);
 /*
  * How long after a move to a GPU the CPU's first fault in the allocation
  * counts as pulling it back: a CPU that fills what was moved at its

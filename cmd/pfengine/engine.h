@@ -50,6 +50,13 @@ int pfe_reg_dir(char *buf, size_t len, bool create);
 void pfe_reg_path(char *buf, size_t len, const char *dir, pid_t target, const char *kind);
 /* Every engine: prints (or JSON) them; how many there are, -1 on error. */
 int pfe_reg_show(bool print);
+/*
+ * A counter's value for people, by its name's unit (stats.c): bytes
+ * (..._bytes, ..._bytes.gpuN, ..._bytes_htod) as "1.0 GiB", microseconds
+ * (..._us) and nanoseconds (..._ns) as "2.1 ms", into buf[len] (UNITS_BUF);
+ * NULL for a count.  Text only: -j and the stats file keep the exact count.
+ */
+const char *stats_human(const char *name, uint64_t v, char *buf, size_t len);
 /* Ends the engine of target: EXIT_OK / EXIT_FAIL. */
 int pfe_reg_unload(pid_t target);
 /* <bpffs>/gpuctl/engine/<target>: where its maps are pinned (create: made). 0, -1 after p_err. */

@@ -30,7 +30,13 @@
  */
 #define QUEUE_WAKE (QUEUE_ENTRIES / 2)
 #define WAIT_MS 2
-/* The driver's counters the engine enables: the two it reports (not stat's four). */
+/*
+ * The driver's counters the engine enables: the two it reports (not stat's
+ * four), and none for a policy that neither moves nor wants a fault (none):
+ * any counter enabled turns the process's tools path on in the driver, a
+ * callback on every GPU fault (the fault counter) and on every migration's
+ * completion (the byte counters), paid by the watched process.
+ */
 #define ENGINE_CTR_MASK ((1u << UT_CTR_GPU_FAULTS) | (1u << UT_CTR_BYTES_HTOD))
 
 struct engine {
@@ -44,6 +50,9 @@ struct engine {
 	struct uvm_uuid gpu[PFE_MAX_GPUS];
 	int ngpus, only;		/* only: --gpu's index, or -1 */
 	bool use_nvml, capped_said, refused_said, bad_said;
+	bool ctr_on;			/* ENGINE_CTR_MASK enabled (not for none) */
+	int flush_depth;		/* feed.c's flush: 2 when run again between requests */
+	bool poll_in_flush;		/* ... which reads new mappings only in the turn's own flush */
 	uint64_t free_bytes[PFE_MAX_GPUS], since_free[PFE_MAX_GPUS], gpu_bytes[PFE_MAX_GPUS];
 	double free_at[PFE_MAX_GPUS], started, stats_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */

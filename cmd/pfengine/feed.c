@@ -45,11 +45,30 @@ static int64_t raw_minus_mono(void)
 	return (int64_t)(r - ((uint64_t)m.tv_sec * 1000000000ull + m.tv_nsec));
 }
 
-/* Runs the program over the batch and carries out what it asks. */
+/* Whether request q goes on with an allocation whose move has begun (a later chunk, a move again). */
+static bool continues(struct engine *g, const struct pfe_request *q)
+{
+	struct alloc *x = allocs_find(&g->al, q->addr);
+
+	return x && x->served;
+}
+
+/*
+ * Runs the program over the batch and carries out what it asks: first the
+ * requests that begin an allocation's move, then those that go on with one
+ * begun (the rest of a large allocation's chunks), and before each of
+ * those, the mappings made meanwhile (ALLOC: a new allocation's move comes
+ * before the rest of an older one's; its wait is one chunk, not a whole
+ * allocation).  Requests carried out in a nested run see the same order.
+ * The mappings are read only in the turn's own flush (poll_in_flush): one
+ * run from slot() may be inside a change of the table, or under a pointer
+ * into it (on_entry's x), which reading mappings would move.
+ */
 static void flush(struct engine *g)
 {
 	struct pfe_io *io = g->run.io;
 	struct pfe_request req[PFE_MAX_REQS];
+	bool later[PFE_MAX_REQS];
 	uint32_t n;
 
 	if (!io->nev)
@@ -59,8 +78,20 @@ static void flush(struct engine *g)
 	/* the requests out first: their DONE events fill the next batch */
 	n = io->nreq;
 	memcpy(req, io->req, n * sizeof(req[0]));
-	for (uint32_t i = 0; i < n; i++)
+	g->flush_depth++;
+	for (uint32_t i = 0; i < n; i++) {
+		later[i] = continues(g, &req[i]);
+		if (!later[i])
+			act(g, &req[i]);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!later[i])
+			continue;
+		if (g->flush_depth == 1 && g->poll_in_flush && allocw_poll(&g->aw) > 0)
+			flush(g);
 		act(g, &req[i]);
+	}
+	g->flush_depth--;
 }
 
 static struct pfe_event *slot(struct engine *g)
@@ -310,7 +341,9 @@ void feed_turn(struct engine *g)
 		g->run.ctr[PFE_C_LOST] += lost;
 		gap(g, lost);
 	}
+	g->poll_in_flush = true;	/* nothing of the table held here */
 	flush(g);
+	g->poll_in_flush = false;
 	interest(g);
 }
 

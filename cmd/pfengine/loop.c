@@ -39,10 +39,14 @@ static int attach(struct engine *g, bool quiet_if_absent)
 	/*
 	 * the driver's own counts the engine reports (and samples faults by):
 	 * only those two, each enabled counter hooks the driver's fault or
-	 * migration path (the CPU fault counter every CPU fault of a fill)
+	 * migration path (the CPU fault counter every CPU fault of a fill);
+	 * none at all for a policy with no use for them (engine_priv.h)
 	 */
-	if (!ret && ut_enable_counters(&g->s, ENGINE_CTR_MASK, err, sizeof(err)))
+	g->ctr_on = !g->o->pol->never_migrates || (g->run.pol->wants & (PFE_W_FAULTS | PFE_W_FIRST_FAULT));
+	if (!ret && g->ctr_on && ut_enable_counters(&g->s, ENGINE_CTR_MASK, err, sizeof(err))) {
 		err[0] = '\0';
+		g->ctr_on = false;
+	}
 	/* a policy that wants no GPU fault (none) never has the driver record one */
 	if (!ret)
 		ret = ut_open_queue(&g->s, QUEUE_ENTRIES,

@@ -180,7 +180,7 @@ int pfe_migrate_main(int argc, char **argv)
 	struct opts_result r;
 	uint64_t max = 0, len, free_b = 0;
 	bool async = false, have_free = false;
-	char name[48], err[200];
+	char name[48], err[200], hl[UNITS_BUF], ht[UNITS_BUF];
 	uint32_t st = 0;
 	double t0;
 	int ret;
@@ -217,8 +217,9 @@ int pfe_migrate_main(int argc, char **argv)
 			snprintf(why, sizeof(why), "the GPU's free memory less %llu MiB",
 				 PFE_RESERVE_BYTES >> 20);
 		len = max & ~4095ull;
-		p_info("capped: %llu of the %llu bytes asked for (%s)", (unsigned long long)len,
-		       (unsigned long long)t.len, why);
+		p_info("capped: %s of the %s asked for (%s)",
+		       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)),
+		       units_fmt_size(t.len, UNITS_HUMAN, ht, sizeof(ht)), why);
 		if (!len) {
 			p_err("the GPU has no memory free to migrate into");
 			ut_close(&t.s);
@@ -242,9 +243,11 @@ int pfe_migrate_main(int argc, char **argv)
 		jsonw_float_field(json_wtr, "ms", t0 * 1e3);
 		jsonw_end_object(json_wtr);
 	} else {
-		printf("migrated %llu bytes of process %d at 0x%llx to %s in %.1f ms%s\n",
-		       (unsigned long long)len, (int)t.pid, (unsigned long long)t.addr,
-		       uuid_is_cpu(&t.dst) ? "cpu" : name, t0 * 1e3, async ? " (async: started)" : "");
+		printf("migrated %s of process %d at 0x%llx to %s in %s%s\n",
+		       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)), (int)t.pid,
+		       (unsigned long long)t.addr, uuid_is_cpu(&t.dst) ? "cpu" : name,
+		       units_fmt_duration(t0 > 0 ? (uint64_t)(t0 * 1e9) : 0, UNITS_HUMAN, ht, sizeof(ht)),
+		       async ? " (async: started)" : "");
 	}
 	return EXIT_OK;
 }

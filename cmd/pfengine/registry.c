@@ -28,6 +28,7 @@
 #include "engine.h"
 #include "allocw.h"
 #include "liveproc.h"
+#include "units.h"
 
 /* Housekeeping says nothing: a tree it may not use is the command's to report. */
 static bool reg_quiet;
@@ -194,7 +195,12 @@ static void show_one(const char *dir, pid_t target)
 			else
 				jsonw_uint_field(json_wtr, key, v);
 		} else if (strncmp(key, "param.", 6)) {
-			printf(" %s %s", key, val);
+			char h[UNITS_BUF];
+			const char *hv;
+
+			v = strtoull(val, &end, 10);
+			hv = *end ? NULL : stats_human(key, v, h, sizeof(h));
+			printf(" %s %s%s%s%s", key, val, hv ? " (" : "", hv ? hv : "", hv ? ")" : "");
 		}
 	}
 	if (json_output)

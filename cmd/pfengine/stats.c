@@ -16,6 +16,7 @@
 #include "engine_priv.h"
 #include "json_writer.h"
 #include "safefile.h"
+#include "units.h"
 
 static const struct uvm_uuid zero_uuid;
 
@@ -36,7 +37,7 @@ static void update_ctrs(struct engine *g)
 	g->run.ctr[PFE_C_MISSED] = g->al.missed;
 	g->run.ctr[PFE_C_AGE_P50] = allocs_age_us(&g->al, 50);
 	g->run.ctr[PFE_C_AGE_P99] = allocs_age_us(&g->al, 99);
-	if (g->s.counters) {
+	if (g->s.counters && g->ctr_on) {
 		g->run.ctr[PFE_C_DRV_FAULTS] = g->s.counters[UT_CTR_GPU_FAULTS];
 		g->run.ctr[PFE_C_DRV_HTOD] = g->s.counters[UT_CTR_BYTES_HTOD];
 	}
@@ -48,7 +49,8 @@ static void each_ctr(struct engine *g, void (*fn)(const char *name, uint64_t v, 
 	char name[64];
 
 	for (int i = 0; i < PFE_C_MAX; i++)
-		fn(pfe_ctr_names[i], g->run.ctr[i], arg);
+		if (g->ctr_on || (i != PFE_C_DRV_FAULTS && i != PFE_C_DRV_HTOD))	/* none: not counted */
+			fn(pfe_ctr_names[i], g->run.ctr[i], arg);
 	fn("prog_us", g->run.ctr[PFE_C_RUN_NS] / 1000, arg);
 	for (int i = 0; i < g->run.nctrs; i++)
 		fn(g->run.ctr_name[i], *g->run.cv[i], arg);
@@ -73,6 +75,21 @@ static void ctr_snap(const char *name, uint64_t v, void *arg)
 		return;
 	snprintf(sn->name[sn->n], sizeof(sn->name[0]), "%s", name);
 	sn->v[sn->n++] = v;
+}
+
+const char *stats_human(const char *name, uint64_t v, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+	const char *dot = strrchr(name, '.');
+
+	if (strstr(name, "_bytes") && (!dot || !strncmp(dot, ".gpu", 4)))
+		return units_fmt_size(v, UNITS_HUMAN, buf, len);
+	if (n > 3 && !strcmp(name + n - 3, "_us"))
+		return units_fmt_duration(v > UINT64_MAX / 1000 ? UINT64_MAX : v * 1000,
+					  UNITS_HUMAN, buf, len);
+	if (n > 3 && !strcmp(name + n - 3, "_ns"))
+		return units_fmt_duration(v, UNITS_HUMAN, buf, len);
+	return NULL;
 }
 
 void stats_write(struct engine *g)
@@ -112,6 +129,8 @@ void stats_take(struct engine *g, struct stats_snap *sn)
 
 void stats_print(const struct stats_snap *sn, int exit_status)
 {
+	char h[UNITS_BUF];
+
 	if (json_output) {
 		jsonw_start_object(json_wtr);
 		jsonw_int_field(json_wtr, "pid", sn->pid);
@@ -124,10 +143,15 @@ void stats_print(const struct stats_snap *sn, int exit_status)
 		jsonw_end_object(json_wtr);
 		return;
 	}
-	fprintf(stderr, "\nprefetch engine: policy %s on pid %d for %.1f s\n", sn->policy,
-		(int)sn->pid, sn->seconds);
-	for (int i = 0; i < sn->n; i++)
-		fprintf(stderr, "  %-22s %llu\n", sn->name[i], (unsigned long long)sn->v[i]);
+	fprintf(stderr, "\nprefetch engine: policy %s on pid %d for %s\n", sn->policy,
+		(int)sn->pid, units_fmt_duration(sn->seconds > 0 ? (uint64_t)(sn->seconds * 1e9) : 0,
+						 UNITS_HUMAN, h, sizeof(h)));
+	for (int i = 0; i < sn->n; i++) {
+		const char *hv = stats_human(sn->name[i], sn->v[i], h, sizeof(h));
+
+		fprintf(stderr, "  %-22s %14llu%s%s\n", sn->name[i], (unsigned long long)sn->v[i],
+			hv ? "  # " : "", hv ? hv : "");
+	}
 	if (exit_status >= 0)
 		fprintf(stderr, "  %-22s %d\n", "exit_status", exit_status);
 }

@@ -58,12 +58,13 @@ void probe_gpus_text(void)
 	if (!n)
 		printf("  %-40s %s\n", "none", "RM has no GPU attached");
 	for (int i = 0; i < n; i++) {
-		char label[64], mem[64] = "memory unknown";
+		char label[64], mem[64] = "memory unknown", tot[UNITS_BUF], fr[UNITS_BUF];
 
 		snprintf(label, sizeof(label), "gpu %d", g[i].index);
 		if (g[i].have_mem)
-			snprintf(mem, sizeof(mem), "%.1f GiB, %.1f GiB free",
-				 g[i].total_bytes / 1073741824.0, g[i].free_bytes / 1073741824.0);
+			snprintf(mem, sizeof(mem), "%s, %s free",
+				 units_fmt_size(g[i].total_bytes, UNITS_HUMAN, tot, sizeof(tot)),
+				 units_fmt_size(g[i].free_bytes, UNITS_HUMAN, fr, sizeof(fr)));
 		printf("  %-40s %s  %s  %s  %s\n", label, g[i].uuid_str,
 		       g[i].name[0] ? g[i].name : "(name unknown)", mem, g[i].pci);
 	}

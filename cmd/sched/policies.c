@@ -58,6 +58,11 @@ const struct sched_policy *sched_policy_find(const char *name)
 	return NULL;
 }
 
+const struct sched_policy *sched_policy_at(int i)
+{
+	return i >= 0 && (size_t)i < NPOLICIES ? policies[i] : NULL;
+}
+
 const char *sched_policy_name(const struct sched_policy *p)
 {
 	return p->name;

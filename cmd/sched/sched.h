@@ -64,6 +64,7 @@ struct sched {
  * how to start one, an untrusted pin directory).  Creates nothing.
  */
 int sched_open(struct sched *s);
+int sched_open_how(struct sched *s, bool absent_ok);
 void sched_close(struct sched *s);
 /* Closes the files borrowed from pid (0: all). */
 void sched_files_close(struct sched *s, __u32 pid);
@@ -111,6 +112,8 @@ void tsg_note_level(struct sched *s, const struct tsg *t, __u32 level);
 
 /* The policy named name, or NULL. */
 const struct sched_policy *sched_policy_find(const char *name);
+/* The table's i-th row, NULL past its end (completion walks it). */
+const struct sched_policy *sched_policy_at(int i);
 const char *sched_policy_name(const struct sched_policy *p);
 /* "lc-be or fixed": for messages. */
 const char *sched_policy_list(void);

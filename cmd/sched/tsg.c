@@ -95,16 +95,25 @@ void tsg_label(const struct tsg *t, char *buf, size_t len)
 
 /* -------------------------------------------------------------- opening */
 
-int sched_open(struct sched *s)
+/*
+ * Opens the watcher's pins: 0, or -1 after one Error line.  With absent_ok,
+ * a watcher that is not there (no bpffs, no pins) is 1 and says nothing:
+ * status's "nothing loaded" (gpuctl(8), EXIT STATUS).
+ */
+int sched_open_how(struct sched *s, bool absent_ok)
 {
 	int err;
 
 	s->w = (struct watcher)WATCHER_INIT;
+	if (absent_ok && !bpffs_mounted())
+		return 1;
 	err = pin_dir(SCHED_OBJECT, false, s->dir, sizeof(s->dir));
 	if (err == -ENOENT && bpffs_check())
 		return -1;
 	if (!err)
 		err = watcher_open(s->dir, &s->w);
+	if (err == -ENOENT && absent_ok)
+		return 1;
 	if (err == -ENOENT) {
 		p_err("the TSG watcher is not running: start it with '%s sched watch' "
 		      "(it sees TSGs allocated after it starts; restart GPU processes "
@@ -118,6 +127,11 @@ int sched_open(struct sched *s)
 	s->rdev = watcher_meta(&s->w, META_RDEV);
 	s->any_minor = watcher_meta(&s->w, META_ANY_MINOR);
 	return 0;
+}
+
+int sched_open(struct sched *s)
+{
+	return sched_open_how(s, false);
 }
 
 void sched_files_close(struct sched *s, __u32 pid)

@@ -140,9 +140,10 @@ int sched_list(const struct gpu_info *only_gpu, __u32 only_pid)
 	if (json_output)
 		jsonw_end_array(json_wtr);
 	else
-		printf("# watcher running for %.0f s: TSGs allocated before it started are "
+		printf("# watcher running for %s: TSGs allocated before it started are "
 		       "not listed (restart those processes)\n",
-		       (now - watcher_meta(&s.w, META_STARTED)) / 1e9);
+		       units_fmt_duration(now - watcher_meta(&s.w, META_STARTED), UNITS_HUMAN,
+					  (char[UNITS_BUF]){ 0 }, UNITS_BUF));
 	free(v);
 	sched_close(&s);
 	return EXIT_OK;
@@ -333,6 +334,24 @@ out:
 	return ret;
 }
 
+/* Nothing loaded (no bpffs, no watcher): a state, not a failure (exit 0). */
+static int status_none(void)
+{
+	if (json_output) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "watcher", false);
+		jsonw_null_field(json_wtr, "running_s");
+		jsonw_bool_field(json_wtr, "policy_active", false);
+		jsonw_int_field(json_wtr, "policy_pid", 0);
+		jsonw_null_field(json_wtr, "stats");
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("watcher not running%s; no policy ('%s sched watch' starts the watcher)\n",
+		       bpffs_note(), bin_name);
+	}
+	return EXIT_OK;
+}
+
 int sched_status(void)
 {
 	struct sched s = SCHED_INIT;
@@ -341,22 +360,30 @@ int sched_status(void)
 	pid_t runner;
 	double age;
 
+	int err;
+
+	if (!pin_tree_exists())
+		return status_none();
 	if (need_caps("sched status", NEED_BPF))
 		return EXIT_FAIL;
-	if (sched_open(&s))
-		return EXIT_FAIL;
+	err = sched_open_how(&s, true);
+	if (err)
+		return err > 0 ? status_none() : EXIT_FAIL;
 	bpf_map_lookup_elem(s.w.policy, &zero, &pol);
 	runner = run_pid();
 	age = (boottime_ns() - watcher_meta(&s.w, META_STARTED)) / 1e9;
 	if (json_output) {
 		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "watcher", true);
 		jsonw_float_field(json_wtr, "running_s", age);
 		jsonw_bool_field(json_wtr, "policy_active", pol.active);
 		jsonw_int_field(json_wtr, "policy_pid", runner);
 		jsonw_name(json_wtr, "stats");
 		jsonw_start_object(json_wtr);
 	} else {
-		printf("watcher running for %.0f s; policy %s%s\n", age,
+		printf("watcher running for %s; policy %s%s\n",
+		       units_fmt_duration(age > 0 ? (uint64_t)(age * 1e9) : 0, UNITS_HUMAN,
+					  (char[UNITS_BUF]){ 0 }, UNITS_BUF),
 		       pol.active ? "active" : "inactive", runner ? "" : " (no policy process)");
 	}
 	for (__u32 i = 0; i < STAT_NR; i++) {

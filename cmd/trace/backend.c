@@ -45,12 +45,12 @@ void tb_json_on(void)
 
 const char *tb_name(const struct tb *t)
 {
-	return t->ops->name;
+	return t->name[0] ? t->name : t->ops->name;
 }
 
 pid_t tb_target(const struct tb *t)
 {
-	return t->w.pid;
+	return t->w->pid;
 }
 
 uint64_t tb_now_ns(const struct tb *t)
@@ -65,12 +65,12 @@ const char *tb_event_comm(const struct tb *t)
 
 bool tb_failed(const struct tb *t)
 {
-	return t->failed;
+	return t->failed || (t->second && t->second->failed);
 }
 
 int tb_cmd_status(const struct tb *t)
 {
-	return workload_status(&t->w);
+	return workload_status(t->w);
 }
 
 void tb_deliver(struct tb *t, const struct gt_event *e)
@@ -96,17 +96,25 @@ static bool bpf_caps_held(void)
 	return caps_missing(bpf, 2, NULL, 0) == 0 || cap_held(CAP_SYS_ADMIN) > 0;
 }
 
+/* UVM events and TSG events together: two back-ends (pair.c). */
+static bool both_kinds(const struct tb_opts *o)
+{
+	return (o->types & GT_TSG_TYPES) && (o->types & ~GT_TSG_TYPES);
+}
+
 /*
  * The kind the events need: TSG events come from the rm backend alone, and
- * it has no others.  0, or EXIT_USAGE after p_err.
+ * it has no others; with UVM events too, --backend picks the UVM events'
+ * and rm runs beside it.  0, or EXIT_USAGE after p_err.
  */
 static int kind_for_events(const struct tb_opts *o, enum tb_kind *kind)
 {
-	if (o->types & GT_TSG_TYPES) {
-		if (o->types & ~GT_TSG_TYPES) {
-			p_err("TSG events are traced alone (rm backend), not with UVM events");
-			return EXIT_USAGE;
-		}
+	if (both_kinds(o) && *kind == TB_RM) {
+		p_err("with UVM events and TSG events, --backend names the UVM events' backend "
+		      "(bpf or uvm-tools; rm runs beside it for the TSG events)");
+		return EXIT_USAGE;
+	}
+	if ((o->types & GT_TSG_TYPES) && !both_kinds(o)) {
 		if (*kind != TB_AUTO && *kind != TB_RM) {
 			p_err("only the rm backend traces TSG events, not %s: leave --backend out "
 			      "or give --backend rm", tb_backends[*kind]->name);
@@ -134,6 +142,8 @@ int tb_check(const struct tb_opts *o)
 
 	if (rc)
 		return rc;
+	if (both_kinds(o) && tb_rm_ops.caps && need_caps(what, tb_rm_ops.caps))
+		return EXIT_FAIL;
 	/*
 	 * Automatic: bpf unless uvm-tools can stand in (a target, the device);
 	 * so without the capabilities bpf needs, the error line names them.
@@ -163,7 +173,7 @@ static int start_backend(struct tb *t, enum tb_kind kind)
 		t->ops = &tb_bpf_ops;
 		if (!t->ops->start(t, reason, sizeof(reason)))
 			return 0;
-		if (!t->w.pid) {
+		if (!t->w->pid) {
 			err_code("NO_BACKEND");
 			p_err("system-wide tracing needs the bpf backend, and %s; "
 			      "give -p PID or -- CMD to use the uvm-tools backend", reason);
@@ -203,20 +213,26 @@ struct tb *tb_start(const struct tb_opts *o, int *rc)
 		return NULL;
 	}
 	t->o = *o;
-	workload_init(&t->w);
-	if (o->target.pid && workload_follow(&t->w, o->target.pid))
+	t->w = &t->own;
+	if (both_kinds(o))
+		t->o.types &= ~GT_TSG_TYPES;	/* the TSG events are the second's */
+	workload_init(t->w);
+	if (o->target.pid && workload_follow(t->w, o->target.pid))
 		goto fail;
-	if (o->target.cmd && workload_spawn(&t->w, o->target.cmd, json_output || o->stdout_is_data))
+	if (o->target.cmd && workload_spawn(t->w, o->target.cmd, json_output || o->stdout_is_data))
 		goto fail;
 	if (start_backend(t, kind))
 		goto fail;
-	if (workload_release(&t->w))
+	if (both_kinds(o) && tb_pair_start(t, o->types & GT_TSG_TYPES))
+		goto fail;
+	if (workload_release(t->w))
 		goto fail;
 	*rc = EXIT_OK;
 	return t;
 
 fail:
-	workload_end(&t->w, true);
+	workload_end(t->w, true);
+	tb_pair_free(t);
 	if (t->ops && t->ops->free)
 		t->ops->free(t);
 	free(t);
@@ -225,8 +241,9 @@ fail:
 
 bool tb_poll(struct tb *t, int timeout_ms)
 {
+	tb_pair_poll(t);
 	t->ops->poll(t, timeout_ms);
-	return !t->failed && !workload_gone(&t->w);
+	return !tb_failed(t) && !workload_gone(t->w);
 }
 
 void tb_read_counters(struct tb *t, struct tb_counters *c)
@@ -241,17 +258,20 @@ void tb_stop(struct tb *t, bool kill_cmd)
 {
 	if (!t->ops->drain_after_exit)
 		t->ops->stop(t);
-	workload_end(&t->w, kill_cmd);
+	tb_pair_stop(t, false);
+	workload_end(t->w, kill_cmd);
 	/* After the command: what it freed on its way out is seen, too. */
 	if (t->ops->drain_after_exit)
 		t->ops->stop(t);
+	tb_pair_stop(t, true);
 }
 
 void tb_free(struct tb *t)
 {
 	if (!t)
 		return;
+	tb_pair_free(t);
 	t->ops->free(t);
-	workload_end(&t->w, true);
+	workload_end(t->w, true);
 	free(t);
 }

@@ -66,14 +66,22 @@ struct tb_opts {
 	void *arg;
 };
 
-/* A running trace: what every back-end shares; priv is the back-end's own. */
+/*
+ * A running trace: what every back-end shares; priv is the back-end's own.
+ * `record all tsg` runs two (pair.c): the UVM events' back-end, and beside
+ * it (second) the rm back-end, which shares its workload and delivers
+ * through it.
+ */
 struct tb {
 	const struct tb_ops *ops;
 	struct tb_opts o;
-	struct workload w;	/* w.pid: the target, 0 system-wide */
+	struct workload *w;	/* w->pid: the target, 0 system-wide (&own, or the first's) */
+	struct workload own;
 	void *priv;
 	bool failed;		/* failed after starting (p_err done) */
 	const char *comm;	/* of the event being delivered, when known */
+	struct tb *second;	/* the rm back-end beside this one, or NULL */
+	char name[24];		/* "bpf+rm" when there is a second */
 };
 
 struct tb_ops {
@@ -83,7 +91,7 @@ struct tb_ops {
 	/* Whether it works here at all (loads a program to see); reason: why not. */
 	bool (*usable)(char *reason, size_t len);
 	/*
-	 * Starts on t->o for t->w.pid, before a started command runs: 0, or
+	 * Starts on t->o for t->w->pid, before a started command runs: 0, or
 	 * -errno with reason set (or left "" after p_err).
 	 */
 	int (*start)(struct tb *t, char *reason, size_t len);
@@ -101,6 +109,16 @@ struct tb_ops {
 extern const struct tb_ops tb_bpf_ops, tb_uvm_tools_ops, tb_rm_ops;
 /* Indexed by enum tb_kind; [TB_AUTO] is NULL. */
 extern const struct tb_ops *const tb_backends[TB_KINDS];
+
+/*
+ * pair.c: the rm back-end started beside t (TSG events with UVM events, on
+ * t's clock): 0, or -1 after p_err.  Then its share of polling, stopping
+ * and freeing (nothing when t has none).
+ */
+int tb_pair_start(struct tb *t, uint32_t tsg_types);
+void tb_pair_poll(struct tb *t);
+void tb_pair_stop(struct tb *t, bool after_exit);
+void tb_pair_free(struct tb *t);
 
 /* For back-ends: hand an event on (counted, filtered by o.types), or a loss. */
 void tb_deliver(struct tb *t, const struct gt_event *e);

@@ -198,7 +198,7 @@ static int bpf_start(struct tb *t, char *reason, size_t len)
 		snprintf(reason, len, "out of memory");
 		return -ENOMEM;
 	}
-	err = load(b, (uint32_t)t->w.pid, t->o.types, t, reason, len);
+	err = load(b, (uint32_t)t->w->pid, t->o.types, t, reason, len);
 	if (err) {
 		free(b);
 		return err;
@@ -278,7 +278,7 @@ static void bpf_counters(struct tb *t, struct tb_counters *c)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, vals))
 			continue;
-		if (t->w.pid && key.pid && key.pid != (uint32_t)t->w.pid)
+		if (t->w->pid && key.pid && key.pid != (uint32_t)t->w->pid)
 			continue;
 		row_of(&key, vals, ncpu, &row);
 		for (int i = 0; i < TC_NR; i++)

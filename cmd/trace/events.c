@@ -58,7 +58,8 @@ static void print_tsg_event(FILE *out, const struct gt_event *e, const char *com
 		jsonw_stringf_field(w, "tsg", "0x%llx", (unsigned long long)e->addr);
 		jsonw_uint_field(w, "seq", e->count);
 		if (e->type == GT_EV_TSG_SET) {
-			jsonw_string_field(w, "control", gt_tsg_ctl_name(e->cause));
+			jsonw_string_field(w, "control", e->cause == GT_TSG_CTL_NONE ? NULL :
+					   gt_tsg_ctl_name(e->cause));
 			jsonw_uint_field(w, "value", e->bytes);
 		} else if (e->type == GT_EV_TSG_FREE) {
 			jsonw_bool_field(w, "with_client", e->flags & GT_F_WITH_CLIENT);
@@ -89,8 +90,9 @@ static void json_event(const struct gt_event *e, double t)
 	else
 		jsonw_null_field(w, "gpu");
 	jsonw_stringf_field(w, "addr", "0x%llx", (unsigned long long)e->addr);
-	jsonw_string_field(w, "access", gt_access_name(e->access));
-	jsonw_string_field(w, "cause", gt_cause_name(e->cause));
+	/* none is null under -j ("-" in the text) */
+	jsonw_string_field(w, "access", e->access == GT_ACC_NONE ? NULL : gt_access_name(e->access));
+	jsonw_string_field(w, "cause", e->cause == GT_CAUSE_NONE ? NULL : gt_cause_name(e->cause));
 	jsonw_uint_field(w, "bytes", e->bytes);
 	jsonw_uint_field(w, "latency_ns", e->latency_ns);
 	jsonw_uint_field(w, "batch", e->batch);

@@ -9,6 +9,16 @@
 
 #define TID_NONE 0		/* no GPU */
 #define TID_TSG 100000		/* rm events */
+/*
+ * Spans on one track must nest (Perfetto and chrome://tracing take a span
+ * that ends inside a later one's as broken): a span that overlaps the last
+ * one of its track goes to the track's next lane, tid + k * LANE_TID, named
+ * after the track; past LANES lanes it stays an instant (its latency in args).
+ * Merged bins: each (process, track, kind) its own lane (tid + (slot + 1) *
+ * LANE_TID, named after the track and the kind).
+ */
+#define LANES 16
+#define LANE_TID 200000
 #define BINS 2000		/* merged: time bins ... */
 #define KEYS 64			/* ... of this many (process, track, kind); the rest as one */
 
@@ -83,9 +93,18 @@ static bool named_add(struct named *s, uint64_t key)
 	return true;
 }
 
-static void track_name(FILE *o, const struct rl *l, int tid)
+static void track_name(FILE *o, const struct rl *l, int tid, const char *lane)
 {
-	int g = tid - 1;
+	int g = tid % LANE_TID - 1;
+
+	if (tid >= LANE_TID) {
+		track_name(o, l, tid % LANE_TID, NULL);
+		if (lane)
+			fprintf(o, ": %s", lane);
+		else
+			fprintf(o, " (overlapping spans, lane %d)", tid / LANE_TID + 1);
+		return;
+	}
 
 	if (tid == TID_NONE || tid == TID_TSG) {
 		fputs(tid == TID_NONE ? "no GPU" : "TSGs", o);
@@ -101,8 +120,12 @@ static void track_name(FILE *o, const struct rl *l, int tid)
 	}
 }
 
-/* The process's and the track's names, the first time an event is on them. */
-static void name_track(FILE *o, const struct rl *l, struct named *s, uint32_t pid, int tid)
+/*
+ * The process's and the track's names, the first time an event is on them;
+ * lane: a merged lane's kind, or NULL.
+ */
+static void name_track(FILE *o, const struct rl *l, struct named *s, uint32_t pid, int tid,
+		       const char *lane)
 {
 	const struct recl_proc *p = pid ? recl_proc(l, pid) : NULL;
 
@@ -122,17 +145,84 @@ static void name_track(FILE *o, const struct rl *l, struct named *s, uint32_t pi
 	if (named_add(s, (uint64_t)pid << 32 | (uint32_t)tid)) {
 		fprintf(o, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%d,"
 			"\"args\":{\"name\":\"", pid, tid);
-		track_name(o, l, tid);
+		track_name(o, l, tid, lane);
 		fputs("\"}}", o);
 	}
 }
 
-static void one_event(FILE *o, const struct rl *l, struct named *s, const struct gt_event *e)
+/* Each track's lanes: where its last span in each ends (open addressing, grown at half full). */
+struct lane_row {
+	uint64_t key;		/* pid << 32 | tid, +1 (0: empty) */
+	uint64_t end[LANES];
+};
+
+struct lanes {
+	struct lane_row *v;
+	size_t cap, n;
+	int err;
+};
+
+static struct lane_row *lane_row(struct lanes *m, uint64_t key)
+{
+	size_t i;
+
+	if (m->n * 2 >= m->cap) {
+		struct lanes g = { .cap = m->cap ? m->cap * 2 : 64 };
+
+		g.v = calloc(g.cap, sizeof(*g.v));
+		if (!g.v) {
+			m->err = -ENOMEM;
+			return NULL;
+		}
+		for (size_t k = 0; k < m->cap; k++) {
+			struct lane_row *r = m->v[k].key ? lane_row(&g, m->v[k].key - 1) : NULL;
+
+			if (r)
+				memcpy(r->end, m->v[k].end, sizeof(r->end));
+		}
+		free(m->v);
+		*m = g;
+	}
+	for (i = (key * 0x9e3779b97f4a7c15ull) % m->cap; m->v[i].key; i = (i + 1) % m->cap)
+		if (m->v[i].key == key + 1)
+			return &m->v[i];
+	m->v[i].key = key + 1;
+	m->n++;
+	return &m->v[i];
+}
+
+/*
+ * The tid of a span [start, end) on track tid of pid: the first lane whose
+ * last span has ended by start (spans come in start order), or -1 (all
+ * LANES busy, or no memory).
+ */
+static int lane_tid(struct lanes *m, uint32_t pid, int tid, uint64_t start, uint64_t end)
+{
+	struct lane_row *r = lane_row(m, (uint64_t)pid << 32 | (uint32_t)tid);
+
+	for (int k = 0; r && k < LANES; k++) {
+		if (r->end[k] <= start) {
+			r->end[k] = end > start ? end : start + 1;
+			return tid + k * LANE_TID;
+		}
+	}
+	return -1;
+}
+
+static void one_event(FILE *o, const struct rl *l, struct named *s, struct lanes *ln,
+		      const struct gt_event *e)
 {
 	char name[48];
 	bool span = (e->type == GT_EV_MIGRATION || e->type == GT_EV_BATCH) && e->latency_ns;
+	int tid = tid_of(e);
 
-	name_track(o, l, s, e->pid, tid_of(e));
+	if (span) {
+		int lt = lane_tid(ln, e->pid, tid, e->ts_ns, e->ts_ns + e->latency_ns);
+
+		span = lt >= 0;
+		tid = span ? lt : tid;
+	}
+	name_track(o, l, s, e->pid, tid, NULL);
 	kind_name(e, name, sizeof(name));
 	fprintf(o, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"%s\",", name,
 		gt_type_name(e->type), span ? "X" : "i");
@@ -146,7 +236,7 @@ static void one_event(FILE *o, const struct rl *l, struct named *s, const struct
 	fprintf(o, ",\"pid\":%u,\"tid\":%d,\"args\":{\"addr\":\"0x%llx\",\"bytes\":%llu,"
 		"\"latency_ns\":%llu,\"access\":\"%s\",\"cause\":\"%s\",\"duplicate\":%s,"
 		"\"batch\":%u,\"count\":%u,\"flags\":%u,\"src\":%u,\"dst\":%u}}",
-		e->pid, tid_of(e), (unsigned long long)e->addr, (unsigned long long)e->bytes,
+		e->pid, tid, (unsigned long long)e->addr, (unsigned long long)e->bytes,
 		(unsigned long long)e->latency_ns, gt_access_name(e->access),
 		gt_is_tsg(e->type) ? gt_tsg_ctl_name(e->cause) : gt_cause_name(e->cause),
 		e->flags & GT_F_DUPLICATE ? "true" : "false", e->batch, e->count, e->flags,
@@ -157,7 +247,8 @@ static void one_event(FILE *o, const struct rl *l, struct named *s, const struct
  * Each TSG's life as a span on its process's TSG track, from its creation to
  * its free (to the last event when never freed): the first 4096 TSG events.
  */
-static void tsg_spans(FILE *o, const struct rl *l, struct named *nm, uint64_t tmax)
+static void tsg_spans(FILE *o, const struct rl *l, struct named *nm, struct lanes *ln,
+		      uint64_t tmax)
 {
 	size_t *ix = malloc(4096 * sizeof(*ix)), n = 0;
 
@@ -166,6 +257,8 @@ static void tsg_spans(FILE *o, const struct rl *l, struct named *nm, uint64_t tm
 			ix[n++] = i;
 	for (size_t a = 0; a < n; a++) {
 		const struct gt_event *c = &l->ev[ix[a]], *f = NULL;
+		uint64_t end;
+		int tid;
 
 		if (c->type != GT_EV_TSG)
 			continue;
@@ -176,14 +269,18 @@ static void tsg_spans(FILE *o, const struct rl *l, struct named *nm, uint64_t tm
 			    x->addr == c->addr)
 				f = x;
 		}
-		name_track(o, l, nm, c->pid, TID_TSG);
+		end = f ? f->ts_ns : tmax > c->ts_ns ? tmax : c->ts_ns;
+		tid = lane_tid(ln, c->pid, TID_TSG, c->ts_ns, end);
+		if (tid < 0)
+			continue;	/* more than LANES alive at once: their events stay on TSGs */
+		name_track(o, l, nm, c->pid, tid, NULL);
 		fprintf(o, ",\n{\"name\":\"TSG 0x%llx\",\"cat\":\"tsg\",\"ph\":\"X\",",
 			(unsigned long long)c->addr);
 		ts_us(o, "ts", c->ts_ns);
 		fputc(',', o);
-		ts_us(o, "dur", (f ? f->ts_ns : tmax) > c->ts_ns ? (f ? f->ts_ns : tmax) - c->ts_ns : 0);
+		ts_us(o, "dur", end - c->ts_ns);
 		fprintf(o, ",\"pid\":%u,\"tid\":%d,\"args\":{\"client\":\"0x%x\",\"seq\":%u,"
-			"\"freed\":%s}}", c->pid, TID_TSG, c->batch, c->count, f ? "true" : "false");
+			"\"freed\":%s}}", c->pid, tid, c->batch, c->count, f ? "true" : "false");
 	}
 	free(ix);
 }
@@ -241,13 +338,16 @@ static int merged(FILE *o, const struct rl *l, struct named *nm, uint64_t tmin, 
 		for (int b = 0; b < BINS; b++) {
 			if (!cnt[s][b])
 				continue;
-			name_track(o, l, nm, k[s].pid, k[s].tid);
+			/* a lane of its own: the kinds' bins of a track would overlap */
+			int tid = k[s].tid + (s + 1) * LANE_TID;
+
+			name_track(o, l, nm, k[s].pid, tid, k[s].name);
 			fprintf(o, ",\n{\"name\":\"%s\",\"cat\":\"merged\",\"ph\":\"X\",", k[s].name);
 			ts_us(o, "ts", tmin + b * bin);
 			fputc(',', o);
 			ts_us(o, "dur", bin);
 			fprintf(o, ",\"pid\":%u,\"tid\":%d,\"args\":{\"count\":%llu,\"bytes\":%llu}}",
-				k[s].pid, k[s].tid, (unsigned long long)cnt[s][b],
+				k[s].pid, tid, (unsigned long long)cnt[s][b],
 				(unsigned long long)bytes[s][b]);
 		}
 	}
@@ -262,6 +362,7 @@ int export_chrome(FILE *o, const struct rl *l)
 	const struct gt_file_header *h = &l->hdr[0];
 	uint64_t tmin = UINT64_MAX, tmax = 0;
 	struct named nm = { 0 };
+	struct lanes ln = { 0 };
 	int rc = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -283,11 +384,14 @@ int export_chrome(FILE *o, const struct rl *l)
 		fprintf(o, "\n{\"name\":\"gpuctl trace: %zu events\",\"ph\":\"i\",\"s\":\"g\","
 			"\"ts\":0,\"pid\":0,\"tid\":0}", l->n);
 		for (size_t i = 0; i < l->n; i++)
-			one_event(o, l, &nm, &l->ev[i]);
-		tsg_spans(o, l, &nm, tmax);
+			one_event(o, l, &nm, &ln, &l->ev[i]);
+		free(ln.v);
+		ln = (struct lanes){ 0 };	/* the TSG tracks' lanes: spans in creation order */
+		tsg_spans(o, l, &nm, &ln, tmax);
 	}
-	rc = rc ? rc : nm.err;
+	rc = rc ? rc : nm.err ? nm.err : ln.err;
 	free(nm.v);
+	free(ln.v);
 	fputs("\n]}\n", o);
 	if (!rc && ferror(o))
 		rc = -(errno ? errno : EIO);

@@ -154,6 +154,18 @@ static bool inside(const struct rm_proc *p, uint64_t addr)
 	return lo && addr < p->x[lo - 1].end;
 }
 
+/* A process's allocations followed from now on (while the table has room): 0 or -errno. */
+static int follow(struct recmeta *m, uint32_t pid)
+{
+	struct rm_proc *p;
+
+	if (m->nprocs >= RM_PROCS)
+		return 0;
+	p = &m->procs[m->nprocs++];
+	p->pid = pid;
+	return reread(m, p);
+}
+
 static int name_proc(struct recmeta *m, uint32_t pid, const char *comm)
 {
 	char buf[64] = "", path[64];
@@ -211,17 +223,19 @@ int recmeta_before(struct recmeta *m, FILE *out, const struct gt_event *e, const
 		return rc;
 	if (first_sight(m, e->pid)) {
 		rc = name_proc(m, e->pid, comm);
-		if (!rc && !gt_is_tsg(e->type) && m->nprocs < RM_PROCS) {
-			p = &m->procs[m->nprocs++];
-			p->pid = e->pid;
-			rc = reread(m, p);
-		}
-		return rc;
+		if (rc || gt_is_tsg(e->type))
+			return rc;
+		return follow(m, e->pid);
 	}
-	if (e->type != GT_EV_GPU_FAULT && e->type != GT_EV_MIGRATION)
+	if (gt_is_tsg(e->type))
 		return 0;
 	p = proc_of(m, e->pid);
-	if (p && !inside(p, e->addr) && mono_s() - p->read_at >= RM_REREAD_S)
+	/* named by a TSG event first (record all tsg): its allocations from its first UVM event */
+	if (!p)
+		return follow(m, e->pid);
+	if (e->type != GT_EV_GPU_FAULT && e->type != GT_EV_MIGRATION)
+		return 0;
+	if (!inside(p, e->addr) && mono_s() - p->read_at >= RM_REREAD_S)
 		rc = reread(m, p);
 	return rc;
 }

@@ -158,6 +158,9 @@ static int read_one(struct rep *p, FILE *in, const char *name)
 
 		se.ts_ns += se.ts_ns ? shift : 0;
 		ts_add(&p->sum, &se);
+		/* a process's name (version 2) for the TSG table, as the live trace has it */
+		if (e.type == GT_EV_META && e.cause == GT_META_COMM && e.pid)
+			ts_comm(&p->sum, e.pid, r.meta);
 		if (p->events && e.type != GT_EV_META)
 			tr_print_event(p->out, &e, r.hdr.start_ts_ns, NULL);
 		if ((p->model && e.type == GT_EV_GPU_FAULT && faults_add(&p->f, &e)) ||
@@ -199,6 +202,8 @@ static int emit(struct rep *p)
 		if (!strcmp(o->format, "summary") && !json_output)
 			for (int k = 0; k < p->l.nin; k++)
 				print_record_line(p->out, &p->l.hdr[k]);
+		p->sum.hdrs = p->l.hdr;		/* -j: the records' headers */
+		p->sum.nhdrs = p->l.nin;
 		if (!p->events || !json_output)
 			ts_print(&p->sum, o->sort, o->top, p->out);
 	}

@@ -44,7 +44,7 @@ static int rmb_start(struct tb *t, char *reason, size_t len)
 {
 	(void)reason;
 	(void)len;
-	t->priv = rm_trace_start(rm_device_path(t->o.device), (uint32_t)t->w.pid, rmb_event, t);
+	t->priv = rm_trace_start(rm_device_path(t->o.device), (uint32_t)t->w->pid, rmb_event, t);
 	return t->priv ? 0 : -1;
 }
 

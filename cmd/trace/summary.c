@@ -2,6 +2,7 @@
 /* summary.c - counts, log2 histograms and hot ranges of a trace. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpuctl.h"
 #include "record.h"	/* gt_*_name */
@@ -352,6 +353,8 @@ static void tsg_json(const struct trace_summary *s)
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct ts_proc *p = &s->procs[i];
 
+		if (!p->created && !p->freed && !p->settings)
+			continue;	/* named (a record's table), no TSG event */
 		jsonw_start_object(json_wtr);
 		jsonw_uint_field(json_wtr, "pid", p->pid);
 		jsonw_string_field(json_wtr, "comm", p->comm[0] ? p->comm : NULL);
@@ -382,6 +385,8 @@ static void tsg_procs_text(const struct trace_summary *s, FILE *out)
 		const struct ts_proc *p = &s->procs[i];
 		char comm[4 * sizeof(p->comm)];
 
+		if (!p->created && !p->freed && !p->settings)
+			continue;	/* named (a record's table), no TSG event */
 		str_printable(comm, sizeof(comm), p->comm, sizeof(p->comm));
 		fprintf(out, "  %-8u %-16s %10llu %10llu %10llu\n", p->pid,
 			comm[0] ? comm : "-", (unsigned long long)p->created,
@@ -411,11 +416,57 @@ static struct ts_range *hot_ranges(const struct trace_summary *s, const char *so
 	return sorted;
 }
 
+/* A fixed-size field of a record's header as a string: NULL when empty. */
+static void header_string(const char *name, const char *field, size_t len)
+{
+	char buf[GT_HOST_LEN + 1];
+	size_t n = strnlen(field, len < GT_HOST_LEN ? len : GT_HOST_LEN);
+
+	memcpy(buf, field, n);
+	buf[n] = '\0';
+	jsonw_string_field(json_wtr, name, n ? buf : NULL);
+}
+
+/* "records": each record's header, as report's text prints it in its record: line. */
+static void records_json(const struct trace_summary *s)
+{
+	json_writer_t *w = json_wtr;
+
+	jsonw_name(w, "records");
+	jsonw_start_array(w);
+	for (int k = 0; k < s->nhdrs; k++) {
+		const struct gt_file_header *h = &s->hdrs[k];
+		time_t secs = (time_t)(h->start_realtime_ns / 1000000000ull);
+		char when[32];
+		struct tm tm;
+
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "version", h->version);
+		header_string("host", h->host, sizeof(h->host));
+		header_string("driver", h->driver, sizeof(h->driver));
+		header_string("backend", h->backend, sizeof(h->backend));
+		header_string("events", h->what, sizeof(h->what));
+		if (h->target_pid)
+			jsonw_uint_field(w, "pid", h->target_pid);
+		else
+			jsonw_null_field(w, "pid");	/* system-wide */
+		jsonw_u64_field(w, "start_realtime_ns", h->start_realtime_ns);
+		if (gmtime_r(&secs, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			jsonw_string_field(w, "started", when);
+		else
+			jsonw_null_field(w, "started");
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
 static void summary_json(const struct trace_summary *s, const struct ts_range *hot, size_t n)
 {
 	json_writer_t *w = json_wtr;
 
 	jsonw_start_object(w);
+	if (s->hdrs)
+		records_json(s);
 	jsonw_name(w, "summary");
 	jsonw_start_object(w);
 	jsonw_float_field(w, "duration_s",

@@ -61,6 +61,9 @@ struct trace_summary {
 	/* GPUs past the table: counted together, and said */
 	uint64_t beyond_faults, beyond_bytes_in, beyond_bytes_out;
 	uint32_t beyond_gpus_max;	/* the highest such GPU index + 1 (0: none) */
+	/* the records' headers, for -j's "records" (report; NULL for a live trace) */
+	const struct gt_file_header *hdrs;
+	int nhdrs;
 };
 
 void ts_init(struct trace_summary *s);

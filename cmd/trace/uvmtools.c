@@ -84,7 +84,7 @@ static void ut_entry(const uint8_t *entry, void *arg)
 		u->last_page = e.addr >> 12;
 	}
 	if (!e.pid)
-		e.pid = t->w.pid;
+		e.pid = t->w->pid;
 	u->ev_count[e.type]++;
 	if (e.type == GT_EV_EVICTION)
 		u->evict_bytes += e.bytes;
@@ -128,7 +128,7 @@ static int try_attach(struct tb *t, bool quiet_if_absent, char *err, size_t len)
 	/* Events only as many as asked: fault streams need room, stat very little. */
 	uint32_t entries = (u->events & ((1u << UT_EV_GPU_FAULT) | (1u << UT_EV_MIGRATION) |
 					 (1u << UT_EV_CPU_FAULT))) ? 1u << 16 : 1u << 12;
-	int ret = ut_attach(&u->s, t->w.pid, err, len);
+	int ret = ut_attach(&u->s, t->w->pid, err, len);
 
 	if ((ret == -ENOENT || ret == -EAGAIN) && quiet_if_absent) {
 		ut_close(&u->s);
@@ -215,7 +215,7 @@ static void wait_attach(struct tb *t, int timeout_ms)
 	char err[256];
 
 	for (int waited = 0; !u->attached && waited < timeout_ms; waited++) {
-		if (workload_gone(&t->w))
+		if (workload_gone(t->w))
 			return;
 		if (try_attach(t, true, err, sizeof(err)) < 0) {
 			p_err("%s", err);
@@ -238,7 +238,7 @@ static void ut_poll(struct tb *t, int timeout_ms)
 		drain(t);
 	} else {
 		/* Counters only: nothing to wait for but time or the target. */
-		workload_wait(&t->w, timeout_ms);
+		workload_wait(t->w, timeout_ms);
 	}
 }
 
@@ -277,7 +277,7 @@ static void ut_counters(struct tb *t, struct tb_counters *c)
 		if (u->gfd[i] < 0 || !(v[UT_CTR_GPU_FAULTS] | v[UT_CTR_BYTES_HTOD] |
 				       v[UT_CTR_BYTES_DTOH]))
 			continue;
-		r->pid = t->w.pid;
+		r->pid = t->w->pid;
 		r->gpu = i;
 		r->v[TC_GPU_FAULTS] = v[UT_CTR_GPU_FAULTS];
 		r->v[TC_BYTES_HTOD] = v[UT_CTR_BYTES_HTOD];
@@ -285,7 +285,7 @@ static void ut_counters(struct tb *t, struct tb_counters *c)
 		c->nrows++;
 	}
 	if (c->rows && !c->nrows) {
-		c->rows[0].pid = t->w.pid;
+		c->rows[0].pid = t->w->pid;
 		c->rows[0].gpu = GT_GPU_NONE;
 		memcpy(c->rows[0].v, c->total, sizeof(c->total));
 		c->nrows = 1;

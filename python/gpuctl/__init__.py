@@ -24,11 +24,11 @@ import threading
 from .errors import (GpuctlError, UsageError, PermissionDenied, NotFound, Busy,
                      NotSupported, Failed, NoDriver, BpffsAbsent, NoBackend, ProtocolError,
                      error_from)
-from .readers import read_textfile, trace_report
+from .readers import read_textfile, sample_value, trace_report
 
 __all__ = ["Gpuctl", "GpuctlError", "UsageError", "PermissionDenied", "NotFound", "Busy",
            "NotSupported", "Failed", "NoDriver", "BpffsAbsent", "NoBackend", "ProtocolError",
-           "SCHEMA_VERSION", "read_textfile",
+           "SCHEMA_VERSION", "read_textfile", "sample_value",
            "documents"]
 
 # The newest "schema_version" this library reads (cmd/lib/gpuctl.h GPUCTL_SCHEMA_VERSION).
@@ -134,8 +134,8 @@ class Gpuctl:
     def _current(self, obj):
         """The built-in policy obj runs now as (name, params), or None."""
         doc = self.json(obj, "show")
-        if isinstance(doc, dict) and obj == "prefetch":
-            doc = doc.get("system")
+        if isinstance(doc, dict) and obj == "prefetch" and "system" in doc:
+            doc = doc["system"]     # engines run too: the system-wide part
         if not isinstance(doc, dict) or not doc.get("policy"):
             return None
         if doc.get("source") not in (None, "builtin", "built-in"):
@@ -171,20 +171,25 @@ class Gpuctl:
                 self.json("sched", "stop")
 
     # ------------------------------------------------------ one experiment
-    def run(self, cmd, prefetch=None, params=None, stat=False, record=None, attach_timeout=None):
+    def run(self, cmd, prefetch=None, params=None, stat=False, record=None, attach_timeout=None,
+            sched=None):
         """gpuctl -j run: cmd (a list) under an engine prefetch policy, counted, recorded.
 
         Returns gpuctl run's document as a dict: "command", "command_status"
         (cmd's exit status, 128+N for signal N), "wall_s", "prefetch" (the
         engine's closing report), "stat" (gpuctl stat's document), "record",
-        "schema_version".  A tool that failed raises its error (typed, as
-        json() does); a failing cmd does not raise: its status is in the dict.
+        "sched" ({"class", "mechanism"} with sched="lc" or "be": cmd started in
+        that class of the running sched policy), "schema_version".  A tool that
+        failed raises its error (typed, as json() does); so does sched= with
+        no sched run; a failing cmd does not raise: its status is in the dict.
         """
         args = ["run"]
         if prefetch:
             args += ["--prefetch", prefetch] + _kv(params)
         elif params:
             raise ValueError("params are the prefetch policy's: give prefetch=")
+        if sched:
+            args += ["--sched", sched]
         if stat:
             args.append("--stat")
         if record:

@@ -30,6 +30,16 @@ def read_textfile(text):
     return out
 
 
+def sample_value(samples, name, **labels):
+    """The value of the first sample of read_textfile's list named name whose
+    labels include labels (values compared as strings), or None."""
+    want = {k: str(v) for k, v in labels.items()}
+    for n, lab, value in samples:
+        if n == name and all(lab.get(k) == v for k, v in want.items()):
+            return value
+    return None
+
+
 def trace_report(g, *paths, **opts):
     """gpuctl -j trace report -i PATH... [--OPT VALUE]...: the report as a dict."""
     args = ["trace", "report"]

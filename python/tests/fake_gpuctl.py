@@ -59,7 +59,9 @@ if obj == "future":
 if obj in ("prefetch", "evict", "replay") and cmd == "show":
     cur = state.get(obj)
     doc = {"policy": cur["name"], "source": "builtin", "params": cur["params"]} if cur else {"policy": None}
-    out({"system": doc if cur else None, "engines": []} if obj == "prefetch" else doc)
+    # as gpuctl: the policy's document alone; with engines running, both parts
+    engines = state.get("engines") if obj == "prefetch" else None
+    out({"system": doc, "engines": engines} if engines else doc)
 if obj in ("prefetch", "evict", "replay") and cmd == "unload":
     state.pop(obj, None)
     out(None)
@@ -106,7 +108,7 @@ if obj == "trace" and cmd == "record":
         f.write("record\n")
     out(None)
 if obj == "trace" and cmd == "report":
-    out({"header": {"version": 2}, "summary": {"counts": {"fault": 64}}})
+    out({"records": [{"version": 2, "backend": "bpf"}], "summary": {"counts": {"fault": 64}}})
 if obj == "sched" and cmd == "run":
     state["sched"] = rest[0]
     out({"daemon_pid": 4242, "policy": rest[0]})
@@ -118,7 +120,11 @@ if obj == "run":
     i = words.index("--")
     opts, cmd = words[:i], words[i + 1:]
     doc = {"command": cmd, "command_status": None, "wall_s": 0.01, "prefetch": None,
-           "stat": None, "record": None}
+           "stat": None, "record": None, "sched": None}
+    if "--sched" in opts:
+        if "sched" not in state:
+            err("no scheduling policy runs: 'gpuctl sched run POLICY ...' first", "FAILED", 1)
+        doc["sched"] = {"class": opts[opts.index("--sched") + 1], "mechanism": "tsg"}
     if "--prefetch" in opts:
         pol = opts[opts.index("--prefetch") + 1]
         if pol == "nope":

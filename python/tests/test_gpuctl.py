@@ -119,6 +119,16 @@ class Loaded(Base):
         self.assertEqual(self.state()["prefetch"], {"name": "adaptive", "params": {"max_pages": 16}})
         self.assertEqual(self.log()[-1], ["-j", "prefetch", "load", "adaptive", "max_pages", "16"])
 
+    def test_previous_put_back_with_engines(self):
+        self.g.json("prefetch", "load", "adaptive", "max_pages", 16)
+        st = self.state()
+        st["engines"] = [{"pid": 7, "policy": "stream"}]
+        with open(os.environ["FAKE_STATE"], "w") as f:
+            json.dump(st, f)
+        with self.g.loaded("prefetch", "stride"):
+            pass
+        self.assertEqual(self.state()["prefetch"], {"name": "adaptive", "params": {"max_pages": 16}})
+
     def test_refused_load_changes_nothing(self):
         self.g.json("evict", "load", "fifo")
         with self.assertRaises(gpuctl.Busy):
@@ -156,6 +166,15 @@ class Run(Base):
                                           "--stat", "--record", rec, "--attach-timeout", "500ms",
                                           "--", "sh", "-c", "exit 3"])
 
+    def test_sched_class(self):
+        with self.assertRaises(gpuctl.Failed) as c:
+            self.g.run(["true"], sched="be")
+        self.assertIn("sched run", c.exception.message)
+        with self.g.sched_running("lc-be", "lc", "comm:llama"):
+            r = self.g.run(["true"], sched="be", stat=True)
+        self.assertEqual(r["sched"], {"class": "be", "mechanism": "tsg"})
+        self.assertEqual(self.log()[-2][:5], ["-j", "run", "--sched", "be", "--stat"])
+
     def test_tool_error_raised(self):
         with self.assertRaises(gpuctl.UsageError) as c:
             self.g.run(["true"], prefetch="nope")
@@ -176,10 +195,13 @@ class Readers(Base):
         self.assertEqual(s[2], ("up", {}, 0.5))
         with self.assertRaises(ValueError):
             gpuctl.read_textfile("not a sample {\n")
+        self.assertEqual(gpuctl.sample_value(s, "gpuctl_gpu_info", gpu=0), 1.0)
+        self.assertIsNone(gpuctl.sample_value(s, "gpuctl_gpu_info", gpu=1))
+        self.assertEqual(gpuctl.sample_value(s, "up"), 0.5)
 
     def test_trace_report(self):
         d = self.g.trace_report("a.gtr", "b.gtr", sort="faults")
-        self.assertEqual(d["header"]["version"], 2)
+        self.assertEqual(d["records"][0]["version"], 2)
         self.assertEqual(self.log()[-1], ["-j", "trace", "report", "-i", "a.gtr", "-i", "b.gtr",
                                           "--sort", "faults"])
 

@@ -183,31 +183,116 @@ def locate(argv):
     return 1 if bad else 0
 
 
+# The trace-event format (the JSON object form): what Perfetto's JSON importer
+# and chrome://tracing need of each event, checked strictly.
+TOP_KEYS = {'traceEvents', 'displayTimeUnit', 'otherData', 'systemTraceEvents', 'stackFrames',
+            'samples', 'metadata'}
+PHASES = set('BEXiIbenstfPCOMNDRcv(')
+META_NAMES = {'process_name': str, 'process_labels': str, 'thread_name': str,
+              'process_sort_index': int, 'thread_sort_index': int}
+
+
+def _no_dups(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError('duplicate key in %r' % keys)
+    return dict(pairs)
+
+
+def _bad_constant(c):
+    raise ValueError('%s is not JSON' % c)
+
+
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _event_why(e):
+    """What is wrong with one event, or None."""
+    if not isinstance(e, dict):
+        return 'not an object'
+    ph = e.get('ph')
+    if not isinstance(ph, str) or len(ph) != 1 or ph not in PHASES:
+        return 'phase %r' % (ph,)
+    if not isinstance(e.get('name'), str) or not e['name']:
+        return 'no name'
+    for k in ('pid', 'tid'):
+        if not isinstance(e.get(k), int) or isinstance(e[k], bool) or e[k] < 0:
+            return '%s %r' % (k, e.get(k))
+    if 'cat' in e and not isinstance(e['cat'], str):
+        return 'cat %r' % (e['cat'],)
+    if 'args' in e and not isinstance(e['args'], dict):
+        return 'args not an object'
+    if ph == 'M':
+        want = META_NAMES.get(e['name'])
+        if want is None:
+            return 'metadata name %r' % e['name']
+        key = 'sort_index' if want is int else 'name'
+        if not isinstance(e.get('args', {}).get(key), want):
+            return 'metadata without args.%s' % key
+        return None
+    if not _num(e.get('ts')) or e['ts'] < 0:
+        return 'ts %r' % (e.get('ts'),)
+    if ph == 'X' and (not _num(e.get('dur')) or e['dur'] < 0):
+        return 'X without dur'
+    if ph in 'iI' and e.get('s', 't') not in ('g', 'p', 't'):
+        return 'instant scope %r' % (e.get('s'),)
+    return None
+
+
+def _nesting(evs):
+    """Spans on one (pid, tid) must nest: one that ends inside a later one's is broken."""
+    tracks = {}
+    for e in evs:
+        if e['ph'] == 'X':
+            s = round(e['ts'] * 1000)
+            tracks.setdefault((e['pid'], e['tid']), []).append((s, s + round(e['dur'] * 1000), e))
+    bad = []
+    for key, spans in tracks.items():
+        spans.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for s, t, e in spans:
+            while stack and stack[-1][1] <= s:
+                stack.pop()
+            if stack and t > stack[-1][1]:
+                bad.append('track %r: %s [%d, %d) ends after %s [%d, %d) that holds its start'
+                           % (key, e['name'], s, t, stack[-1][2]['name'], stack[-1][0], stack[-1][1]))
+            stack.append((s, t, e))
+    return bad
+
+
 def chrome(argv):
-    doc = json.load(open(argv[0]))
-    evs = doc['traceEvents'] if isinstance(doc, dict) else doc
+    with open(argv[0], encoding='utf-8', errors='strict') as f:
+        doc = json.load(f, object_pairs_hook=_no_dups, parse_constant=_bad_constant)
+    if not isinstance(doc, dict) or not isinstance(doc.get('traceEvents'), list):
+        print('not an object with a traceEvents array')
+        return 1
+    extra = set(doc) - TOP_KEYS
+    if extra or doc.get('displayTimeUnit', 'ms') not in ('ms', 'ns') or \
+            not isinstance(doc.get('otherData', {}), dict):
+        print('top level: unknown keys %r or a bad displayTimeUnit/otherData' % sorted(extra))
+        return 1
+    evs = doc['traceEvents']
     bad = 0
     for e in evs:
-        why = None
-        for k in ('name', 'ph', 'pid', 'tid'):
-            if k not in e:
-                why = 'no %s' % k
-        if not why and e['ph'] not in 'XiIMBEbensftPCO':
-            why = 'phase %r' % e['ph']
-        if not why and e['ph'] != 'M' and not isinstance(e.get('ts'), (int, float)):
-            why = 'ts %r' % e.get('ts')
-        if not why and e['ph'] == 'X' and not isinstance(e.get('dur'), (int, float)):
-            why = 'X without dur'
-        if not why and e['ph'] == 'M' and 'name' not in e.get('args', {}):
-            why = 'metadata without args.name'
-        if not why and not all(isinstance(e[k], int) for k in ('pid', 'tid')):
-            why = 'pid/tid not integers'
+        why = _event_why(e)
         if why:
             bad += 1
             if bad < 5:
                 print('event %s: %s' % (json.dumps(e)[:200], why))
+    if bad:
+        print('%d events, %d bad' % (len(evs), bad))
+        return 1
+    # gpuctl's own promise: every process and track an event is on is named
+    named = {(e['pid'], None) for e in evs if e['name'] == 'process_name'}
+    named |= {(e['pid'], e['tid']) for e in evs if e['name'] == 'thread_name'}
+    unnamed = sorted({(e['pid'], e['tid']) for e in evs if e['ph'] != 'M' and e.get('s') != 'g'
+                      and ((e['pid'], None) not in named or (e['pid'], e['tid']) not in named)})
+    nest = _nesting(evs)
+    for why in (['unnamed process/track %r' % (u,) for u in unnamed[:4]] + nest[:4]):
+        print(why)
     print('%d events' % len(evs))
-    return 1 if bad else 0
+    return 1 if unnamed or nest else 0
 
 
 def csv_check(argv):

@@ -94,7 +94,7 @@ int main(void)
 	allocs_event(&a, &m2, 1000000);
 	x = allocs_find(&a, B);
 	CHECK("first fault: true once", x && allocs_fault(&a, x, 2000000) && !allocs_fault(&a, x, 2500000));
-	allocs_served(&a, B, 2 * M, 4000000);	/* 3 ms after it was made */
+	allocs_served(&a, B, 2 * M, 4000000, 4000000);	/* 3 ms after it was made */
 	CHECK("served: counted", a.served == 1);
 	CHECK("age: from creation (3000 us)", allocs_age_us(&a, 50) >= 2900 && allocs_age_us(&a, 50) <= 3100);
 	x = allocs_find(&a, B + 2 * M);
@@ -114,7 +114,7 @@ int main(void)
 	CHECK("pull: the first CPU fault in it: it", x && x->s == B && x->e == B + 2 * M);
 	CHECK("pull: the second: none", !allocs_pull(&a, B + 8192, 4600000) &&
 	      allocs_pull_waiting(&a, 4600000) == 0);
-	allocs_served(&a, B, 2 * M, 6000000);
+	allocs_served(&a, B, 2 * M, 6000000, 6000000);
 	CHECK("pull: moved again, watched again (not served twice)", allocs_pull_waiting(&a, 6500000) == 1 &&
 	      a.served == 1 && allocs_pull(&a, B, 6500000));
 	allocs_event(&a, &m2, 7000000);
@@ -122,6 +122,11 @@ int main(void)
 	allocs_watch(&a, B + 2 * M, 4096, 8000000);
 	CHECK("pull: watched on request (PFE_DST_WATCH), nothing served", a.served == 1 &&
 	      allocs_pull(&a, B + 2 * M, 8500000));
+	/* a move that starts 2 ms after creation and lasts 51 ms */
+	allocs_served(&a, B + 2 * M, 2 * M, 9000000, 60000000);
+	CHECK("age: at the move's start (2000 us), not its end", a.served == 2 &&
+	      allocs_age_us(&a, 50) >= 1900 && allocs_age_us(&a, 50) <= 2100 && allocs_age_us(&a, 99) <= 3100);
+	CHECK("pull: watched from the move's end", allocs_pull_waiting(&a, 59000000 + PULL_WINDOW_NS) == 1);
 	allocs_free(&a);
 	printf("%d passed, %d failed\n", pass, failed);
 	return failed ? 1 : 0;

@@ -200,7 +200,12 @@ expect_exit 2 "$G" trace faults --device /dev/null && expect_stderr_line "--devi
 expect_exit 2 "$G" trace tsg --device && expect_stderr_line "--device without PATH"
 expect_exit 2 "$G" trace record bogus && expect_stderr_line "record: unknown event kind"
 expect_exit 2 "$G" trace record --device /dev/null && expect_stderr_line "record all with --device"
-expect_exit 2 "$G" trace record tsg all && expect_stderr_line "record: two event kinds"
+# both kinds (issue 44): one record from two backends; a word twice or a third is refused
+expect_exit 2 "$G" trace record tsg all tsg && expect_stderr_line "record: tsg twice"
+expect_exit 2 "$G" trace record all tsg bogus && expect_stderr_line "record: a third word"
+expect_exit 2 "$G" trace record all tsg --backend rm && expect_stderr_line "record all tsg --backend rm"
+case $ERR in *"--backend names the UVM events' backend"*) ok "record all tsg --backend rm: says what --backend means here" ;;
+*) fail "record all tsg --backend rm" "$ERR" ;; esac
 expect_exit 1 "$G" trace tsg --device "$T_DIR/no-such-device" &&
     expect_stderr_line "tsg: RM device missing"
 case $ERR in *"no-such-device"*"GPUCTL_RM_DEVICE"*) ok "tsg: missing device named, with the way out" ;;

@@ -26,10 +26,11 @@ expect_exit 2 "$G" -j bogus &&
 expect_exit 2 "$G" stat -j -I 5x && expect_json_eq "stat -I 5x: code" .code USAGE
 expect_exit 2 "$G" stat -j --pid 0 && expect_json_eq "stat --pid 0: code" .code USAGE
 expect_exit 2 "$G" -j stat --interval-count 2 && expect_json_eq "stat --interval-count without -I: code" .code USAGE
-# codes chosen where the error happens (gpuctl(8)): this host has no driver and no bpffs
-if ! grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
-    expect_exit 1 "$G" -j sched status && expect_json_eq "no bpffs: BPFFS_ABSENT" .code BPFFS_ABSENT
-fi
+# codes chosen where the error happens (gpuctl(8)): this host has no driver; bpffs
+# named where none is (status would answer "nothing loaded": test_show_rule)
+mkdir -p "$T_DIR/notbpf"
+expect_exit 1 env GPUCTL_BPFFS="$T_DIR/notbpf" "$G" -j sched list &&
+    expect_json_eq "no bpffs: BPFFS_ABSENT" .code BPFFS_ABSENT
 if [ ! -e /dev/nvidia-uvm-tools ]; then
     expect_exit 1 "$G" -j stat -- true && expect_json_eq "no trace back-end: NO_BACKEND" .code NO_BACKEND
     expect_exit 1 "$G" -j prefetch load stream -p 1 --max-bytes 64M &&

@@ -9,6 +9,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 COMPLETION=$(pwd)/bash-completion/gpuctl
+PATH="$(dirname "$GPUCTL"):$PATH"	# the shim asks the gpuctl it completes for
 D=$T_DIR/files
 mkdir -p "$D/sub dir"
 touch "$D/my policy.o" "$D/*.o" "$D/a.o" "$D/notes.txt"

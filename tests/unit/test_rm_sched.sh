@@ -47,12 +47,16 @@ if command -v capsh >/dev/null && [ "$(id -u)" = 0 ]; then
     expect_exit 1 capsh --drop=cap_sys_admin,cap_sys_ptrace -- -c "$G -j sched preempt --tsg 1"
     expect_json "caps error under -j"
     # every command that changes state checks first, and names what is missing
-    for c in watch stop unload status "run fixed timeslice 5" "set-interleave --tsg 1 low"; do
+    for c in watch stop unload "run fixed timeslice 5" "set-interleave --tsg 1 low"; do
         expect_exit 1 capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon,cap_sys_ptrace -- -c "$G sched $c"
         expect_stderr_line "no caps: $c"
         case $ERR in *"'sched ${c%% *}' needs CAP_"*"missing: CAP_"*) ok "$c: capability named" ;;
         *) fail "$c: capability named" "$ERR" ;; esac
     done
+    # status changes nothing: with nothing pinned it answers without caps (gpuctl(8), EXIT STATUS)
+    mkdir -p "$T_DIR/nobpf"
+    expect_exit 0 env GPUCTL_BPFFS="$T_DIR/nobpf" capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon,cap_sys_ptrace -- -c "$G sched status"
+    expect_out "no caps, nothing pinned: status says so" "^watcher not running"
     expect_exit 1 capsh --drop=cap_sys_admin,cap_bpf,cap_perfmon -- -c "$G trace tsg --device /dev/null"
     expect_stderr_line "trace tsg without BPF caps"
     case $ERR in *"CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"*"missing: CAP_BPF, CAP_PERFMON"*) ok "trace tsg: caps named" ;;
@@ -96,6 +100,6 @@ if command -v rst2man >/dev/null; then
     rst2man --halt=warning man/gpuctl-sched.8.rst >/dev/null 2>"$T_DIR/man.err" &&
         ok "gpuctl-sched.8 builds" || fail "man page" "$(cat "$T_DIR/man.err")"
 fi
-out=$(bash -c 'source bash-completion/gpuctl; COMP_WORDS=(gpuctl sched set-t); COMP_CWORD=2; _gpuctl; echo "${COMPREPLY[@]}"')
+out=$(PATH="$(dirname "$G"):$PATH" bash -c 'source bash-completion/gpuctl; COMP_WORDS=(gpuctl sched set-t); COMP_CWORD=2; _gpuctl; echo "${COMPREPLY[@]}"')
 [ "$out" = "set-timeslice" ] && ok "completion: sched commands" || fail "completion" "$out"
 summary

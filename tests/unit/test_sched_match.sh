@@ -76,7 +76,7 @@ if unshare -m true 2>/dev/null; then
 			mkdir -p /var/log/pods/ml_trainer_7b2e1d63-4c8f-4e32-8d1f-6a4b3c2d1e01 \
 				/var/log/pods/kube-system_web-0_0f3c8e5a-0000-4e32-8d1f-6a4b3c2d1e02
 			. "$1"; shift
-			COMP_WORDS=(gpuctl "$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			COMP_WORDS=("$GPUCTL" "$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 			_gpuctl; printf "%s\n" "${COMPREPLY[@]}"' _ bash-completion/gpuctl "$@" | LC_ALL=C sort
 	}
 	got=$(comp sched run lc-be lc pod : 7b | tr '\n' ' ')

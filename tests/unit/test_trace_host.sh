@@ -43,11 +43,31 @@ expect_json "-j report"
 	fail "-j report: one document" "$OUT"
 expect_json_eq "-j report: faults" .summary.counts.fault 64
 expect_json_eq "-j report: bytes exact" .summary.bytes.to_gpu 1048576
+# the record's header is kept (issue 41): the same facts as the text's record: line
+expect_json_expr "-j report: records[0] is the header" \
+	"j['records'] == [{'version': 1, 'host': 'testhost', 'driver': '550.163.01', 'backend': 'bpf', 'events': 'all', 'pid': 4242, 'start_realtime_ns': j['records'][0]['start_realtime_ns'], 'started': j['records'][0]['started']}]"
+expect_json_expr "-j report: started is ISO 8601 UTC" \
+	"__import__('re').match(r'^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$', j['records'][0]['started'])"
+expect_json_expr "-j report: counts keyed by snake_case event names" \
+	"all(__import__('re').match('^[a-z][a-z0-9_]*$', k) for k in j['summary']['counts'])"
+expect_exit 0 $G -j trace report -i "$T/s.rec" -i "$T/t.rec"
+expect_json_expr "-j report of two records: two headers, in order" \
+	"[r['events'] for r in j['records']] == ['all', 'tsg'] and j['records'][1]['backend'] == 'rm'"
 expect_exit 0 $G -j trace report -i "$T/s.rec" --format events
 [ -z "$(json_lines_bad)" ] && ok "-j --format events: every line is JSON" ||
 	fail "-j events lines" "$(json_lines_bad | head -3)"
 [ "$(printf '%s\n' "$OUT" | grep -c '"event":')" = 98 ] && ok "-j --format events: 98 events" ||
 	fail "-j events count" "$(printf '%s\n' "$OUT" | grep -c '"event":')"
+# null, not "-", where there is none; no "-" value anywhere
+printf '%s\n' "$OUT" | grep -q '"access":null' && printf '%s\n' "$OUT" | grep -q '"cause":null' &&
+	ok "-j events: no access or cause is null" || fail "-j events: null" "$(printf '%s\n' "$OUT" | head -3)"
+printf '%s\n' "$OUT" | grep -q '"-"' && fail "-j events: no \"-\" value" "$(printf '%s\n' "$OUT" | grep -m1 '"-"')" ||
+	ok "-j events: no \"-\" value"
+expect_exit 0 $G -j trace report -i "$T/t.rec" --format events
+n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg_\(new\|set\|free\)"')
+[ "$n" = 18 ] && ok "-j tsg events: tsg_new, tsg_set, tsg_free (18)" || fail "-j tsg event names" "$n"
+printf '%s\n' "$OUT" | grep -q '"-"\|"event":"tsg-' && fail "-j tsg events: no \"-\"" "$(printf '%s\n' "$OUT" | head -2)" ||
+	ok "-j tsg events: no \"-\" and no old names"
 expect_exit 0 $G trace report -i "$T/t.rec"
 expect_out "tsg report: created" "^  tsgs created +6$"
 expect_out "tsg report: per process" "^  100 +- +3 +3 +3$"
@@ -138,5 +158,20 @@ if [ ! -e /dev/nvidia-uvm-tools ]; then
 	[ -z "$OUT" ] && ok "no empty summary" || fail "uvm-tools without device" "$OUT"
 	expect_exit 1 $G stat --backend uvm-tools -- true
 	expect_stderr_line "stat: uvm-tools without its device"
+	# -o FILE: a stat that cannot count leaves no file behind
+	expect_exit 1 $G stat --backend uvm-tools -o "$T/st.out" -- true
+	[ ! -e "$T/st.out" ] && ok "stat -o: nothing written when stat fails" || fail "stat -o failed" "file left"
 fi
+
+# --- stat -r N, -o FILE: refused at once, one line, nothing run -----------------
+expect_exit 2 $G stat -r 2 && expect_stderr_line "stat -r without a command" &&
+	expect_err "stat -r without a command: names the form" "stat -r 5 -- CMD"
+expect_exit 2 $G stat -r 2 -I 100 -- true && expect_stderr_line "stat -r with -I"
+expect_exit 2 $G stat -r 0 -- true && expect_stderr_line "stat -r 0"
+expect_exit 2 $G stat --repeat=1001 -- true && expect_stderr_line "stat -r past its bound"
+expect_exit 2 $G -j stat -r x -- true && expect_json_eq "stat -j -r x: USAGE" .code USAGE
+expect_exit 1 $G stat -o "$T" -- true && expect_stderr_line "stat -o DIRECTORY"
+ln -s "$T/nowhere" "$T/st.link"
+expect_exit 1 $G stat -o "$T/st.link" -- true && expect_stderr_line "stat -o through a link"
+[ ! -e "$T/nowhere" ] && ok "stat -o: the link's target not created" || fail "stat -o link" "created"
 summary

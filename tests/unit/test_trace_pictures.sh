@@ -129,6 +129,32 @@ assert len(mig) == 4 and all(e['ph'] == 'X' and e['dur'] == 30 for e in mig), mi
 assert d['otherData']['merged'] is False
 PY
 
+# spans that overlap on one GPU (demo: prefetch migrations beginning inside fault
+# migrations) go to lanes of their own, so every track's spans nest, as Perfetto
+# and chrome://tracing need; the check fails the exporter that put them on one track
+"$T/gen" demo "$T/demo.rec" || fail "record_gen demo" "failed"
+expect_exit 0 $G trace report -i "$T/demo.rec" --format chrome
+printf '%s\n' "$OUT" >"$T/demo.json"
+$PC chrome "$T/demo.json" >"$T/cj3" && ok "chrome: overlapping spans on lanes, every track's spans nest" ||
+	fail "chrome nesting" "$(head -5 "$T/cj3")"
+grep -q '"args":{"name":"GPU 0: NVIDIA H100 80GB HBM3 (GPU-[0-9a-f-]*) (overlapping spans, lane 2)"}' "$T/demo.json" &&
+	ok "chrome: a lane is named after its GPU's track" || fail "lane name" "$(grep -o 'lane [0-9]*' "$T/demo.json" | head -2)"
+# the strict check itself fails what the format refuses (so it can fail)
+for bad in 'nan {"traceEvents":[{"name":"a","ph":"i","ts":NaN,"pid":1,"tid":1}]}' \
+	'dupkey {"traceEvents":[{"name":"a","name":"b","ph":"i","ts":1,"pid":1,"tid":1}]}' \
+	'nophase {"traceEvents":[{"name":"a","ts":1,"pid":1,"tid":1}]}' \
+	'nodur {"traceEvents":[{"name":"a","ph":"X","ts":1,"pid":1,"tid":1}]}' \
+	'scope {"traceEvents":[{"name":"a","ph":"i","s":"x","ts":1,"pid":1,"tid":1}]}' \
+	'strpid {"traceEvents":[{"name":"a","ph":"i","ts":1,"pid":"1","tid":1}]}' \
+	'meta {"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{}}]}' \
+	'toplevel {"traceEvents":[],"displayTimeUnit":"s"}' \
+	'unnamed {"traceEvents":[{"name":"a","ph":"i","ts":1,"pid":1,"tid":1}]}' \
+	'overlap {"traceEvents":[{"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"p"}},{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"t"}},{"name":"a","ph":"X","ts":1,"dur":10,"pid":1,"tid":1},{"name":"b","ph":"X","ts":5,"dur":10,"pid":1,"tid":1}]}'; do
+	printf '%s\n' "${bad#* }" >"$T/bad.json"
+	$PC chrome "$T/bad.json" >/dev/null 2>&1 && fail "chrome check: ${bad%% *}" "passed" ||
+		ok "chrome check refuses ${bad%% *}"
+done
+
 # --- CSV ----------------------------------------------------------------------------------
 expect_exit 0 $G trace report -i "$T/p.rec" --format csv
 printf '%s\n' "$OUT" >"$T/p.csv"
@@ -170,6 +196,11 @@ for k in empty single lost wide; do
 	expect_exit 0 $G trace report -i "$T/$k.rec" --format csv
 done
 grep -q 'Nothing to draw: the record holds no events' "$T/empty.svg" && ok "empty: said" || fail "empty" "not said"
+$G trace report -i "$T/empty.rec" --format csv >"$T/empty.csv" && $PC csv "$T/empty.csv" 0 >/dev/null &&
+	ok "empty: the CSV is its header alone" || fail "empty csv" "$(head -c 300 "$T/empty.csv")"
+$G trace report -i "$T/wide.rec" --format csv >"$T/wide.csv" && grep -q ',0xffffffffffffffff,' "$T/wide.csv" &&
+	grep -q ',0xe0000000000,' "$T/wide.csv" && ok "addresses over 2^47: exact in the CSV" ||
+	fail "wide csv" "$(cut -d, -f7 "$T/wide.csv" | sort | tail -2)"
 echo "fault 5000 0x7f0000000000 read 0 4242" >"$T/one"
 $PC locate "$T/single.svg" "$T/one" >/dev/null && ok "single event: a time axis and a place for it" ||
 	fail "single" "$($PC locate "$T/single.svg" "$T/one" 2>&1)"

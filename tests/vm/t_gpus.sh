@@ -28,7 +28,7 @@ expect_json_eq "probe -j: name" '.gpus[0].name' "NVIDIA Model GPU"
 expect_json_eq "probe -j: bus id as nvidia-smi prints it" '.gpus[1].pci_bus_id' "00000000:02:00.0"
 expect_json_eq "probe -j: memory (unlimited model: 16 GiB)" '.gpus[0].memory_total_bytes' 17179869184
 expect_exit 0 $G probe
-expect_out "probe text: gpu 0 line" "gpu 0 +$U0  NVIDIA Model GPU  16.0 GiB, 16.0 GiB free  00000000:01:00.0"
+expect_out "probe text: gpu 0 line" "gpu 0 +$U0  NVIDIA Model GPU  16 GiB, 16 GiB free  00000000:01:00.0"
 expect_exit 0 env GPUCTL_RM_DEVICE=/nonexistent $G -j probe
 case $OUT in *'"gpus":null,"gpus_error":"RM device /nonexistent'*) ok "probe -j without RM: gpus null and why" ;;
 	*) fail "probe without RM" "$OUT" ;; esac

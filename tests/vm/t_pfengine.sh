@@ -34,7 +34,9 @@ STATS=$(uvmsim stats)
 base=$(stat_of fault_entries)
 expect_json_eq "none: no migrate call" .ioctls 0
 v=$(jnum faults); [ "${v:-9}" -le 1 ] && ok "none: wants no fault, the driver records none ($v)" || fail "none faults" "$OUT"
-expect_json_eq "none: the driver's fault counter agrees" .driver_gpu_faults "$base"
+[ -z "$(json_get .driver_gpu_faults)" ] && [ -z "$(json_get .driver_bytes_htod)" ] &&
+	ok "none: no driver counter enabled (each is a callback in the process's fault path)" ||
+	fail "none: driver counters" "$OUT"
 [ "$base" -gt 100 ] && ok "baseline: the sweep faults ($base)" || fail "baseline" "$STATS"
 
 # --- populate: the first fault moves the whole allocation -------------------
@@ -42,6 +44,8 @@ uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load populate $MAX -- uvmsim run seq blocks 16 $SLOW
 STATS=$(uvmsim stats)
 expect_json_eq "populate: one allocation" .allocations 1
+v=$(jnum driver_gpu_faults); [ -n "$v" ] && ok "populate: the driver's fault counter on (driver_gpu_faults $v)" ||
+	fail "populate: driver_gpu_faults" "$OUT"
 expect_json_eq "populate: no call refused" .errors 0
 f=$(stat_of fault_entries)
 [ "$(stat_of pages_migrated_user)" -ge 8192 ] && ok "populate: the 16 swept blocks moved by UVM_MIGRATE" ||
@@ -117,6 +121,7 @@ expect_json_eq "show: its policy" ".engines[0].policy" stream
 expect_json_eq "show: its engine pid" ".engines[0].engine_pid" "$EP"
 expect_exit 0 $G prefetch show
 expect_out "show: a line per engine" "^engine on pid $P: .*policy stream"
+expect_out "show: bytes in human units beside the count" "^engine on pid $P: .* migrated_bytes [0-9]+ \\([0-9.]+ (B|KiB|MiB|GiB)\\)"
 expect_exit 1 $G prefetch load populate -p $P --detach $MAX
 expect_stderr_line "a second engine on the same process"
 expect_err "second engine: names the first" "already runs as pid $EP"
@@ -164,8 +169,9 @@ expect_json_eq "migrate: to the process's GPU" .to "$GPU"
 STATS=$(uvmsim stats)
 [ "$(stat_of pages_migrated_user)" = 1024 ] && ok "migrate: 1024 pages moved" || fail "migrate" "$STATS"
 expect_exit 0 $G prefetch migrate -p $P $B 8M --max-bytes 2M
-expect_err "migrate: says it cut the request" "capped: 2097152 of the 8388608 bytes"
+expect_err "migrate: says it cut the request (human units)" "capped: 2.0 MiB of the 8.0 MiB asked for"
 expect_exit 0 $G prefetch migrate -p $P $B 4M --to cpu
+expect_out "migrate: the amount and the time in human units" "^migrated 4\\.0 MiB of process $P at 0x[0-9a-f]+ to cpu in [0-9.]+ (ns|us|ms|s)$"
 STATS=$(uvmsim stats)
 [ "$(stat_of pages_migrated_to_cpu)" -ge 1024 ] && ok "migrate --to cpu" || fail "migrate to cpu" "$STATS"
 expect_exit 0 $G prefetch advise -p $P $B 2M preferred-location $GPU

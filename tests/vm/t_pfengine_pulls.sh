@@ -118,6 +118,10 @@ ends_killed ""
 [ ! -s "$T_DIR/o" ] && ok "text: nothing of the engine on stdout" || fail "text stdout" "$(head -c 300 "$T_DIR/o")"
 grep -q '^prefetch engine: policy populate on pid' "$T_DIR/e" && grep -q '^  exit_status  *143$' "$T_DIR/e" &&
 	ok "text: the report on stderr, with the exit status" || fail "text stderr" "$(head -c 600 "$T_DIR/e")"
+grep -Eq '^  migrated_bytes +[0-9]+  # [0-9.]+ (B|KiB|MiB|GiB)$' "$T_DIR/e" &&
+	grep -Eq '^  cpu_us +[0-9]+  # [0-9.]+ (ns|us|ms|s)$' "$T_DIR/e" && grep -Eq '^  seen +[0-9]+$' "$T_DIR/e" &&
+	ok "text: bytes and times in human units beside the counts, counts alone" ||
+	fail "text human units" "$(head -c 900 "$T_DIR/e")"
 ends_killed -j
 OUT=$(cat "$T_DIR/o")
 [ $RC -eq 143 ] && ok "-j: gpuctl exits with the command's status" || fail "-j rc" "$RC"

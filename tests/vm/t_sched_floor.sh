@@ -26,7 +26,7 @@ SLACK=250		# what a TCG guest adds to a measured stall (ms)
 
 choff() { cat $P/rm_channels_off; }
 start_run() {	# start_run ARGS...: sched run lc-be lc comm:lc1 ARGS in the background
-	rm -f "$W/run.out" "$W/run.err"	# not the last run's "active"
+	rm -f "$W/run.out" "$W/run.err"	# else a grep before the & child truncates them finds the last run's "active"
 	"$GPUCTL" sched run lc-be lc comm:lc1 "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!
 	i=0

@@ -30,7 +30,7 @@ wait_off() {
 	[ "$(off)" = "$1" ]
 }
 start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
-	rm -f "$W/run.out" "$W/run.err"	# not the last run's "active"
+	rm -f "$W/run.out" "$W/run.err"	# else a grep before the & child truncates them finds the last run's "active"
 	"$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!
 	i=0

@@ -21,8 +21,8 @@ PIPE=/run/gpuctl/mps/pipe
 export PATH="$STANDIN:$PATH"
 
 start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pid
-	# the last run's lines go first: the new run's shell opens run.err
-	# after this one looks at it, and the last "active" is not this run's
+	# the last run's files go first: the & child truncates them only once it runs, and
+	# a grep before that would find the last run's "active"
 	rm -f "$W/run.out" "$W/run.err"
 	"$GPUCTL" sched run lc-be lc comm:lc1 "$@" >"$W/run.out" 2>"$W/run.err" &
 	RUN=$!

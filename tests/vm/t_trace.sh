@@ -27,6 +27,35 @@ expect_exit 0 $G stat -j --duration=300ms
 expect_json_expr "stat -j --duration=300ms: system-wide, no command" 'j["command_status"] is None and j["schema_version"] == 1'
 expect_exit 3 $G stat -j -- sh -c 'uvmsim run seq blocks 1 >/dev/null; exit 3'
 expect_json_eq "stat -- CMD: a failing command's status in the document" .command_status 3
+# -r N: perf's repeat, with the means and their spread
+expect_exit 0 $G stat -r 3 -- uvmsim run seq blocks 2
+expect_out "stat -r 3: says 3 runs" "^ Performance counter stats for 'uvmsim run seq blocks 2' \(3 runs, backend bpf\):$"
+expect_out "stat -r 3: a mean with its spread" "^ +[0-9,]+ +gpu_faults .*\( \+- +[0-9]+\.[0-9][0-9]% \)$"
+expect_out "stat -r 3: elapsed mean +- its deviation" "^ +[0-9.]+ \+- [0-9.]+ seconds time elapsed +\( \+- +[0-9.]+% \)$"
+expect_exit 0 $G -j stat -r 3 -- uvmsim run seq blocks 2
+expect_json_expr "stat -j -r 3: 3 runs, per run, means" \
+	'j["runs"] == 3 and len(j["per_run"]) == 3 and j["counters"]["gpu_faults"] == sum(r["counters"]["gpu_faults"] for r in j["per_run"]) / 3'
+expect_json_expr "stat -j -r 3: stddev and spread_pct per counter, every command_status 0" \
+	'j["stddev"]["gpu_faults"] >= 0 and j["spread_pct"]["gpu_faults"] >= 0 and j["command_status"] == 0 and all(r["command_status"] == 0 for r in j["per_run"])'
+expect_exit 0 $G stat -r 2 -x, -- uvmsim run seq blocks 1
+expect_out "stat -r 2 -x,: mean, unit, name, spread" "^[0-9]+\.[0-9][0-9],,gpu_faults,[0-9]+\.[0-9][0-9]%$"
+# a failing run ends the repetition, and its status is stat's
+expect_exit 4 $G -j stat -r 5 -- sh -c 'uvmsim run seq blocks 1 >/dev/null; exit 4'
+expect_json_expr "stat -r 5, the command fails: one run of 5, its status" \
+	'j["runs"] == 1 and j["runs_asked"] == 5 and j["command_status"] == 4'
+# -o FILE: the counts in the file (written whole), the command's output on the terminal
+expect_exit 0 $G stat -o $T/stat.txt -- sh -c 'echo chatter; uvmsim run seq blocks 1 >/dev/null'
+expect_out "stat -o: the command's output stays on stdout" "^chatter$"
+grep -q "gpu_faults" $T/stat.txt && grep -q "seconds time elapsed" $T/stat.txt &&
+	ok "stat -o: the counts are in the file" || fail "stat -o" "$(head -c 300 $T/stat.txt)"
+expect_exit 0 $G -j stat -r 2 -o $T/stat.json -- uvmsim run seq blocks 1
+OUT=$(cat $T/stat.json)
+expect_json_expr "stat -j -r 2 -o: the document in the file, stamped" 'j["runs"] == 2 and j["schema_version"] == 1'
+ln -sf $T/stat.txt $T/stat.link
+expect_exit 1 $G stat -o $T/stat.link -- true && expect_stderr_line "stat -o through a link"
+[ -L $T/stat.link ] && grep -q gpu_faults $T/stat.txt && ok "stat -o: the link and its target untouched" ||
+	fail "stat -o link" "changed"
+expect_exit 2 $G stat -r 2 -- && expect_stderr_line "stat -r without a command"
 
 # live traces
 uvmsim reset va_blocks 64 batch 64 >/dev/null
@@ -223,17 +252,17 @@ C=$(printf '%s' "$ready" | sed 's/.*client=\(0x[0-9a-f]*\).*/\1/')
 T1=$(printf '%s' "$ready" | sed 's/.*tsgs=\(0x[0-9a-f]*\),.*/\1/')
 T2=$(printf '%s' "$ready" | sed 's/.*tsgs=0x[0-9a-f]*,\(0x[0-9a-f]*\).*/\1/')
 [ -n "$P" ] && [ -n "$T2" ] && ok "the client says its handles" || fail "client" "$ready"
-n=$(printf '%s\n' "$OUT" | grep -c " $P tsgapp  *tsg-new  *$C ")
-[ "$n" = 2 ] && ok "tsg-new: 2 lines with pid, comm and client" || fail "tsg-new" "$n lines"
-tsg_line tsg-new "$T1" >/dev/null && tsg_line tsg-new "$T2" >/dev/null &&
-	ok "tsg-new names both TSG handles" || fail "tsg-new handles" "$T1 $T2"
-tsg_line tsg-set "$T1" | grep -q " $P tsgapp .* timeslice 500us$" &&
-	tsg_line tsg-set "$T2" | grep -q "timeslice 500us$" &&
-	ok "tsg-set: the app's own timeslice on both" || fail "tsg-set" "no timeslice 500us lines"
-tsg_line tsg-free "$T1" | grep -q " -$" && ok "tsg-free: the TSG freed alone" ||
-	fail "tsg-free alone" "$(tsg_line tsg-free "$T1")"
-tsg_line tsg-free "$T2" | grep -q " with its client$" && ok "tsg-free: with its client" ||
-	fail "tsg-free client" "$(tsg_line tsg-free "$T2")"
+n=$(printf '%s\n' "$OUT" | grep -c " $P tsgapp  *tsg_new  *$C ")
+[ "$n" = 2 ] && ok "tsg_new: 2 lines with pid, comm and client" || fail "tsg_new" "$n lines"
+tsg_line tsg_new "$T1" >/dev/null && tsg_line tsg_new "$T2" >/dev/null &&
+	ok "tsg_new names both TSG handles" || fail "tsg_new handles" "$T1 $T2"
+tsg_line tsg_set "$T1" | grep -q " $P tsgapp .* timeslice 500us$" &&
+	tsg_line tsg_set "$T2" | grep -q "timeslice 500us$" &&
+	ok "tsg_set: the app's own timeslice on both" || fail "tsg_set" "no timeslice 500us lines"
+tsg_line tsg_free "$T1" | grep -q " -$" && ok "tsg_free: the TSG freed alone" ||
+	fail "tsg_free alone" "$(tsg_line tsg_free "$T1")"
+tsg_line tsg_free "$T2" | grep -q " with its client$" && ok "tsg_free: with its client" ||
+	fail "tsg_free client" "$(tsg_line tsg_free "$T2")"
 expect_out "summary: created" "^  tsgs created +2$"
 expect_out "summary: freed" "^  tsgs freed +2$"
 expect_out "summary: settings" "^  tsg settings +2$"
@@ -247,13 +276,13 @@ printf '%s\n' "$OUT" | while read -r line; do
 done || bad=1
 [ $bad = 0 ] && ok "trace tsg -j: every line is JSON" || fail "tsg -j" "$OUT"
 all=$OUT
-OUT=$(printf '%s\n' "$all" | grep '"event":"tsg-set"' | grep '"control":"interleave"' | head -n 1)
-expect_json_eq "-j tsg-set: interleave" .value 2
-expect_json_eq "-j tsg-set: comm" .comm tsgapp
-OUT=$(printf '%s\n' "$all" | grep '"event":"tsg-new"' | head -n 1)
-expect_json_eq "-j tsg-new: seq" .seq 1
-case $(json_get .tsg) in 0x*) ok "-j tsg-new: tsg handle" ;; *) fail "-j tsg handle" "$OUT" ;; esac
-n=$(printf '%s\n' "$all" | grep -c '"event":"tsg-set"')
+OUT=$(printf '%s\n' "$all" | grep '"event":"tsg_set"' | grep '"control":"interleave"' | head -n 1)
+expect_json_eq "-j tsg_set: interleave" .value 2
+expect_json_eq "-j tsg_set: comm" .comm tsgapp
+OUT=$(printf '%s\n' "$all" | grep '"event":"tsg_new"' | head -n 1)
+expect_json_eq "-j tsg_new: seq" .seq 1
+case $(json_get .tsg) in 0x*) ok "-j tsg_new: tsg handle" ;; *) fail "-j tsg handle" "$OUT" ;; esac
+n=$(printf '%s\n' "$all" | grep -c '"event":"tsg_set"')
 [ "$n" = 4 ] && ok "-j: 4 settings (timeslice and interleave on 2 TSGs)" || fail "-j settings" "$n"
 OUT=$(printf '%s\n' "$all" | tail -n 1)
 expect_json_eq "-j summary: created" .summary.tsgs.created 2
@@ -263,7 +292,7 @@ expect_json_eq "-j summary: process settings" ".summary.tsgs.processes[0].settin
 
 # --max-events
 expect_exit 0 $G -j trace tsg --max-events 3 -- sh -c "exec $T/tsgapp -n 4 -r 100 -e >/dev/null"
-n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg-')
+n=$(printf '%s\n' "$OUT" | grep -c '"event":"tsg_')
 [ "$n" = 3 ] && ok "tsg --max-events 3 gives 3 lines" || fail "tsg --max-events" "$n lines"
 
 # record / report
@@ -273,14 +302,56 @@ expect_out "report: rm header" "^record: version 2, .*backend rm, events tsg"
 expect_out "report: created" "^  tsgs created +2$"
 expect_out "report: settings" "^  tsg settings +2$"
 expect_exit 0 $G trace report -i $T/tsg.rec --format events
-expect_out "report events: tsg-set" " tsg-set .* timeslice 400us$"
-expect_out "report events: tsg-free with client" " tsg-free .* with its client$"
+expect_out "report events: tsg_set" " tsg_set .* timeslice 400us$"
+expect_out "report events: tsg_free with client" " tsg_free .* with its client$"
 expect_exit 0 $G -j trace report -i $T/tsg.rec
 expect_json_eq "report -j: freed" .summary.tsgs.freed 2
 $G trace record tsg -o - -- sh -c "exec $T/tsgapp -n 1 -e >/dev/null" 2>/dev/null |
 	$G trace report -i - >$T/tsgpipe.out
 grep -Eq "tsgs created +1$" $T/tsgpipe.out && ok "record tsg -o - | report -i -" ||
 	fail "tsg pipe" "$(cat $T/tsgpipe.out)"
+
+# record all tsg (issue 44): UVM events and TSG events in one record from one
+# command, system-wide as a co-location run is recorded (bpf beside rm); the
+# TSG events on the bpf clock: the TSGs made before the faults come first
+uvmsim reset va_blocks 64 >/dev/null
+$G trace record all tsg -o $T/both.rec --duration 6 >$T/both.out 2>$T/both.err &
+BR=$!
+wait_for $T/both.err '^Tracing' || fail "record all tsg" "did not start: $(cat $T/both.err)"
+grep -q "^Tracing all+tsg with the bpf+rm backend system-wide" $T/both.err &&
+	ok "record all tsg: both backends, one trace" || fail "record all tsg start" "$(cat $T/both.err)"
+$T/tsgapp -n 2 -r 600 -e >/dev/null
+uvmsim run seq blocks 4 hold_ms 300 >/dev/null
+wait $BR
+rc=$?
+[ $rc = 0 ] && ok "record all tsg: exit 0" || fail "record all tsg exit" "$rc: $(cat $T/both.err)"
+expect_exit 0 $G trace report -i $T/both.rec
+expect_out "record all tsg: one header, both backends" "^record: version 2, .*backend bpf\+rm, events all\+tsg"
+expect_out "record all tsg: the faults" "^  gpu faults +[1-9][0-9]* "
+expect_out "record all tsg: the TSGs" "^  tsgs created +2$"
+expect_out "record all tsg: the TSGs' settings" "^  tsg settings +2$"
+expect_out "record all tsg: the TSG process by name" "^  [0-9]+ +tsgapp +2 +2 +2$"
+expect_exit 0 $G trace report -i $T/both.rec --format csv
+printf '%s\n' "$OUT" >$T/both.csv
+expect_out "record all tsg csv: uvmsim's faults" '^[0-9]+,fault,[0-9]+,"uvmsim",'
+expect_out "record all tsg csv: uvmsim's allocation" '^[0-9]+,alloc,[0-9]+,"uvmsim",'
+expect_out "record all tsg csv: tsgapp's TSGs" '^[0-9]+,tsg_new,[0-9]+,"tsgapp",'
+tn=$(grep -m1 ',tsg_new,' $T/both.csv | cut -d, -f1)
+tf=$(grep -m1 ',fault,' $T/both.csv | cut -d, -f1)
+[ -n "$tn" ] && [ -n "$tf" ] && [ "$tn" -lt "$tf" ] && [ $((tf - tn)) -lt 5000000000 ] &&
+	ok "record all tsg: TSG and fault times on one clock (tsg_new $tn ns, first fault $tf ns)" ||
+	fail "record all tsg clock" "tsg_new '$tn' first fault '$tf'"
+expect_exit 0 $G trace report -i $T/both.rec --svg $T/both.svg
+[ "$(grep -c 'class="tsg"' $T/both.svg)" = 2 ] && grep -q 'allocation of uvmsim (pid [0-9]*)' $T/both.svg &&
+	ok "record all tsg svg: the TSG timeline under uvmsim's allocation" ||
+	fail "record all tsg svg" "$(grep -c 'class="tsg"' $T/both.svg) TSG rows"
+expect_exit 0 $G trace report -i $T/both.rec --format chrome
+expect_json "record all tsg: chrome JSON"
+n=$(printf '%s\n' "$OUT" | grep -c '"cat":"tsg","ph":"X"')
+[ "$n" = 2 ] && ok "record all tsg chrome: a span per TSG" || fail "record all tsg chrome" "$n TSG spans"
+expect_exit 2 $G trace record all tsg --backend rm -o $T/no.rec -- true
+expect_stderr_line "record all tsg --backend rm"
+[ ! -e $T/no.rec ] && ok "record all tsg --backend rm: no record made" || fail "record all tsg rm" "file made"
 
 # -p PID: that process only, from when the trace starts; ends when it exits
 $T/tsgapp -n 1 -r 700 -w -e >$T/w.out 2>&1 &
@@ -296,9 +367,9 @@ rc=$?
 OUT=$(cat $T/p.out)
 printf '%s\n' "$OUT" | sed 's/^/# /'
 [ $rc = 0 ] && ok "trace tsg -p ends 0 when the process exits" || fail "-p exit" "$rc: $(cat $T/p.err)"
-expect_out "-p: tsg-new of the process" " $WP tsgapp +tsg-new "
-expect_out "-p: its timeslice" " $WP tsgapp +tsg-set .* timeslice 700us$"
-expect_out "-p: its free" " $WP tsgapp +tsg-free "
+expect_out "-p: tsg_new of the process" " $WP tsgapp +tsg_new "
+expect_out "-p: its timeslice" " $WP tsgapp +tsg_set .* timeslice 700us$"
+expect_out "-p: its free" " $WP tsgapp +tsg_free "
 printf '%s\n' "$OUT" | grep -q " other " && fail "-p" "another process's TSG traced" ||
 	ok "-p: another process's TSGs are not traced"
 wait $WP 2>/dev/null
@@ -315,7 +386,7 @@ kill -HUP $KP
 wait_for $T/k.out '^ready' || fail "kill client" "not ready"
 kill -9 $KP
 wait $TRK
-n=$(grep -c " tsg-free .* at exit$" $T/k.out2)
+n=$(grep -c " tsg_free .* at exit$" $T/k.out2)
 [ "$n" = 2 ] && ok "killed process: its 2 TSGs reported freed at exit" ||
 	fail "freed at exit" "$n: $(cat $T/k.out2 $T/k.err)"
 
@@ -355,9 +426,9 @@ kill -INT $TRS
 wait $TRS
 rc=$?
 [ $rc = 0 ] && ok "system-wide trace tsg ends 0 on SIGINT" || fail "SIGINT" "$rc"
-grep -q " $SP schedapp  *tsg-new " $T/sw.out && ok "system-wide trace saw the TSG" ||
+grep -q " $SP schedapp  *tsg_new " $T/sw.out && ok "system-wide trace saw the TSG" ||
 	fail "system-wide" "$(cat $T/sw.out)"
-grep -q " tsg-set " $T/sw.out && fail "gpuctl's own control" "traced as the app's" ||
+grep -q " tsg_set " $T/sw.out && fail "gpuctl's own control" "traced as the app's" ||
 	ok "gpuctl sched's control is not traced as the app's"
 [ -e /sys/fs/bpf/gpuctl/sched/link_sys_enter ] && ok "the sched watcher's pins stay" ||
 	fail "pins" "gone after trace tsg"

@@ -146,6 +146,16 @@ expect_exit 0 $G trace record -o $T/rec --backend uvm-tools -- $RUN
 expect_exit 0 $G trace report -i $T/rec
 expect_out "report: backend uvm-tools" "backend uvm-tools"
 expect_out "report: gpu faults" "gpu faults"
+# record all tsg (issue 44): uvm-tools for the command's UVM events, rm beside it
+# on the model's RM device, one record; the command makes no TSG, so none is in it
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 env GPUCTL_RM_DEVICE=/dev/uvm_model_rm $G trace record all tsg -o $T/both.rec --backend uvm-tools -- $RUN
+expect_err "record all tsg: both backends started" "^Tracing all\+tsg with the uvm-tools\+rm backend for the command"
+expect_exit 0 $G trace report -i $T/both.rec
+expect_out "record all tsg: the record names both backends" "backend uvm-tools\+rm, events all\+tsg"
+expect_out "record all tsg: the command's faults" "^  gpu faults +[1-9][0-9]* "
+expect_exit 0 $G trace report -i $T/both.rec --format csv
+expect_out "record all tsg: uvm-tools names the GPU (its index is nvidia-smi's)" '^[0-9]+,fault,[0-9]+,"uvmsim",0,"GPU-[0-9a-f-]+",'
 
 # --- refusals ---------------------------------------------------------------
 "$UC" --own --noinit hold 5000 >/dev/null &

@@ -28,6 +28,7 @@ ap.add_argument("--feat", type=int, default=64)
 ap.add_argument("--hidden", type=int, default=64)
 ap.add_argument("--classes", type=int, default=16)
 ap.add_argument("--epochs", type=int, default=3)
+ap.add_argument("--stamp", action="store_true")  # each step's CLOCK_MONOTONIC span (bench/ab/window.py)
 ap.add_argument("--warmup", type=int, default=1)
 a = ap.parse_args()
 
@@ -61,6 +62,7 @@ times = []
 for i in range(a.epochs + a.warmup):
     torch.cuda.synchronize()
     t = time.perf_counter()
+    m0 = time.monotonic()
     opt.zero_grad(set_to_none=True)
     out = model(x, edge_index)
     loss = torch.nn.functional.cross_entropy(out, y)
@@ -68,6 +70,8 @@ for i in range(a.epochs + a.warmup):
     opt.step()
     torch.cuda.synchronize()
     ms = (time.perf_counter() - t) * 1e3
+    if a.stamp:
+        print("at %.6f %.6f" % (m0, time.monotonic()))
     print("epoch_ms %.1f%s" % (ms, " (warm-up)" if i < a.warmup else ""), flush=True)
     if i >= a.warmup:
         times.append(round(ms, 2))

@@ -27,6 +27,7 @@ ap.add_argument("--device", action="store_true")
 ap.add_argument("--cache", action="store_true")
 ap.add_argument("--model", choices=["transformer", "mlp"], default="transformer")
 ap.add_argument("--steps", type=int, default=5)
+ap.add_argument("--stamp", action="store_true")  # each step's CLOCK_MONOTONIC span (bench/ab/window.py)
 ap.add_argument("--warmup", type=int, default=None)
 ap.add_argument("--batch", type=int, default=8)
 a = ap.parse_args()
@@ -74,12 +75,15 @@ times = []
 for i in range(a.steps + warm):
     torch.cuda.synchronize()
     t = time.perf_counter()
+    m0 = time.monotonic()
     opt.zero_grad(set_to_none=True)
     loss = model(x).float().pow(2).mean()
     loss.backward()
     opt.step()
     torch.cuda.synchronize()
     ms = (time.perf_counter() - t) * 1e3
+    if a.stamp:
+        print("at %.6f %.6f" % (m0, time.monotonic()))
     print("step_ms %.1f%s" % (ms, " (warm-up)" if i < warm else ""), flush=True)
     if i >= warm:
         times.append(round(ms, 2))

@@ -14,6 +14,7 @@
  * Error line and exit status 127 (126: found but not executable), as
  * env(1) says it.  Otherwise the exit status is CMD's own (128 + N when
  * killed by signal N); SIGINT/SIGTERM/SIGHUP to gpuctl reach CMD.
+ * gpuctl run --sched CLASS starts its CMD the same way (sched_join_*).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,17 +33,16 @@
 #include "exec.h"
 
 struct exec_opts {
-	__u32 cls;
 	int cls_word;		/* --class: index in classes */
 	const char *gpu;
 	char **argv;		/* CMD */
 };
 
-static const char *const classes[] = { "lc", "be", NULL };
+const char *const sched_join_classes[] = { "lc", "be", NULL };
 
 static const struct opt exec_rows[] = {
 	{ .name = "class", .kind = OPT_ENUM, .off = offsetof(struct exec_opts, cls_word), .arg = "CLASS",
-	  .help = "lc or be: the class CMD runs in", .words = classes },
+	  .help = "lc or be: the class CMD runs in", .words = sched_join_classes },
 	{ .name = "gpu", .kind = OPT_GPU, .off = offsetof(struct exec_opts, gpu), .arg = "GPU",
 	  .help = "the GPU of the run CMD joins (index, UUID or PCI bus id)", .flags = OPT_ONCE },
 	{ .name = NULL },
@@ -65,7 +65,6 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 		return -1;
 	if (!opts_seen(&sched_exec_opts, &r, "class"))
 		return usage_err("'sched exec' needs --class lc or --class be");
-	o->cls = o->cls_word == 0 ? POLICY_CLASS_LC : POLICY_CLASS_BE;
 	if (!o->argv)
 		return usage_err("'sched exec' needs a program: -- CMD [ARGS]");
 	return 0;
@@ -103,7 +102,8 @@ static int findable(const char *cmd)
 }
 
 /* The environment of an MPS client of st, for CMD alone (gpuctl is no client). */
-static int mps_env(const struct mps_state *st, __u32 cls, char env[][PATH_MAX + 40], char **ptrs)
+static int mps_env(const struct mps_state *st, __u32 cls, char env[][SCHED_JOIN_ENV_LEN],
+		   char **ptrs)
 {
 	char err[512];
 	struct mps m;
@@ -148,56 +148,93 @@ static int wait_cmd(struct workload *w)
 	return workload_status(w);
 }
 
-static int run_tsg(const struct exec_opts *o, struct workload *w, char **env)
+int sched_join_begin(struct sched_join *j, int cls_word, const char *gpu)
+{
+	struct mps_state st;
+	int err, n = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->s = (struct sched)SCHED_INIT;
+	j->cls = cls_word == 0 ? POLICY_CLASS_LC : POLICY_CLASS_BE;
+	if (!run_pid()) {
+		p_err("no scheduling policy runs: '%s sched run POLICY ...' first", bin_name);
+		return EXIT_FAIL;
+	}
+	if (gpu) {
+		const struct gpu_info *g = gpu_option(gpu);
+
+		if (!g)
+			return EXIT_USAGE;
+		snprintf(j->env[n++], sizeof(j->env[0]), "CUDA_VISIBLE_DEVICES=%s", g->uuid_str);
+	}
+	err = mps_state_read(&st);
+	if (err == -EINVAL) {
+		p_err("%s cannot be read: '%s sched stop', then run the policy again", RUN_MPS,
+		      bin_name);
+		return EXIT_FAIL;
+	}
+	for (int i = 0; i < n; i++)
+		j->ptrs[i] = j->env[i];
+	/* a state a stopped run left (its daemon still has clients) is not this run's */
+	if (!err && !strcmp(st.mech, "mps") && st.run == run_pid())
+		return mps_env(&st, j->cls, j->env + n, j->ptrs + n) ? EXIT_FAIL : EXIT_OK;
+	j->tsg = true;
+	snprintf(j->env[n], sizeof(j->env[0]), "%s=%s", MPS_CLASS_ENV, policy_class_name(j->cls));
+	j->ptrs[n] = j->env[n];
+	j->ptrs[n + 1] = NULL;
+	return EXIT_OK;
+}
+
+int sched_join_pid(struct sched_join *j, pid_t pid)
 {
 	char dir[PATH_MAX];
-	struct sched s = SCHED_INIT;
-	int lock, st;
+	int lock;
 
+	if (!j->tsg)
+		return 0;	/* an MPS client: its environment did it */
 	lock = sched_lock(false, dir, sizeof(dir), NULL);
 	if (lock < 0) {
 		if (lock == -ENOENT)
 			p_err("the TSG watcher is not running: '%s sched run' starts it", bin_name);
-		return EXIT_FAIL;
+		return -1;
 	}
-	if (sched_open(&s)) {
+	if (!j->opened && sched_open(&j->s)) {
 		close(lock);
-		return EXIT_FAIL;
+		return -1;
 	}
-	if (workload_spawn_env(w, o->argv, env, false)) {
-		sched_close(&s);
+	j->opened = true;
+	if (policy_rule_pid_add(&j->s.w, pid, j->cls)) {
 		close(lock);
-		return EXIT_FAIL;
+		return -1;
 	}
-	if (policy_rule_pid_add(&s.w, w->pid, o->cls)) {
-		workload_end(w, false);	/* held: never runs */
-		sched_close(&s);
-		close(lock);
-		return EXIT_FAIL;
-	}
+	j->pid = pid;
 	close(lock);
-	if (workload_release(w)) {
-		policy_rule_pid_del(&s.w, w->pid ? w->pid : 0);
-		sched_close(&s);
-		return 127;
+	return 0;
+}
+
+void sched_join_end(struct sched_join *j)
+{
+	char dir[PATH_MAX];
+	int lock;
+
+	if (j->pid) {
+		lock = sched_lock(false, dir, sizeof(dir), NULL);
+		policy_rule_pid_del(&j->s.w, j->pid);
+		if (lock >= 0)
+			close(lock);
+		j->pid = 0;
 	}
-	st = wait_cmd(w);
-	lock = sched_lock(false, dir, sizeof(dir), NULL);
-	policy_rule_pid_del(&s.w, w->child ? w->child : w->pid);
-	if (lock >= 0)
-		close(lock);
-	sched_close(&s);
-	return st;
+	if (j->opened)
+		sched_close(&j->s);
+	j->opened = false;
 }
 
 int sched_exec_main(int argc, char **argv)
 {
-	static char env[10][PATH_MAX + 40];
-	char *ptrs[11] = { NULL };
+	static struct sched_join j;
 	struct exec_opts o;
-	struct mps_state st;
 	struct workload w;
-	int err, n = 0;
+	int err;
 
 	err = parse(argc, argv, &o);
 	if (err)
@@ -209,32 +246,21 @@ int sched_exec_main(int argc, char **argv)
 	err = findable(o.argv[0]);
 	if (err)
 		return err;
-	if (o.gpu) {
-		const struct gpu_info *g = gpu_option(o.gpu);
-
-		if (!g)
-			return EXIT_USAGE;
-		snprintf(env[n++], sizeof(env[0]), "CUDA_VISIBLE_DEVICES=%s", g->uuid_str);
-	}
-	err = mps_state_read(&st);
-	if (err == -EINVAL) {
-		p_err("%s cannot be read: '%s sched stop', then run the policy again", RUN_MPS,
-		      bin_name);
+	err = sched_join_begin(&j, o.cls_word, o.gpu);
+	if (err)
+		return err;
+	if (workload_spawn_env(&w, o.argv, j.ptrs, false))
+		return EXIT_FAIL;
+	if (sched_join_pid(&j, w.pid)) {
+		workload_end(&w, false);	/* held: never runs */
+		sched_join_end(&j);
 		return EXIT_FAIL;
 	}
-	for (int i = 0; i < n; i++)
-		ptrs[i] = env[i];
-	/* a state a stopped run left (its daemon still has clients) is not this run's */
-	if (!err && !strcmp(st.mech, "mps") && st.run == run_pid()) {
-		if (mps_env(&st, o.cls, env + n, ptrs + n))
-			return EXIT_FAIL;
-		if (workload_spawn_env(&w, o.argv, ptrs, false))
-			return EXIT_FAIL;
-		if (workload_release(&w))
-			return 127;
-		return wait_cmd(&w);
+	if (workload_release(&w)) {
+		sched_join_end(&j);
+		return 127;
 	}
-	snprintf(env[n], sizeof(env[0]), "%s=%s", MPS_CLASS_ENV, policy_class_name(o.cls));
-	ptrs[n] = env[n];
-	return run_tsg(&o, &w, ptrs);
+	err = wait_cmd(&w);
+	sched_join_end(&j);
+	return err;
 }

@@ -106,9 +106,12 @@ static inline struct gpuctl_hint_lat *hint_lat(struct gate *g)
 void gate_lat_window(struct gate *g, struct gate_lat *w);
 /* latency.c: those of the last GATE_LAT_SPAN calls of gate_lat_window together. */
 void gate_lat_span(struct gate *g, struct gate_lat *w);
-/* target.c: the duty at its start; one window's step.  Caller holds mu. */
+/*
+ * target.c: the duty at its start; one window's step, judged on the span w
+ * (gate_lat_span), none for a quiet last window.  Caller holds mu.
+ */
 void target_init(struct gate *g);
-void target_step(struct gate *g, const struct gate_lat *w);
+void target_step(struct gate *g, const struct gate_lat *last, const struct gate_lat *w);
 
 static inline __u64 now_ns(void)
 {

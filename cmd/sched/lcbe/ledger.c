@@ -81,7 +81,7 @@ void gate_share(struct gate *g, __u64 now)
 		struct gate_lat span;
 
 		gate_lat_span(g, &span);
-		target_step(g, &span);
+		target_step(g, &lat, &span);
 	}
 	share_write(&g->o, &st, &lat, g->o.target_us ? &g->tgt : NULL, rows, n);
 }

@@ -11,8 +11,9 @@
  *  - then the share of time the hint may hold BE off (its duty, at most
  *    GATE_HINT_DUTY, which be-floor's timeslices are reckoned with: the
  *    floor always wins), half its range a step.
- * Above the target it goes up a step at once, and again only once the span
- * holds two seconds measured after the step; under 90 % of the target for
+ * Above the target (after the first span, which only measures) it goes up
+ * a step at once, and again only once the span holds two seconds measured
+ * after the step; under 90 % of the target for
  * TARGET_CALM windows it comes down one (the duty halved, under a tenth of
  * its range to 0; at duty 0 a rung, after relax_wait calm windows, a wait
  * that doubles each time the lower rung missed within TARGET_RELAX_RECENT
@@ -91,12 +92,12 @@ static __u32 step_down(struct gate_target *t, __u32 duty)
 	return 0;
 }
 
-void target_step(struct gate *g, const struct gate_lat *w)
+void target_step(struct gate *g, const struct gate_lat *last, const struct gate_lat *w)
 {
 	struct gate_target *t = &g->tgt;
 	__u32 duty = __atomic_load_n(&g->duty_pm, __ATOMIC_RELAXED), next = duty;
 
-	if (!g->o.target_us || w->count < TARGET_MIN_REQ)
+	if (!g->o.target_us || last->count < TARGET_MIN_REQ)
 		return;	/* a quiet second: the last one's figures stand */
 	t->p99_us = w->p99_us;
 	t->count = w->count;
@@ -107,8 +108,13 @@ void target_step(struct gate *g, const struct gate_lat *w)
 		t->at_max = duty >= DUTY_MAX_PM ? t->at_max + 1 : 0;
 		if (t->at_max >= 3 && !t->unreachable_us)
 			t->unreachable_us = w->p99_us;
-		/* the span still holds the seconds before the last step: wait for one after it */
-		if (t->windows - t->up_at < GATE_LAT_SPAN - 1 && t->up_at)
+		/*
+		 * The first span only measures (an LC's first requests after a
+		 * pause are slow: H100, BERT, up to 4 s); then the span still
+		 * holds the seconds before the last step: wait for two after it.
+		 */
+		if (t->windows < GATE_LAT_SPAN ||
+		    (t->up_at && t->windows - t->up_at < GATE_LAT_SPAN - 1))
 			goto out;
 		next = step_up(t, duty);
 		if (g->o.mps_knob)
