@@ -68,7 +68,7 @@ struct tsg_info {
 	__u32 orig_interleave;	/* level, not + 1 */
 	__u32 orig_flags;	/* ORIG_* */
 	__u32 orig_by;		/* pid of the run that changed it; 0: nothing to restore */
-	__u32 _pad;
+	__u32 orig_mech;	/* the mechanism that changed it: its place in cmd/sched/mech.c's table */
 };
 
 enum {

@@ -183,30 +183,89 @@ int mps_init(struct mps *m, const char *dir, char *err, size_t len)
 	return 0;
 }
 
-/* Reads fd into buf (up to len - 1) until EOF or the deadline. */
-static int drain(int fd, char *buf, size_t len, size_t *n, int ms)
+static long long now_ms(void)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One of the child's streams: what it wrote (up to len - 1), the rest read and dropped. */
+struct stream {
+	int fd;
+	char *buf;
+	size_t len, n;
+};
+
+/*
+ * Reads both streams until each is at EOF, or until the deadline (-1).  A
+ * signal does not cut it short: the deadline bounds it, and the caller's
+ * stop flag is looked at between commands (a stop must not leave a daemon
+ * half started or a command half answered).
+ */
+static int drain(struct stream *s, int ns, long long deadline)
+{
+	for (;;) {
+		struct pollfd p[2];
+		int np = 0, r;
+		long long left = deadline - now_ms();
+
+		for (int i = 0; i < ns; i++)
+			if (s[i].fd >= 0)
+				p[np++] = (struct pollfd){ .fd = s[i].fd, .events = POLLIN };
+		if (!np)
+			return 0;
+		if (left <= 0)
+			return -1;
+		r = poll(p, np, (int)left);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		for (int k = 0; r > 0 && k < np; k++) {
+			struct stream *t = s;
+			char sink[256];
+			ssize_t got;
+
+			if (!p[k].revents)
+				continue;
+			while (t->fd != p[k].fd)
+				t++;
+			if (t->n + 1 < t->len)
+				got = read(t->fd, t->buf + t->n, t->len - 1 - t->n);
+			else
+				got = read(t->fd, sink, sizeof(sink));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				t->fd = -1;	/* EOF: every writer has closed it */
+				continue;
+			}
+			if (t->n + 1 < t->len)
+				t->n += (size_t)got;
+		}
+	}
+}
+
+/* The child's exit status by the deadline; after it, SIGKILLed and reaped (-1). */
+static int reap(pid_t pid, int *st, long long deadline)
+{
+	struct timespec tick = { 0, 5 * 1000000L };
 
 	for (;;) {
-		ssize_t r;
-		char sink[256];
+		pid_t r = waitpid(pid, st, WNOHANG);
 
-		if (poll(&p, 1, ms) <= 0)
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
 			return -1;
-		if (*n + 1 < len)
-			r = read(fd, buf + *n, len - 1 - *n);
-		else
-			r = read(fd, sink, sizeof(sink));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+		if (now_ms() >= deadline)
 			break;
-		if (*n + 1 < len)
-			*n += (size_t)r;
+		nanosleep(&tick, NULL);
 	}
-	buf[*n] = '\0';
-	return 0;
+	kill(pid, SIGKILL);	/* our own child, not yet reaped */
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return -1;
 }
 
 static void chomp(char *s)
@@ -238,30 +297,62 @@ static void write_line(int fd, const char *line)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+static void close_pipes(int in[2], int o[2], int e[2])
+{
+	for (int i = 0; i < 2; i++) {
+		close(in[i]);
+		close(o[i]);
+		close(e[i]);
+	}
+}
+
+/* The child's stdin, stdout and stderr: 0, or -1 with errno (none left open). */
+static int pipes(int in[2], int o[2], int e[2])
+{
+	int saved;
+
+	in[0] = in[1] = o[0] = o[1] = e[0] = e[1] = -1;
+	if (!pipe2(in, O_CLOEXEC) && !pipe2(o, O_CLOEXEC) && !pipe2(e, O_CLOEXEC))
+		return 0;
+	saved = errno;
+	close_pipes(in, o, e);
+	errno = saved;
+	return -1;
+}
+
 /* The program with args, line on its stdin: exit status, or -1 with err. */
 static int run_prog(const struct mps *m, const char *arg, const char *line, char *out,
 		    size_t len, char *err, size_t elen)
 {
+	long long deadline = now_ms() + MPS_CMD_TIMEOUT_MS;
 	int in[2], o[2], e[2], st = 0;
-	size_t no = 0, ne = 0;
+	struct stream streams[2];
 	char ebuf[512];
+	bool bad;
 	pid_t pid;
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(o, O_CLOEXEC) || pipe2(e, O_CLOEXEC)) {
+	if (pipes(in, o, e)) {
 		snprintf(err, elen, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, elen, "fork: %s", strerror(errno));
+		close_pipes(in, o, e);
 		return -1;
 	}
 	if (!pid) {
+		sigset_t none;
+
 		dup2(in[0], 0);
 		dup2(o[1], 1);
 		dup2(e[1], 2);
-		/* the daemon (-d) lives on: it must hold no lock or file of gpuctl's */
+		/* the daemon (-d) lives on: it must hold no lock or file of gpuctl's, */
 		close_range(3, ~0U, 0);
+		/* nor its signal mask or the SIGPIPE it ignores */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		setenv("CUDA_MPS_PIPE_DIRECTORY", m->dir, 1);
 		setenv("CUDA_MPS_LOG_DIRECTORY", m->logdir, 1);
 		execl(m->bin, m->bin, arg, (char *)NULL);
@@ -273,24 +364,25 @@ static int run_prog(const struct mps *m, const char *arg, const char *line, char
 	if (line)
 		write_line(in[1], line);
 	close(in[1]);
-	out[0] = '\0';
-	if (drain(o[0], out, len, &no, MPS_CMD_TIMEOUT_MS) ||
-	    drain(e[0], ebuf, sizeof(ebuf), &ne, MPS_CMD_TIMEOUT_MS)) {
-		kill(pid, SIGKILL);	/* our own child, not yet reaped */
-		waitpid(pid, NULL, 0);
-		close(o[0]);
-		close(e[0]);
+	streams[0] = (struct stream){ .fd = o[0], .buf = out, .len = len };
+	streams[1] = (struct stream){ .fd = e[0], .buf = ebuf, .len = sizeof(ebuf) };
+	bad = drain(streams, 2, deadline);
+	if (bad)
+		reap(pid, &st, 0);	/* still writing, or it left a process holding its streams */
+	else
+		bad = reap(pid, &st, deadline);
+	close(o[0]);
+	close(e[0]);
+	out[streams[0].n] = '\0';
+	ebuf[streams[1].n] = '\0';
+	if (bad) {
 		snprintf(err, elen, "%s did not answer '%s' within %d ms", MPS_CONTROL_NAME,
 			 line ? line : arg, MPS_CMD_TIMEOUT_MS);
 		return -1;
 	}
-	close(o[0]);
-	close(e[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	chomp(out);
 	chomp(ebuf);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !ne) {
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !streams[1].n) {
 		snprintf(err, elen, "cannot run %s", m->bin);
 		return -1;
 	}
@@ -495,29 +587,47 @@ uid_t mps_proc_uid(pid_t pid)
 	return (uid_t)u;
 }
 
-const char *mps_role(pid_t pid)
+int mps_proc_env_read(pid_t pid, struct mps_proc_env *e)
 {
-	static const char key[] = "CUDA_MPS_PIPE_DIRECTORY=";
-	char p[64], env[32768];
-	struct mps m = { 0 };
+	char p[64];
 	ssize_t n;
 	int fd;
 
-	if (mps_is_server(pid))
-		return "server";
+	e->n = 0;
+	e->buf[0] = '\0';
 	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
-	n = read(fd, env, sizeof(env) - 1);
+		return -1;
+	n = read(fd, e->buf, sizeof(e->buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return NULL;
-	env[n] = '\0';
-	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(env + i) + 1)
-		if (!strncmp(env + i, key, sizeof(key) - 1)) {
-			snprintf(m.dir, sizeof(m.dir), "%s", env + i + sizeof(key) - 1);
-			return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0 ? "client" : NULL;
-		}
+		return -1;
+	e->buf[n] = '\0';
+	e->n = (size_t)n;
+	return 0;
+}
+
+const char *mps_proc_env_get(const struct mps_proc_env *e, const char *name)
+{
+	size_t kl = strlen(name);
+
+	for (size_t i = 0; i < e->n; i += strlen(e->buf + i) + 1)
+		if (!strncmp(e->buf + i, name, kl) && e->buf[i + kl] == '=')
+			return e->buf + i + kl + 1;
 	return NULL;
+}
+
+const char *mps_role(pid_t pid)
+{
+	struct mps_proc_env e;
+	struct mps m = { 0 };
+	const char *dir;
+
+	if (mps_is_server(pid))
+		return "server";
+	if (mps_proc_env_read(pid, &e) || !(dir = mps_proc_env_get(&e, "CUDA_MPS_PIPE_DIRECTORY")))
+		return NULL;
+	snprintf(m.dir, sizeof(m.dir), "%s", dir);
+	return m.dir[0] == '/' && mps_daemon_pid(&m, NULL) > 0 ? "client" : NULL;
 }

@@ -96,6 +96,20 @@ int mps_version(const struct mps *m, char *ver, size_t len, char *err, size_t el
 uid_t mps_proc_uid(pid_t pid);
 
 /*
+ * A process's environment as it started (what MPS read of it: the pipe
+ * directory it joined, its client priority, its thread percentage), its
+ * first sizeof(buf) - 1 bytes.
+ */
+struct mps_proc_env {
+	char buf[32768];
+	size_t n;
+};
+/* pid's environment into e: 0, or -1 (gone, or not readable). */
+int mps_proc_env_read(pid_t pid, struct mps_proc_env *e);
+/* The value of name in e (its first), or NULL. */
+const char *mps_proc_env_get(const struct mps_proc_env *e, const char *name);
+
+/*
  * pid's part in MPS: "server" (its TSGs carry every client's work),
  * "client" (its environment names the pipe directory of a live daemon: its
  * own TSGs carry nothing), or NULL.

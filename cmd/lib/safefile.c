@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpuctl.h"
@@ -71,12 +72,21 @@ static void sf_free(struct safefile *sf)
 	sf->dirfd = -1;
 }
 
+/*
+ * A temp name no one can foresee; O_EXCL makes a name taken only a retry.
+ * Never a wait for the kernel's random pool: early after boot (a VM) a
+ * blocking getrandom held every safefile writer 2 s (sched run's start).
+ */
 static void random_name(struct safefile *sf, int tries)
 {
+	struct timespec ts;
 	unsigned int r = 0;
 
-	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-		r ^= (unsigned int)getpid() * 2654435761u + (unsigned int)tries;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r ^= (unsigned int)getpid() * 2654435761u + (unsigned int)tries +
+		     (unsigned int)ts.tv_nsec;
+	}
 	snprintf(sf->tmp, sizeof(sf->tmp), ".%.32s.%08x.tmp", sf->base, r);
 }
 

@@ -90,6 +90,20 @@ const char *sched_match_alts(void)
 	return buf;
 }
 
+void sched_match_text(const struct policy_rule *r, char *buf, size_t len)
+{
+	const struct sched_match *m = match_of_kind(r->match);
+
+	if (!m)
+		snprintf(buf, len, "any");
+	else if (r->match == POLICY_MATCH_COMM)
+		snprintf(buf, len, "%s:%.*s", m->name, TSG_COMM_LEN, r->comm);
+	else if (r->match == POLICY_MATCH_PID || r->match == POLICY_MATCH_UID)
+		snprintf(buf, len, "%s:%llu", m->name, (unsigned long long)r->id);
+	else
+		snprintf(buf, len, "%s: (cgroup id %llu)", m->name, (unsigned long long)r->id);
+}
+
 int sched_match_parse(const char *arg, struct policy_rule *r)
 {
 	const char *val = strchr(arg, ':');

@@ -31,6 +31,8 @@ extern const struct sched_match sched_match_pod;	/* match_pod.c */
 
 /* MATCH (NAME:VALUE) into r: 0, or EXIT_USAGE / EXIT_FAIL after p_err. */
 int sched_match_parse(const char *arg, struct policy_rule *r);
+/* r as its word says it, for messages: "comm:NAME", "uid:1000", "cgroup-tree: (cgroup id N)". */
+void sched_match_text(const struct policy_rule *r, char *buf, size_t len);
 /* "comm:NAME | pid:PID | ...": help's MATCH line. */
 const char *sched_match_alts(void);
 /* Every rule of pol refreshed (sched run, now and then): true when pol changed. */

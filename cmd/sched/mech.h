@@ -10,9 +10,11 @@
  *
  *   MECH_PER_TSG     on a TSG of a process already running, at any time:
  *                    read its values, apply the wanted ones, put the saved
- *                    originals back, take it off its runlist and back on.
- *                    RM does this through the TSG controls (mech_rm.c,
- *                    cmd/drv/rm_ctl.h names them), on the owner's RM file.
+ *                    originals back, take it off its runlist and back on
+ *                    (the hint gate's, many times a second, on the owner's
+ *                    RM file that its thread borrowed).  RM does this
+ *                    through the TSG controls (mech_rm.c, cmd/drv/rm_ctl.h
+ *                    names them), on the owner's RM file.
  *   MECH_PER_CLIENT  on a client process at its start, before it has a TSG:
  *                    what its environment must carry (MPS: the active
  *                    thread percentage, the pinned-memory limit of a
@@ -24,8 +26,10 @@
  *
  * Two rows: RM's (every op of MECH_PER_TSG) and MPS's (cmd/sched/mps/: per
  * client, per server, and the per-TSG ops on the TSGs its server owns,
- * through RM's row).  Adding a mechanism: one row, named in mech.c's
- * table, and the policy choosing it.
+ * through RM's row).  Adding a mechanism: one row, named at the end of
+ * mech.c's table, and the policy choosing it.  A TSG's table entry keeps
+ * the place of the row that changed it (tsg_info.orig_mech): whoever puts
+ * it back, even after the run was killed, does so through that row.
  */
 #ifndef GPUCTL_SCHED_MECH_H
 #define GPUCTL_SCHED_MECH_H
@@ -60,7 +64,19 @@ struct mech_server {
 	pid_t pid;
 };
 
-/* Every op returns 0, or -1 with the reason (RM status decoded) in err. */
+/*
+ * How a TSG goes off its runlist and back on (tsg_runlist): ORIG_SCHEDULE,
+ * the TSG itself; ORIG_CHANNELS, the channels ch[0..nch) of its client's
+ * subdevice subdev (those of several TSGs of one client in one call).
+ */
+struct mech_runlist {
+	__u32 how;
+	__u32 subdev;
+	const __u32 *ch;
+	int nch;
+};
+
+/* Every op returns 0, or -1 with the reason (RM status decoded) in err, unless it says otherwise. */
 struct sched_mech {
 	const char *name;
 	unsigned int acts;	/* MECH_PER_* */
@@ -73,9 +89,15 @@ struct sched_mech {
 	int (*tsg_apply)(struct sched *s, const struct tsg *t, char *err, size_t len);
 	/* the originals saved in t->info (orig_*, ORIG_* flags) put back */
 	int (*tsg_restore)(struct sched *s, const struct tsg *t, char *err, size_t len);
-	/* t on its runlist (on) or off it, the way the policy chose (ORIG_SCHEDULE/CHANNELS) */
-	int (*tsg_runlist)(struct sched *s, const struct tsg *t, bool on, __u32 how, char *err,
-			   size_t len);
+	/*
+	 * t on its runlist (on) or off it, the way rl says, through fd: the
+	 * owner's RM file, borrowed by the caller (the hint gate's thread keeps
+	 * its own).  0 with RM's answer in *status, or -errno: no answer.
+	 */
+	int (*tsg_runlist)(int fd, const struct tsg *t, bool on, const struct mech_runlist *rl,
+			   __u32 *status);
+	/* ORIG_CHANNELS: t's channels (at most max) and their subdevice, through fd: how many, or -errno */
+	int (*tsg_channels)(int fd, const struct tsg *t, __u32 *subdev, __u32 *ch, int max);
 
 	/* --- MECH_PER_CLIENT: at a client's start --- */
 	/* the environment that carries w, "NAME=VALUE" into env[0..max): how many, or -1 */
@@ -93,8 +115,11 @@ struct sched_mech {
 extern const struct sched_mech sched_mech_rm;		/* mech_rm.c: RM's TSG controls */
 extern const struct sched_mech sched_mech_mps;		/* mps/mech_mps.c: NVIDIA MPS */
 
-/* The mechanism named name, or NULL; sched_mech_default: the one policies use today. */
+/* The mechanism named name, or NULL; sched_mech_default: a policy's that names none. */
 const struct sched_mech *sched_mech_find(const char *name);
 #define sched_mech_default()	(&sched_mech_rm)
+/* m's place in the table (tsg_info.orig_mech), and the row at a place (the default past the end). */
+__u32 sched_mech_index(const struct sched_mech *m);
+const struct sched_mech *sched_mech_at(__u32 i);
 
 #endif

@@ -38,13 +38,22 @@ static int rm_restore(struct sched *s, const struct tsg *t, char *err, size_t le
 	return 0;
 }
 
-/* how: ORIG_SCHEDULE (GPFIFO_SCHEDULE) or ORIG_CHANNELS (FIFO_DISABLE_CHANNELS). */
-static int rm_runlist(struct sched *s, const struct tsg *t, bool on, __u32 how, char *err,
-		      size_t len)
+/* ORIG_SCHEDULE: GPFIFO_SCHEDULE on the TSG; ORIG_CHANNELS: FIFO_DISABLE_CHANNELS on rl's channels. */
+static int rm_runlist(int fd, const struct tsg *t, bool on, const struct mech_runlist *rl,
+		      __u32 *status)
 {
-	if (how == ORIG_CHANNELS)
-		return tsg_channels(s, t, on, err, len);
-	return tsg_schedule(s, t, on, err, len);
+	struct a06c_schedule p = { .bEnable = on };
+
+	if (rl->how == ORIG_CHANNELS)
+		return rm_channels_set(fd, t->info.hClient, rl->subdev, rl->ch, rl->nch, !on,
+				       status);
+	return rm_control(fd, t->info.hClient, t->info.hTsg, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &p,
+			  sizeof(p), status);
+}
+
+static int rm_channels(int fd, const struct tsg *t, __u32 *subdev, __u32 *ch, int max)
+{
+	return rm_tsg_channels(fd, t->info.hClient, t->info.hTsg, subdev, ch, max);
 }
 
 const struct sched_mech sched_mech_rm = {
@@ -54,4 +63,5 @@ const struct sched_mech sched_mech_rm = {
 	.tsg_apply = rm_apply,
 	.tsg_restore = rm_restore,
 	.tsg_runlist = rm_runlist,
+	.tsg_channels = rm_channels,
 };

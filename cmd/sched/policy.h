@@ -23,6 +23,7 @@
 #include "tsgw/tsgw.h"	/* struct tsg */
 
 struct sched_mech;	/* mech.h */
+struct sched;		/* sched.h */
 
 /* What a word of a policy's ARGS sets: generic ones, or the policy's own. */
 enum sched_word_kind {
@@ -58,8 +59,13 @@ struct sched_hooks {
 	int (*word)(void *self, const char *word, const char *arg);
 	/* after every word: checks across words; may derive class values: 0 or EXIT_USAGE */
 	int (*parsed)(void *self, struct class_values *val);
-	/* run, under the sched lock, before --detach: 0, or -1 after p_err */
-	int (*start)(void *self);
+	/*
+	 * run, under the sched lock, before --detach, with the TSG table s
+	 * and the rules the run decides by: 0, or -1 after p_err
+	 */
+	int (*start)(void *self, struct sched *s, const struct policy *rules);
+	/* after start: the mechanism its wishes go through (mech.h), chosen at start */
+	const struct sched_mech *(*mech)(const void *self);
 	/* it takes TSGs off between decisions: run starts a watchdog that restores them */
 	bool (*engaged)(const void *self);
 	/* in the process that serves (after --detach): 0, or -1 after p_err */

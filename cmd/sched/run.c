@@ -113,13 +113,14 @@ struct restore_ctx {
 };
 
 /*
- * Puts t's originals back; 0, or -1 with err.  *ts, *lv: what RM reads back.
- * Only a per-TSG mechanism leaves a TSG changed: RM's, the one there is.
+ * Puts t's originals back through the mechanism that changed it (the
+ * policy's, kept in its entry: a killed run's too); 0, or -1 with err.
+ * *ts, *lv: what RM reads back.
  */
 static int put_back(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *lv, char *err,
 		    size_t len)
 {
-	const struct sched_mech *m = sched_mech_default();
+	const struct sched_mech *m = sched_mech_at(t->info.orig_mech);
 
 	if (m->tsg_restore(s, t, err, len))
 		return -1;
@@ -156,6 +157,7 @@ static enum tsg_walk restore_entry(const struct tsg_key *key, const struct tsg_i
 		clean.orig_interleave = 0;
 		clean.orig_flags = 0;
 		clean.orig_by = 0;
+		clean.orig_mech = 0;
 		bpf_map_update_elem(c->s->w.tsgs, key, &clean, BPF_EXIST);
 	}
 	if (rc > 0)
@@ -227,6 +229,7 @@ static int save_orig(struct run *r, struct tsg *t, __u32 more, char *err, size_t
 			 (t->info.want_interleave ? ORIG_INTERLEAVE : 0) |
 			 (lv != LEVEL_UNKNOWN ? ORIG_LEVEL_KNOWN : 0) | more;
 	cur.orig_by = r->me;
+	cur.orig_mech = sched_mech_index(r->m);
 	if (bpf_map_update_elem(r->s.w.tsgs, &t->key, &cur, BPF_EXIST)) {
 		snprintf(err, len, "saving its original values in the TSG table: %s",
 			 strerror(errno));
@@ -236,6 +239,7 @@ static int save_orig(struct run *r, struct tsg *t, __u32 more, char *err, size_t
 	t->info.orig_interleave = cur.orig_interleave;
 	t->info.orig_flags = cur.orig_flags;
 	t->info.orig_by = cur.orig_by;
+	t->info.orig_mech = cur.orig_mech;
 	return 0;
 }
 
@@ -334,6 +338,7 @@ static void run_apply(struct run *r, struct tsg *t, bool again)
 		t->info.orig_interleave = cur.orig_interleave;
 		t->info.orig_flags = cur.orig_flags;
 		t->info.orig_by = cur.orig_by;
+		t->info.orig_mech = cur.orig_mech;
 	} else if (save_orig(r, t, more, err, sizeof(err))) {
 		apply_failed(r, t, "", err);
 		return;
@@ -662,8 +667,10 @@ static int run_start(struct run *r, const char *dir, int *pidfd, struct ring_buf
 	ring_buffer__consume(*rb);
 	r->draining = false;
 	run_restore_left(&r->s, &restored, &failed);
-	if (SCHED_HOOK(r->p, start) && r->p->hooks->start(r->o->self))
+	if (SCHED_HOOK(r->p, start) && r->p->hooks->start(r->o->self, &r->s, &r->rules))
 		goto undo_rb;
+	if (SCHED_HOOK(r->p, mech))
+		r->m = r->p->hooks->mech(r->o->self);	/* the one it chose at start */
 	run_set_active(&r->s.w, &r->rules, true);
 	return 0;
 
@@ -698,6 +705,13 @@ int run_main(const struct run_opts *o)
 
 	if (watcher_dev_check(rm_device_path(o->device)))
 		return EXIT_FAIL;
+	/*
+	 * From here a stop signal ends the run at any point: one that comes
+	 * while it starts (its waits are bounded) stops it as soon as it is
+	 * up, and one ignored by inheritance (a background job of a shell
+	 * without job control) is not lost meanwhile.
+	 */
+	stop_signals_install();
 	lock = sched_lock(true, dir, sizeof(dir), &made);
 	if (lock < 0)
 		return EXIT_FAIL;
@@ -706,7 +720,6 @@ int run_main(const struct run_opts *o)
 		close(lock);
 		return EXIT_FAIL;
 	}
-	stop_signals_install();
 	signal(SIGPIPE, SIG_IGN);
 	if (o->detach && pipe(ready)) {
 		p_err("pipe: %s", strerror(errno));

@@ -13,6 +13,9 @@
  *   nvidia-cuda-mps-control      commands on stdin, one answer each
  *   nvidia-cuda-mps-control -v   its version
  *
+ * For tests of a slow start: with $STANDIN_SLOW_START=FILE, -d creates
+ * FILE and waits a second before it starts the daemon.
+ *
  * A client is any process whose environment names the pipe directory as
  * CUDA_MPS_PIPE_DIRECTORY (the daemon looks every 50 ms).  The daemon
  * starts a server (this program as nvidia-cuda-mps-server, as the first
@@ -260,8 +263,17 @@ static void serve(const char *self)
 
 static int start_daemon(const char *self)
 {
+	const char *slow = getenv("STANDIN_SLOW_START");
 	char pidbuf[32];
 	pid_t p;
+
+	if (slow && *slow) {
+		FILE *f = fopen(slow, "w");
+
+		if (f)
+			fclose(f);
+		sleep(1);
+	}
 
 	if (daemon_pid()) {
 		puts("An instance of this daemon is already running");

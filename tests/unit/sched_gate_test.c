@@ -69,6 +69,17 @@ int rm_channels_set(int fd, __u32 hClient, __u32 subdev, const __u32 *ch, int n,
 	*status = 0;
 	return 0;
 }
+/* RM's row of the mechanisms (cmd/sched/mech_rm.c) is linked: its per-TSG ops on sched's files, unused here */
+int tsg_get(struct sched *s, const struct tsg *t, __u64 *ts, __u32 *level, char *err, size_t len)
+{ (void)s; (void)t; (void)ts; (void)level; snprintf(err, len, "stub"); return -1; }
+int tsg_set_ts(struct sched *s, const struct tsg *t, __u64 us, char *err, size_t len)
+{ (void)s; (void)t; (void)us; snprintf(err, len, "stub"); return -1; }
+int tsg_set_level(struct sched *s, const struct tsg *t, __u32 level, char *err, size_t len)
+{ (void)s; (void)t; (void)level; snprintf(err, len, "stub"); return -1; }
+int tsg_channels(struct sched *s, const struct tsg *t, bool on, char *err, size_t len)
+{ (void)s; (void)t; (void)on; snprintf(err, len, "stub"); return -1; }
+int tsg_schedule(struct sched *s, const struct tsg *t, bool enable, char *err, size_t len)
+{ (void)s; (void)t; (void)enable; snprintf(err, len, "stub"); return -1; }
 int borrow_fd(pid_t pid, int fd) { (void)pid; (void)fd; return open("/dev/null", O_RDONLY); }
 bool tsg_proc_gone(__u32 pid) { (void)pid; return false; }
 void share_write(const struct gate_opts *o, const struct gate_stats *st, const struct gate_lat *lat,
@@ -348,6 +359,7 @@ static struct gate_opts opts(const char *hint, __u32 rotate, __u32 stall, __u32 
 	o.stall_ms = stall;
 	o.lc_ts = 1800;
 	o.be_ts = 200;
+	o.mech = &sched_mech_rm;	/* the gate takes BE off through the run's mechanism */
 	return o;
 }
 

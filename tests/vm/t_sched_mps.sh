@@ -7,8 +7,7 @@
 # environment), their TSGs left to MPS, a stop that leaves a daemon with
 # clients and quits it once they are gone, kill -9 of the run, a daemon
 # that dies, the TSG path of sched exec, and bad input (one Error line,
-# exit 2 or 1, nothing left).  Adopting an operator's daemon (mps-dir on a
-# running daemon) is not here: its run hung in the full suite (1 run in 4).
+# exit 2 or 1, nothing left), and a stop signal while a run starts.
 . "$(dirname "$0")/../lib.sh"
 
 export GPUCTL_RM_DEVICE=/dev/uvm_model_rm
@@ -30,15 +29,20 @@ start_run() {	# start_run ARGS...: sched run lc-be in the background, RUN its pi
 	i=0
 	while ! grep -q "active" "$W/run.err" 2>/dev/null; do
 		i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05
-		kill -0 $RUN 2>/dev/null || break
+		kill -0 $RUN 2>/dev/null || { echo "# run $RUN ended before it was active: $(cat "$W/run.err")"; break; }
 	done
 	if [ $i -gt 400 ]; then	# what keeps it: for the log
 		echo "# run $RUN not active after 20 s: wchan $(cat /proc/$RUN/wchan 2>/dev/null); stack:"
 		sed 's/^/#   /' /proc/$RUN/stack 2>/dev/null | head -8
+		grep -E '^Sig(Blk|Ign)' /proc/$RUN/status 2>/dev/null | sed 's/^/#   /'
 		for p in /proc/[0-9]*; do
 			c=$(cat $p/comm 2>/dev/null)
-			case $c in gpuctl*|nvidia-cuda-mps*) echo "#   ${p#/proc/} $c $(cat $p/wchan 2>/dev/null)" ;; esac
+			case $c in gpuctl*|nvidia-cuda-mps*)
+				echo "#   ${p#/proc/} $c ppid $(awk '/^PPid/{print $2}' $p/status 2>/dev/null) $(cat $p/wchan 2>/dev/null)"
+				for f in $p/fd/*; do echo "#     fd ${f##*/} $(readlink $f 2>/dev/null)"; done ;;
+			esac
 		done
+		sed 's/^/#   lock /' /proc/locks 2>/dev/null
 	fi
 }
 stop_run() {	# SIGINT, 15 s to end, then SIGKILL (a hang fails the checks, not the script)
@@ -62,6 +66,7 @@ no_daemon() { i=0; while [ -e "$1/nvidia-cuda-mps-control.pid" ] && [ $i -lt 200
 wait_daemon() { i=0; while ! kill -0 "$(daemon "$1")" 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done; daemon "$1"; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 pid_of() { grep -lx "$1" /proc/[0-9]*/comm 2>/dev/null | head -1 | cut -d/ -f3; }
+expect_err_file() { grep -q -- "$2" "$W/run.err" && ok "$1" || fail "$1" "run.err: $(head -c 400 "$W/run.err")"; }
 ctl() { printf '%s\n' "$2" | CUDA_MPS_PIPE_DIRECTORY=$1 nvidia-cuda-mps-control 2>&1; }
 
 # --- bad input: exit 2, one line, nothing started ------------------------------
@@ -115,9 +120,37 @@ expect_out "auto without MPS: TSG, and why" "mechanism tsg \(auto: nvidia-cuda-m
 stop_run
 [ -e $ST ] && fail "auto stop" "$ST left" || ok "auto: state removed at the end"
 
+# --- auto and the policy's rules: TSG where a rule names what MPS cannot serve -------
+start_run be uid:65534 mechanism auto
+expect_exit 0 "$GPUCTL" sched status
+expect_out "auto: a rule naming another uid: TSG, and why" \
+	"mechanism tsg \(auto: rule 'be uid:65534' names uid 65534: an MPS server serves one user"
+[ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && fail "auto uid" "a daemon started" || ok "...and no daemon started"
+stop_run
+start_run be pid:$$ mechanism auto
+expect_err_file "auto: a rule naming a pid: TSG, and why" \
+	"mechanism tsg (auto: rule 'be pid:$$' names a process by its pid: it has started"
+stop_run
+cp "$RMC" "$W/lc1"
+"$W/lc1" -n 1 >"$W/lc1.out" 2>&1 &
+LC1=$!
+i=0; while ! grep -q '^ready' "$W/lc1.out" 2>/dev/null; do i=$((i + 1)); [ $i -gt 400 ] && break; sleep 0.05; done
+start_run mechanism auto
+expect_err_file "auto: a rule matching a running process: TSG, and why" \
+	"mechanism tsg (auto: rule 'lc comm:lc1' matches pid $LC1 (lc1), running already: MPS takes a client only at its start)"
+grep -q "pid $LC1 lc1, lc)" "$W/run.out" && ok "...and the run applies lc's values to it" \
+	|| fail "auto running lc1" "$(tail -3 "$W/run.out")"
+stop_run
+kill "$LC1"; wait "$LC1" 2>/dev/null
+start_run mechanism auto
+expect_exit 0 "$GPUCTL" sched status
+expect_out "auto with MPS and no such rule: mps, and why" "mechanism mps \(auto: MPS can serve"
+stop_run
+no_daemon $PIPE
+[ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && fail "auto mps stop" "daemon left" || ok "...its daemon quit at the end"
+
 # --- mechanism mps: gpuctl's own daemon ------------------------------------------------
 start_run mechanism mps be-threads 40 be-mem 2GiB
-expect_err_file() { grep -q -- "$2" "$W/run.err" && ok "$1" || fail "$1" "run.err: $(head -c 400 "$W/run.err")"; }
 expect_err_file "the run says it started a daemon" "mechanism mps: MPS daemon [0-9]* on $PIPE (started by gpuctl)"
 D=$(daemon $PIPE)
 alive "$D" && ok "daemon $D runs on gpuctl's pipe directory" || fail "daemon" "none on $PIPE"
@@ -221,6 +254,23 @@ expect_err_file "a new run adopts a killed run's daemon" "MPS daemon $D on $PIPE
 stop_run
 alive "$D" && fail "adopted from a killed run" "daemon $D still runs" || ok "...and quits it at its end (gpuctl started it)"
 
+# --- an operator's daemon: adopted, never stopped ----------------------------------
+OPD=$W/op/pipe; mkdir -p "$OPD" "$W/op/log"
+CUDA_MPS_PIPE_DIRECTORY=$OPD CUDA_MPS_LOG_DIRECTORY=$W/op/log nvidia-cuda-mps-control -d
+OD=$(daemon "$OPD")
+settle
+start_run mechanism mps mps-dir "$OPD"
+expect_err_file "mps-dir: the operator's daemon adopted" "MPS daemon $OD on $OPD (adopted, left running"
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_PIPE_DIRECTORY'
+[ "$OUT" = "$OPD" ] && ok "clients go to the adopted daemon" || fail "adopted env" "$OUT"
+stop_run
+alive "$OD" && ok "an adopted daemon is never stopped" || fail "adopted" "stopped"
+[ -e $ST ] && fail "adopted stop" "$ST left" || ok "adopted: state removed"
+ctl "$OPD" quit >/dev/null
+expect_exit 1 "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps mps-dir "$OPD"
+expect_stderr_line "mps-dir with no daemon there"
+expect_err "says what mps-dir does" "no MPS daemon answers on"
+
 # --- the daemon dies mid-run -----------------------------------------------------------
 no_daemon $PIPE
 start_run mechanism mps
@@ -233,6 +283,36 @@ expect_exit 0 "$GPUCTL" sched status
 expect_out "status: the daemon gone" "MPS daemon on $PIPE: gone"
 stop_run
 [ -e $ST ] && fail "dead daemon stop" "$ST left" || ok "dead daemon: state removed at the end"
+
+# --- a stop signal while the run starts ----------------------------------------------
+# A background job of this shell starts with SIGINT ignored: the run must
+# take it from its first step on, finish starting (each wait bounded) and
+# stop at once, undoing what it started (here: its own daemon).
+no_daemon $PIPE
+rm -f "$W/run.out" "$W/run.err" "$W/slow.started"
+STANDIN_SLOW_START=$W/slow.started "$GPUCTL" sched run lc-be lc comm:lc1 mechanism mps >"$W/run.out" 2>"$W/run.err" &
+RUN=$!
+i=0; while [ ! -e "$W/slow.started" ] && [ $i -lt 400 ]; do i=$((i + 1)); sleep 0.05; done
+grep -q "active" "$W/run.err" && fail "stop while starting" "already active: $(cat "$W/run.err")"
+kill -INT $RUN
+i=0; while kill -0 $RUN 2>/dev/null && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.05; done
+if kill -0 $RUN 2>/dev/null; then
+	fail "a SIGINT while the run starts its daemon ends the run" "still running: $(head -c 300 "$W/run.err")"
+	kill -9 $RUN
+	"$GPUCTL" sched stop >/dev/null 2>&1
+else
+	ok "a SIGINT while the run starts its daemon ends the run"
+fi
+wait $RUN; RC=$?
+[ $RC = 0 ] && ok "...with exit status 0" || fail "stop while starting" "exit status $RC: $(head -c 300 "$W/run.err")"
+grep -q "policy lc-be stopped" "$W/run.out" && ok "...as a stopped policy (its summary)" \
+	|| fail "stop while starting" "run.out: $(head -c 300 "$W/run.out")"
+grep -q "MPS daemon [0-9]* on $PIPE quit" "$W/run.err" && ok "...and quits the daemon it started" \
+	|| fail "stop while starting: daemon" "$(tail -2 "$W/run.err")"
+no_daemon $PIPE
+[ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && fail "stop while starting" "daemon left" || ok "...none left on its pipe directory"
+[ -e $ST ] && fail "stop while starting" "$ST left" || ok "...nor its state"
+settle
 
 # --- mechanism tsg: sched exec gives the program's TSGs its class ---------------------
 start_run

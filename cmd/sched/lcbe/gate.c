@@ -8,9 +8,11 @@
  * them to be switched in and out (≈ 0.2 ms each on an H100) whatever their
  * timeslices; a TSG that is off the runlist costs nothing.  The LC processes
  * say when they have work through the hint page (hint/gpuctl_hint.h) that
- * this file creates; one thread here waits on its futex word and issues
- * GPFIFO_SCHEDULE on each BE TSG through the BE process's own RM file,
- * borrowed as for every other control (RM's ownership rule kept).
+ * this file creates; one thread here waits on its futex word and takes each
+ * BE TSG off its runlist (be-off: the TSG, or its channels) through the
+ * run's mechanism (mech.h's tsg_runlist; RM's row issues GPFIFO_SCHEDULE or
+ * DISABLE_CHANNELS) on the BE process's own RM file, borrowed as for every
+ * other control (RM's ownership rule kept).
  *
  * be-rotate MS (with or without a hint): only one BE process's TSGs are on
  * the runlist at a time, the next one's after MS; an LC request then waits
@@ -37,7 +39,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "gate_priv.h"
+#include "gate_state.h"
 
 const char *const gate_off_names[GATE_OFF_NR] = {
 	[GATE_OFF_SCHEDULE] = "schedule",
@@ -48,13 +50,12 @@ const char *const gate_off_names[GATE_OFF_NR] = {
  * be-off channels: the TSG's channels.  A TSG is reported when allocated,
  * before its channels are: prune looks again every second until it has some.
  */
-static void gate_find_channels(struct gate_tsg *e)
+static void gate_find_channels(const struct gate *g, struct gate_tsg *e)
 {
 	int n;
 
 	e->looks++;
-	n = rm_tsg_channels(e->fd, e->t.info.hClient, e->t.info.hTsg, &e->subdev, e->ch,
-				GATE_TSG_CHANNELS);
+	n = g->o.mech->tsg_channels(e->fd, &e->t, &e->subdev, e->ch, GATE_TSG_CHANNELS);
 
 	e->nch = n > 0 && e->subdev ? n : 0;
 }
@@ -96,13 +97,11 @@ static void gate_set(struct gate *g, int i, bool off)
 {
 	struct gate_tsg *e = &g->v[i], *es[RM_DISABLE_CHANNELS_MAX];
 	__u32 ch[RM_DISABLE_CHANNELS_MAX], status = 0;
+	struct mech_runlist rl = { .how = ORIG_SCHEDULE };
 	int n = 0, nes = 0, ret;
 
 	if (g->o.be_off == GATE_OFF_SCHEDULE) {
-		struct a06c_schedule p = { .bEnable = !off };
-
-		ret = rm_control(e->fd, e->t.info.hClient, e->t.info.hTsg,
-				 NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &p, sizeof(p), &status);
+		ret = g->o.mech->tsg_runlist(e->fd, &e->t, !off, &rl, &status);
 		gate_result(g, &e, 1, off, ret, status, "GPFIFO_SCHEDULE");
 		return;
 	}
@@ -116,7 +115,8 @@ static void gate_set(struct gate *g, int i, bool off)
 		n += f->nch;
 		es[nes++] = f;
 	}
-	ret = rm_channels_set(e->fd, e->t.info.hClient, e->subdev, ch, n, off, &status);
+	rl = (struct mech_runlist){ .how = ORIG_CHANNELS, .subdev = e->subdev, .ch = ch, .nch = n };
+	ret = g->o.mech->tsg_runlist(e->fd, &e->t, !off, &rl, &status);
 	gate_result(g, es, nes, off, ret, status, "DISABLE_CHANNELS");
 }
 
@@ -166,7 +166,7 @@ static struct gate_gpu *gpu_state(struct gate *g, __u32 gpu)
 	return &g->gpus[g->ngpus++];
 }
 
-struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid)
+static struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid)
 {
 	for (int i = 0; i < g->nprocs; i++)
 		if (g->procs[i].gpu == gpu && g->procs[i].pid == pid && !g->procs[i].gone)
@@ -525,7 +525,7 @@ void gate_add(struct gate *g, const struct tsg *t, __u32 gpu)
 	e->gpu = gpu;
 	gpu_state(g, e->gpu);
 	if (!lc && g->engaged && g->o.be_off == GATE_OFF_CHANNELS)
-		gate_find_channels(e);
+		gate_find_channels(g, e);
 out:
 	pthread_mutex_unlock(&g->mu);
 	/* a request in flight, or another process's turn, takes it off at once */
@@ -579,7 +579,7 @@ void gate_prune(struct gate *g)
 		}
 		if (g->engaged && !g->v[i].lc && g->o.be_off == GATE_OFF_CHANNELS &&
 		    !g->v[i].nch && g->v[i].looks < 30)
-			gate_find_channels(&g->v[i]);
+			gate_find_channels(g, &g->v[i]);
 		g->v[k++] = g->v[i];
 	}
 	g->n = k;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "gpuctl.h"
-#include "gate_priv.h"
+#include "gate_state.h"
 
 /*
  * The hint file is writable by others (hint-mode): one who truncates it

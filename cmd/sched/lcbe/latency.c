@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
-#include "gate_priv.h"
+#include "gate_state.h"
 
 static double quantile(const __u64 *d, __u64 n, double q)
 {

@@ -40,6 +40,7 @@ struct gate_opts {
 	bool lc_derived;	/* lc_ts from be-floor (for one LC process): divided per GPU */
 	__u32 target_us;	/* lc-p99: the LC's P99 to keep (0: none) */
 	bool mps_knob;		/* the target also moves MPS BE clients' thread percentage */
+	const struct sched_mech *mech;	/* the run's mechanism: the gate takes BE off through it */
 };
 enum {
 	GATE_OFF_SCHEDULE = 0,	/* GPFIFO_SCHEDULE bEnable 0 on the TSG (no effect on 580 GSP) */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gpuctl.h"
-#include "gate_priv.h"
+#include "gate_state.h"
 
 __u64 gate_lc_ts(const struct gate_opts *g, int nlc)
 {

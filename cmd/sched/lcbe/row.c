@@ -69,14 +69,15 @@ static int hook_parsed(void *self, struct class_values *val)
 }
 
 /* The ledger, and the gate when engaged (be_ts is reckoned for lc-be alone). */
-static int hook_start(void *self)
+static int hook_start(void *self, struct sched *s, const struct policy *rules)
 {
 	struct lcbe *l = self;
 
 	/* the mechanism first: under mps the target also moves BE clients' threads */
-	if (mps_session_start(&l->mps, &l->mst))
+	if (mps_session_start(&l->mps, &l->mst, s, rules))
 		return -1;
 	l->o.mps_knob = !strcmp(l->mst.mech, "mps");
+	l->o.mech = mps_session_mech(&l->mst);
 	if (l->o.be_ts && gate_start(&l->gate, &l->o)) {
 		mps_session_stop(&l->mst);
 		return -1;
@@ -84,6 +85,12 @@ static int hook_start(void *self)
 	l->mps_started = true;
 	l->rung = TARGET_RUNG_RM;	/* lc-p99: target.c's first rung */
 	return 0;
+}
+
+/* The mechanism chosen at start: the run applies through it, the gate takes BE off through it. */
+static const struct sched_mech *hook_mech(const void *self)
+{
+	return ((const struct lcbe *)self)->o.mech;
 }
 
 static bool hook_engaged(const void *self)
@@ -293,6 +300,7 @@ static const struct sched_hooks lcbe_hooks = {
 	.word = hook_word,
 	.parsed = hook_parsed,
 	.start = hook_start,
+	.mech = hook_mech,
 	.engaged = hook_engaged,
 	.serve = hook_serve,
 	.describe = hook_describe,

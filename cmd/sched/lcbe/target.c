@@ -33,7 +33,7 @@
 #include <stdio.h>
 
 #include "gpuctl.h"
-#include "gate_priv.h"
+#include "gate_state.h"
 
 #define TARGET_MIN_REQ	20
 #define TARGET_CALM	2

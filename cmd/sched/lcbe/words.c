@@ -45,6 +45,7 @@ void lcbe_defaults(struct gate_opts *g)
 	g->be_off = GATE_OFF_CHANNELS;	/* GPFIFO_SCHEDULE takes nothing off on 580 (GSP) */
 	g->floor_pct = GATE_FLOOR_DEFAULT;
 	g->stall_ms = GATE_STALL_MS_DEFAULT;
+	g->mech = sched_mech_default();
 }
 
 /* hint FILE: a path whose directory exists (the file itself gpuctl creates). */

@@ -3,7 +3,7 @@
  * client.c - what an MPS client is, as its process says (mpss.h): its
  * name, and from its environment (what MPS itself read when it started)
  * the pipe directory it joined, its client priority, its active thread
- * percentage, and the class sched exec gave it.
+ * percentage, and the class sched exec gave it (drv/mps.c reads it).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -15,19 +15,10 @@
 #include "gpuctl.h"
 #include "mpss.h"
 
-static const char *env_value(const char *env, size_t n, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (size_t i = 0; i < n; i += strlen(env + i) + 1)
-		if (!strncmp(env + i, key, kl) && env[i + kl] == '=')
-			return env + i + kl + 1;
-	return NULL;
-}
-
 int mps_client_read(pid_t pid, struct mps_client *c)
 {
-	char p[64], env[32768];
+	struct mps_proc_env env;
+	char p[64];
 	const char *v;
 	ssize_t n = 0;
 	int fd;
@@ -42,23 +33,17 @@ int mps_client_read(pid_t pid, struct mps_client *c)
 		if (n > 0 && c->comm[n - 1] == '\n')
 			c->comm[n - 1] = '\0';
 	}
-	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, env, sizeof(env) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
+	if (mps_proc_env_read(pid, &env))
 		return -1;
-	env[n] = '\0';
-	v = env_value(env, (size_t)n, MPS_CLASS_ENV);
+	v = mps_proc_env_get(&env, MPS_CLASS_ENV);
 	if (v)
 		snprintf(c->cls, sizeof(c->cls), "%s", v);
-	v = env_value(env, (size_t)n, "CUDA_MPS_PIPE_DIRECTORY");
+	v = mps_proc_env_get(&env, "CUDA_MPS_PIPE_DIRECTORY");
 	if (v)
 		snprintf(c->dir, sizeof(c->dir), "%s", v);
-	v = env_value(env, (size_t)n, "CUDA_MPS_CLIENT_PRIORITY");
+	v = mps_proc_env_get(&env, "CUDA_MPS_CLIENT_PRIORITY");
 	c->priority = v ? atoi(v) : 0;
-	v = env_value(env, (size_t)n, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+	v = mps_proc_env_get(&env, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
 	if (v && *v)
 		c->threads = atoi(v);
 	return 0;

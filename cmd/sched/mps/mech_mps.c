@@ -137,10 +137,15 @@ static int mps_tsg_restore(struct sched *s, const struct tsg *t, char *err, size
 	return sched_mech_rm.tsg_restore(s, t, err, len);
 }
 
-static int mps_tsg_runlist(struct sched *s, const struct tsg *t, bool on, __u32 how, char *err,
-			   size_t len)
+static int mps_tsg_runlist(int fd, const struct tsg *t, bool on, const struct mech_runlist *rl,
+			   __u32 *status)
 {
-	return sched_mech_rm.tsg_runlist(s, t, on, how, err, len);
+	return sched_mech_rm.tsg_runlist(fd, t, on, rl, status);
+}
+
+static int mps_tsg_channels(int fd, const struct tsg *t, __u32 *subdev, __u32 *ch, int max)
+{
+	return sched_mech_rm.tsg_channels(fd, t, subdev, ch, max);
 }
 
 static bool mps_owns(const struct mech_server *srv, const struct tsg *t)
@@ -156,6 +161,7 @@ const struct sched_mech sched_mech_mps = {
 	.tsg_apply = mps_tsg_apply,
 	.tsg_restore = mps_tsg_restore,
 	.tsg_runlist = mps_tsg_runlist,
+	.tsg_channels = mps_tsg_channels,
 	.client_env = mps_env,
 	.server_set = mps_server_set,
 	.server_restore = mps_server_restore,

@@ -12,6 +12,8 @@
  *               the choice of mechanism (mps, tsg, auto: which and why),
  *               and the end: quit only a daemon gpuctl started, once its
  *               clients are gone.
+ *   auto.c      auto's look at the policy's rules: a rule naming another
+ *               user, a pid or a process already running means TSG.
  *   (the run's MPS state and snapshot files, which exporter and probe read
  *   too, are a lower room's: cmd/tsgw/mpsfile.c)
  *   client.c    a client as its process says (name, environment's MPS words).
@@ -64,11 +66,15 @@ int mps_opts_check(const struct mps_opts *o);
 /* ---------------------------------------------------------- session.c */
 
 /*
- * At run start (under the sched lock): the mechanism chosen, the daemon
- * started or adopted, the state written with run = getpid().  0, or -1
- * after p_err (nothing started).  Prints the choice with p_info.
+ * At run start (under the sched lock): the mechanism chosen (auto looks at
+ * rules and the TSGs s knows), the daemon started or adopted, the state
+ * written with run = getpid().  0, or -1 after p_err (nothing started).
+ * Prints the choice with p_info.
  */
-int mps_session_start(const struct mps_opts *o, struct mps_state *st);
+int mps_session_start(const struct mps_opts *o, struct mps_state *st, struct sched *s,
+		      const struct policy *rules);
+/* The row (mech.h) a run with st goes through: MPS's under mechanism mps, else RM's. */
+const struct sched_mech *mps_session_mech(const struct mps_state *st);
 /* The run's pid (after --detach) into the state file. */
 void mps_session_served(struct mps_state *st, pid_t run);
 /*
@@ -83,6 +89,16 @@ void mps_session_stop(struct mps_state *st);
  */
 int mps_session_sweep(bool quiet);
 
+
+/* ------------------------------------------------------------- auto.c */
+
+/*
+ * Whether rules name a process MPS cannot serve: another user's (uid:),
+ * one by its pid, or one that runs already (a TSG s knows that a rule
+ * other than the catch-all matches).  1 with why (the rule, the process,
+ * the reason), else 0.
+ */
+int mps_auto_rules(struct sched *s, const struct policy *rules, char *why, size_t len);
 
 /* --------------------------------------------------------- mech_mps.c */
 

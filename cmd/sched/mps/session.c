@@ -109,7 +109,8 @@ static int daemon_up(const struct mps_opts *o, struct mps_state *st, const struc
 	return 0;
 }
 
-int mps_session_start(const struct mps_opts *o, struct mps_state *st)
+int mps_session_start(const struct mps_opts *o, struct mps_state *st, struct sched *s,
+		      const struct policy *rules)
 {
 	struct mps_state left;
 	bool have_left;
@@ -122,10 +123,12 @@ int mps_session_start(const struct mps_opts *o, struct mps_state *st)
 	st->be_mem = o->be_mem;
 	snprintf(st->mech, sizeof(st->mech), "%s", o->choice == MPS_CHOICE_TSG ? "tsg" : "mps");
 	snprintf(st->why, sizeof(st->why), "%s", o->choice == MPS_CHOICE_AUTO ?
-		 "auto: MPS can serve (its daemon answers, no rule names another user)" :
-		 "asked for");
+		 "auto: MPS can serve (its daemon answers; no rule names another user, a pid "
+		 "or a process already running)" : "asked for");
 	have_left = !mps_state_read(&left);
-	if (o->choice != MPS_CHOICE_TSG) {
+	if (o->choice == MPS_CHOICE_AUTO && mps_auto_rules(s, rules, err, sizeof(err))) {
+		cannot(o, st, err);	/* auto: TSG, and why */
+	} else if (o->choice != MPS_CHOICE_TSG) {
 		if (mps_find(bin, sizeof(bin), err, sizeof(err))) {
 			if (cannot(o, st, err))
 				return -1;
@@ -155,6 +158,11 @@ int mps_session_start(const struct mps_opts *o, struct mps_state *st)
 	else if (o->choice == MPS_CHOICE_AUTO)
 		p_info("mechanism tsg (%s)", st->why);
 	return 0;
+}
+
+const struct sched_mech *mps_session_mech(const struct mps_state *st)
+{
+	return !strcmp(st->mech, "mps") ? &sched_mech_mps : &sched_mech_rm;
 }
 
 void mps_session_served(struct mps_state *st, pid_t run)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gate_priv.h - the gate's insides, shared by its rooms: gate.c (decisions,
- * the thread, BE TSGs on and off), hint_file.c (the hint page and its
- * safety), ledger.c (each BE process's share and stall, for share.c).
+ * gate_state.h - the gate's state (struct gate) and the rooms that work on
+ * it, below gate.c (decisions, the thread, BE TSGs on and off through the
+ * run's mechanism), which calls them and none of which calls it:
+ * hint_file.c (the hint page and its safety), latency.c (the LC's
+ * latencies), target.c (lc-p99), ledger.c (each BE process's share and
+ * stall, for share.c).
  */
-#ifndef GPUCTL_GATE_PRIV_H
-#define GPUCTL_GATE_PRIV_H
+#ifndef GPUCTL_GATE_STATE_H
+#define GPUCTL_GATE_STATE_H
 
 #include <pthread.h>
 #include <time.h>
@@ -128,9 +131,6 @@ __u32 *wait_word(struct gate *g);
 void hint_wake(struct gate *g);
 /* Lets go of the page (its mapping, its file; unlink: remove it). */
 void hint_release(struct gate *g, bool unlink_it);
-
-/* gate.c, for the ledger */
-struct gate_proc *proc_of(struct gate *g, __u32 gpu, __u32 pid);
 
 /* ledger.c: the share file from g's ledger (caller holds mu). */
 void gate_share(struct gate *g, __u64 now);
