@@ -168,8 +168,20 @@ static int sched_run_words(char **w, int n)
 			complete_offer(rm_level_name(l));
 		return 0;
 	}
+	if (sw && sw->values && !strcmp(sw->values, "__files__")) {
+		complete_mark("__files__");
+		return 0;
+	}
+	if (sw && sw->values) {	/* the word's values, "a b c" */
+		char v[128], *save = NULL;
+
+		snprintf(v, sizeof(v), "%s", sw->values);
+		for (char *t = strtok_r(v, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			complete_offer(t);
+		return 0;
+	}
 	if (sw)
-		return 0;	/* a number, or the policy's own value */
+		return 0;	/* a number */
 	for (const struct sched_word *x = p->words; x->word; x++)
 		complete_offer(x->word);
 	return 0;

@@ -25,9 +25,9 @@
 #define LEVEL(l) (NVA06C_CTRL_INTERLEAVE_LEVEL_##l + 1)
 
 static const struct sched_word fixed_words[] = {
-	{ "match", SW_MATCH, POLICY_CLASS_FIXED },
-	{ "timeslice", SW_TIMESLICE, POLICY_CLASS_FIXED },
-	{ "interleave", SW_INTERLEAVE, POLICY_CLASS_FIXED },
+	{ "match", SW_MATCH, POLICY_CLASS_FIXED, NULL },
+	{ "timeslice", SW_TIMESLICE, POLICY_CLASS_FIXED, NULL },
+	{ "interleave", SW_INTERLEAVE, POLICY_CLASS_FIXED, NULL },
 	{ NULL },
 };
 

@@ -38,6 +38,8 @@ struct sched_word {
 	const char *word;
 	enum sched_word_kind kind;
 	__u32 cls;
+	/* an SW_OWN word's values for completion: "a b c", "__files__" (a path), NULL: a number */
+	const char *values;
 };
 
 /* What a class's TSGs are given (struct policy_rule's values). */
