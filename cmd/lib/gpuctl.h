@@ -41,7 +41,7 @@
  * document's "schema_version".  It goes up when a member changes meaning or
  * type or goes away; members are added without it.
  */
-#define GPUCTL_SCHEMA_VERSION 1
+#define GPUCTL_SCHEMA_VERSION 2
 /* A JSON writer for stdout with the stamp and -p's indentation: NULL when out of memory. */
 json_writer_t *json_stdout_writer(void);
 /* The same on another file (a command's -o FILE under -j). */

@@ -32,7 +32,7 @@ __all__ = ["Gpuctl", "GpuctlError", "UsageError", "PermissionDenied", "NotFound"
            "documents"]
 
 # The newest "schema_version" this library reads (cmd/lib/gpuctl.h GPUCTL_SCHEMA_VERSION).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def documents(text):

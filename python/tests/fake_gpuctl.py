@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-V = 1
+V = 2
 state_path = os.environ["FAKE_STATE"]
 state = {}
 if os.path.exists(state_path):

@@ -42,7 +42,7 @@ class Documents(Base):
     def test_one_document(self):
         d = self.g.json("probe")
         self.assertEqual(d["verdict"]["sched"]["available"], False)
-        self.assertEqual(d["schema_version"], 1)
+        self.assertEqual(d["schema_version"], 2)
         self.assertEqual(self.log()[-1], ["-j", "probe"])
 
     def test_json_lines(self):
@@ -161,7 +161,7 @@ class Run(Base):
         self.assertEqual(r["prefetch"]["policy"], "populate")
         self.assertEqual(r["stat"]["counters"]["gpu_faults"], 9)
         self.assertEqual(r["record"], rec)
-        self.assertEqual(r["schema_version"], 1)
+        self.assertEqual(r["schema_version"], 2)
         self.assertEqual(self.log()[-1], ["-j", "run", "--prefetch", "populate", "distance", "2",
                                           "--stat", "--record", rec, "--attach-timeout", "500ms",
                                           "--", "sh", "-c", "exit 3"])

@@ -212,7 +212,7 @@ int main(void)
 			errline[0] = '\0';
 		if (f)
 			fclose(f);
-		CHECK(err_is("{\"error\":\"unknown option '--bogus'; try 'gpuctl thing help'\",\"code\":\"USAGE\",\"schema_version\":1}"));
+		CHECK(err_is("{\"error\":\"unknown option '--bogus'; try 'gpuctl thing help'\",\"code\":\"USAGE\",\"schema_version\":2}"));
 	}
 	unlink(errfile);
 	printf("%d passed, %d failed\n", pass, fail);

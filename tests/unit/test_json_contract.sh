@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
 G=$GPUCTL
-V=1
+V=2
 
 expect_exit 0 "$G" -j version && expect_json_eq "version: schema_version" .schema_version $V
 expect_exit 0 "$G" -j probe && expect_json_eq "probe: schema_version" .schema_version $V
@@ -46,7 +46,7 @@ expect_exit 0 "$G" -j batch file "$B" &&
     expect_json_expr "batch: each result carries it" "len(j) == 2 and all(r['schema_version'] == $V for r in j)"
 # a stream: one document per line, each stamped
 out=$("$G" -j stat -I 5x 2>/dev/null; "$G" -j version)
-n=$(printf '%s\n' "$out" | grep -c '"schema_version":1}$')
+n=$(printf '%s\n' "$out" | grep -c '"schema_version":2}$')
 [ "$n" = 2 ] && ok "one document a line, each stamped" || fail "one document a line, each stamped" "$out"
 grep -q '"schema_version"' man/gpuctl.8.rst && ok "gpuctl(8) states the contract" ||
     fail "gpuctl(8) states the contract" "no schema_version in man/gpuctl.8.rst"

@@ -11,13 +11,13 @@ G=$GPUCTL
 
 expect_exit 3 "$G" -j run -- sh -c 'echo chatter; exit 3' &&
     expect_json_expr "no tool: command, status, wall time, empty members" \
-        'j["command"] == ["sh", "-c", "echo chatter; exit 3"] and j["command_status"] == 3 and j["wall_s"] > 0 and j["prefetch"] is None and j["stat"] is None and j["record"] is None and j["schema_version"] == 1'
+        'j["command"] == ["sh", "-c", "echo chatter; exit 3"] and j["command_status"] == 3 and j["wall_s"] > 0 and j["prefetch"] is None and j["stat"] is None and j["record"] is None and j["schema_version"] == 2'
 [ "$ERR" = chatter ] && ok "-j: CMD's stdout went to stderr" || fail "-j: CMD's stdout went to stderr" "$ERR"
 expect_exit 0 "$G" run -- true && expect_err "text: how CMD ended" "^run: 'true' exited with status 0 after [0-9.]+ (ns|us|ms|s)$"
 expect_exit 127 "$G" -j run -- /nonexistent/cmd && expect_json_eq "a command that cannot run: 127" .command_status 127
 expect_exit 1 "$G" -j run --stat -- true &&
     expect_json_expr "a tool's failure sits in its member" \
-        'j["stat"]["code"] == "NO_BACKEND" and "backend" in j["stat"]["error"] and j["command_status"] is None and j["stat"]["schema_version"] == 1'
+        'j["stat"]["code"] == "NO_BACKEND" and "backend" in j["stat"]["error"] and j["command_status"] is None and j["stat"]["schema_version"] == 2'
 expect_exit 1 "$G" -j run --stat --prefetch stride --attach-t=300ms -- sleep 2 &&
     expect_json_expr "several tools: CMD never opened the UVM device" \
         '"did not open /dev/nvidia-uvm within" in j["error"] and j["code"] == "FAILED"'

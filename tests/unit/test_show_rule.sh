@@ -43,9 +43,9 @@ for root in "${roots[@]}"; do
         case $1 in
         sched)
             expect_json_expr "$what -j: watcher false, stats null, schema_version" \
-                "j['watcher'] is False and j['stats'] is None and j['running_s'] is None and j['schema_version'] == 1" ;;
+                "j['watcher'] is False and j['stats'] is None and j['running_s'] is None and j['schema_version'] == 2" ;;
         *)
-            expect_json_expr "$what -j: policy null" "j['policy'] is None and j['schema_version'] == 1" ;;
+            expect_json_expr "$what -j: policy null" "j['policy'] is None and j['schema_version'] == 2" ;;
         esac
         # a bad command line is still 2, one Error line
         expect_exit 2 env GPUCTL_BPFFS="$root" "$G" "$1" "$2" bogus-word && expect_stderr_line "$what bogus-word"

@@ -45,7 +45,7 @@ try()	# try OBJ FILE
 	esac
 }
 
-NONE='{"policy":null,"stale_pin":false,"schema_version":1}'	# show with nothing loaded (the JSON contract's version last)
+NONE='{"policy":null,"stale_pin":false,"schema_version":2}'	# show with nothing loaded (the JSON contract's version last)
 loaded=0 refused=0
 failed_before=$T_FAIL
 for n in $(cat $FUZZ/MANIFEST); do

@@ -17,7 +17,7 @@ uvmsim reset va_blocks 64 >/dev/null
 # one tool: the engine runs CMD (its KEY VALUE words and options among them)
 expect_exit 0 $G -j run --prefetch populate $MAX -- uvmsim run seq blocks 16 $SLOW
 expect_json_expr "run --prefetch: the engine's report, CMD's status" \
-    'j["prefetch"]["policy"] == "populate" and j["command_status"] == 0 and j["stat"] is None and j["schema_version"] == 1'
+    'j["prefetch"]["policy"] == "populate" and j["command_status"] == 0 and j["stat"] is None and j["schema_version"] == 2'
 # one tool: stat runs CMD
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j run --stat -- uvmsim run seq blocks 4

@@ -66,7 +66,7 @@ expect_exit 0 "$G" run --sched lc -- sh -c 'echo "$CUDA_MPS_CLIENT_PRIORITY $GPU
 [ -z "$CUDA_MPS_PIPE_DIRECTORY" ] && ok "the shell's environment untouched" || fail "env leak" "$CUDA_MPS_PIPE_DIRECTORY"
 expect_exit 5 "$G" -j run --sched be -- sh -c 'exit 5'
 expect_json_expr "-j run --sched be: class, mechanism, CMD's status" \
-	"j['sched'] == {'class': 'be', 'mechanism': 'mps'} and j['command_status'] == 5 and j['schema_version'] == 1"
+	"j['sched'] == {'class': 'be', 'mechanism': 'mps'} and j['command_status'] == 5 and j['schema_version'] == 2"
 expect_exit 127 "$G" run --sched be -- /nonexistent/prog && expect_stderr_line "run --sched of a program that does not exist"
 # a tool with --sched follows CMD (started here, in its class)
 expect_exit 0 "$G" -j run --sched be --stat -- sh -c 'echo "$GPUCTL_SCHED_CLASS" >&2; uvmsim run seq blocks 4 wait_ms 300 slice 32 gap_ms 20 >/dev/null'

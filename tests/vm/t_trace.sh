@@ -24,7 +24,7 @@ expect_out "stat -I intervals" "gpu_faults"
 expect_exit 0 $G stat -I100 -x, --interval-c=1 -- sh -c 'uvmsim run seq blocks 1; sleep 0.5'
 expect_out "stat -I100 -x, (perf's spellings)" "^[0-9.]+,[0-9]+,,gpu_faults$"
 expect_exit 0 $G stat -j --duration=300ms
-expect_json_expr "stat -j --duration=300ms: system-wide, no command" 'j["command_status"] is None and j["schema_version"] == 1'
+expect_json_expr "stat -j --duration=300ms: system-wide, no command" 'j["command_status"] is None and j["schema_version"] == 2'
 expect_exit 3 $G stat -j -- sh -c 'uvmsim run seq blocks 1 >/dev/null; exit 3'
 expect_json_eq "stat -- CMD: a failing command's status in the document" .command_status 3
 # -r N: perf's repeat, with the means and their spread
@@ -50,7 +50,7 @@ grep -q "gpu_faults" $T/stat.txt && grep -q "seconds time elapsed" $T/stat.txt &
 	ok "stat -o: the counts are in the file" || fail "stat -o" "$(head -c 300 $T/stat.txt)"
 expect_exit 0 $G -j stat -r 2 -o $T/stat.json -- uvmsim run seq blocks 1
 OUT=$(cat $T/stat.json)
-expect_json_expr "stat -j -r 2 -o: the document in the file, stamped" 'j["runs"] == 2 and j["schema_version"] == 1'
+expect_json_expr "stat -j -r 2 -o: the document in the file, stamped" 'j["runs"] == 2 and j["schema_version"] == 2'
 ln -sf $T/stat.txt $T/stat.link
 expect_exit 1 $G stat -o $T/stat.link -- true && expect_stderr_line "stat -o through a link"
 [ -L $T/stat.link ] && grep -q gpu_faults $T/stat.txt && ok "stat -o: the link and its target untouched" ||
