@@ -28,49 +28,6 @@
 #define NOT_MINE COMPLETE_NOT_MINE
 #define MAX_POS 64
 
-static const char *cur;	/* the word being completed */
-static void (*emit)(const char *word, void *ctx);
-static void *emit_ctx;
-
-/* What was offered, by hash: a word two tables name (a policy of both back-ends) once. */
-static unsigned long long offered[512];
-static int noffered;
-
-static bool offered_before(const char *word)
-{
-	unsigned long long h = 14695981039346656037ull;
-
-	for (const unsigned char *c = (const unsigned char *)word; *c; c++)
-		h = (h ^ *c) * 1099511628211ull;
-	for (int i = 0; i < noffered; i++)
-		if (offered[i] == h)
-			return true;
-	if (noffered < (int)(sizeof(offered) / sizeof(offered[0])))
-		offered[noffered++] = h;
-	return false;
-}
-
-static void offer(const char *word)
-{
-	if (!strncmp(word, cur, strlen(cur)) && !offered_before(word))
-		emit(word, emit_ctx);
-}
-
-void complete_offer(const char *word)
-{
-	offer(word);
-}
-
-void complete_mark(const char *marker)
-{
-	emit(marker, emit_ctx);
-}
-
-const char *complete_cur(void)
-{
-	return cur;
-}
-
 static void offer_opt(const struct opt *o)
 {
 	char buf[80];
@@ -78,10 +35,10 @@ static void offer_opt(const struct opt *o)
 	if (o->flags & OPT_HIDDEN)
 		return;
 	snprintf(buf, sizeof(buf), "--%s", o->name);
-	offer(buf);
+	complete_offer(buf);
 	if (o->key) {
 		snprintf(buf, sizeof(buf), "-%c", o->key);
-		offer(buf);
+		complete_offer(buf);
 	}
 }
 
@@ -112,7 +69,7 @@ void complete_uvm_pids(void)
 			if (n > 0) {
 				link[n] = '\0';
 				if (!strcmp(link, "/dev/nvidia-uvm")) {
-					offer(p->d_name);
+					complete_offer(p->d_name);
 					break;
 				}
 			}
@@ -131,8 +88,8 @@ void complete_gpus(void)
 
 	for (int i = 0; i < n; i++) {
 		snprintf(idx, sizeof(idx), "%d", g[i].index);
-		offer(idx);
-		offer(g[i].uuid_str);
+		complete_offer(idx);
+		complete_offer(g[i].uuid_str);
 	}
 }
 
@@ -141,7 +98,7 @@ static void offer_value(const struct opt *o)
 	switch (o->kind) {
 	case OPT_ENUM:
 		for (int i = 0; o->words[i]; i++)
-			offer(o->words[i]);
+			complete_offer(o->words[i]);
 		break;
 	case OPT_PID:
 		complete_uvm_pids();
@@ -154,7 +111,7 @@ static void offer_value(const struct opt *o)
 		break;
 	case OPT_PATH:
 	case OPT_PATHS:
-		emit("__files__", emit_ctx);
+		complete_mark("__files__");
 		break;
 	default:
 		break;	/* a number, a size, a duration: nothing to offer */
@@ -224,7 +181,7 @@ static int complete_set(const struct object *obj, const struct optset *s, char *
 		const struct opt *o;
 
 		if (!strcmp(words[j], "--") && (s->flags & OPTS_CMD)) {
-			emit(j + 1 == n ? "__command__" : "__files__", emit_ctx);
+			complete_mark(j + 1 == n ? "__command__" : "__files__");
 			return 0;
 		}
 		o = wants_value(s, words[j]);
@@ -237,19 +194,19 @@ static int complete_set(const struct object *obj, const struct optset *s, char *
 		else if (words[j][0] != '-' && npos < MAX_POS)
 			pos[npos++] = words[j];	/* a plain word: the command's own */
 	}
-	if (cur[0] == '-') {
+	if (complete_cur()[0] == '-') {
 		for (const struct opt *o = s->rows; o && o->name; o++)
 			offer_opt(o);
 		for (const struct opt *o = opts_global; o->name; o++)
 			offer_opt(o);
 		if (s->flags & OPTS_CMD)
-			offer("--");
+			complete_offer("--");
 		return 0;
 	}
 	if ((s->flags & OPTS_WORDS) && !cmds)	/* the command's own words (policy names) */
 		return complete_positional(obj, s->command, pos, npos);
 	for (int i = 0; cmds && cmds[i]; i++)
-		offer(cmds[i]);
+		complete_offer(cmds[i]);
 	return 0;
 }
 
@@ -300,7 +257,7 @@ static int complete_object(const struct object *obj, char **words, int n)
 		return complete_set(obj, own, words, n, n == 0 ? names : NULL);
 	if (n == 0) {
 		for (int i = 0; names[i]; i++)
-			offer(names[i]);
+			complete_offer(names[i]);
 		return 0;
 	}
 	c = cmd_of(obj->cmds, words[0]);
@@ -309,7 +266,7 @@ static int complete_object(const struct object *obj, char **words, int n)
 	own = set_of(obj->name, c->name);
 	if (own)
 		return complete_set(obj, own, words + 1, n - 1, NULL);
-	if (cur[0] == '-') {	/* no rows: the global options alone */
+	if (complete_cur()[0] == '-') {	/* no rows: the global options alone */
 		for (const struct opt *o = opts_global; o->name; o++)
 			offer_opt(o);
 		return 0;
@@ -322,19 +279,19 @@ static int complete_other(const struct dispatch *d, const char *first, char **wo
 {
 	if (!strcmp(first, "help")) {
 		for (const struct object *const *o = d->objects; n == 0 && *o; o++)
-			offer((*o)->name);
+			complete_offer((*o)->name);
 		return 0;
 	}
 	if (!strcmp(first, "batch")) {
 		for (const struct cmd *c = d->batch_cmds; n == 0 && c && c->name; c++)
-			offer(c->name);
+			complete_offer(c->name);
 		if (n == 1 && is_prefix(words[0], "file"))
-			emit("__files__", emit_ctx);
+			complete_mark("__files__");
 		return 0;
 	}
 	if (!strcmp(first, "shell")) {
 		if (n == 0)
-			offer("help");
+			complete_offer("help");
 		return 0;
 	}
 	return !strcmp(first, "version") ? 0 : NOT_MINE;
@@ -354,19 +311,18 @@ int complete_words(const struct dispatch *d, int argc, char **argv,
 	static const char *const others[] = { "help", "batch", "shell", "version", NULL };
 	int i = 0;
 
-	emit = fn;
-	emit_ctx = ctx;
-	noffered = 0;
-	cur = argc > 0 ? argv[argc - 1] : "";
+	const char *cur = argc > 0 ? argv[argc - 1] : "";
+
+	complete_begin(cur, fn, ctx);
 	while (i < argc - 1 && argv[i][0] == '-')
 		i++;
 	if (i >= argc - 1) {
 		const char *const *list = cur[0] == '-' ? globals : others;
 
 		for (int k = 0; list[k]; k++)
-			offer(list[k]);
+			complete_offer(list[k]);
 		for (const struct object *const *o = d->objects; cur[0] != '-' && *o; o++)
-			offer((*o)->name);
+			complete_offer((*o)->name);
 		return EXIT_OK;
 	}
 	const struct object *hit = NULL;

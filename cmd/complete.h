@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * complete.h - what complete.c (gpuctl __complete) shares with
- * complete_words.c: the words of commands whose words are not option rows
- * (policy names and their parameters, sched run's words, hints).
+ * complete_words.c (the words of commands whose words are not option rows:
+ * policy names and their parameters, sched run's words, hints), both
+ * offering through complete_offer.c.
  *
  * Markers stand for what the shell completes itself (bash-completion/gpuctl):
  *   __files__        a file name
@@ -17,6 +18,8 @@
 
 #define COMPLETE_NOT_MINE 1
 
+/* complete_offer.c: the word being completed and where candidates go (each run of __complete). */
+void complete_begin(const char *word, void (*fn)(const char *word, void *ctx), void *ctx);
 /* word, when it starts with the word being completed. */
 void complete_offer(const char *word);
 /* A marker (above), as it is. */
