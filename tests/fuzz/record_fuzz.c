@@ -41,14 +41,33 @@ static const struct {
 	{ false, { "summary", "faults", 10, "-" }, 4096 },
 };
 
-/* Newlines and printable ASCII only. */
+/*
+ * Newlines, printable ASCII and valid UTF-8 characters other than C1
+ * controls and bidi controls: what text.c's escapes let through (a record
+ * names its host and processes in UTF-8, and a reader sees them so).
+ */
+static bool term_safe(const unsigned char *p, size_t n)
+{
+	unsigned int cp = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu) :
+			  n == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu) :
+				   (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 |
+				   (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+
+	return !((cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || (cp >= 0x200e && cp <= 0x200f) ||
+		 (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
+}
+
 static void check_bytes(const char *buf, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
+	for (size_t i = 0; i < len;) {
+		const unsigned char *p = (const unsigned char *)buf + i;
+		size_t n = utf8_seq_len(p, len - i);
 
-		if (c != '\n' && (c < 0x20 || c > 0x7e))
+		if (n == 1 && *p != '\n' && (*p < 0x20 || *p > 0x7e))
 			__builtin_trap();
+		if (n != 1 && (!n || !term_safe(p, n)))
+			__builtin_trap();
+		i += n;
 	}
 }
 
