@@ -30,16 +30,8 @@ ROUNDS=${ROUNDS:-5} ROUNDS_B=${ROUNDS_B:-3} NBE=${NBE:-4} SKIP=${SKIP:-5} MEAS=$
 BLOCKS=${BLOCKS:-A B}	# which blocks run (a call of 10 minutes holds one)
 PHASE=$((SKIP + MEAS))
 HP=$W/hand/pipe HL=$W/hand/log
-G() { timeout 30 "$GPUCTL" "$@"; }
-log() { echo "== $(date +%T) $*"; }
-mono() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
-ALL=""
-cleanup() {
-	for p in $ALL; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
-	G sched stop >/dev/null 2>&1
-	printf 'quit\n' | CUDA_MPS_PIPE_DIRECTORY=$HP timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
-	sleep 1; G sched stop >/dev/null 2>&1; G sched unload >/dev/null 2>&1
-}
+. "$D/common.sh"
+cleanup() { bench_end "$HP"; }
 trap cleanup EXIT
 exec > >(tee "$OUT/log.txt") 2>&1
 log "machine"; nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader

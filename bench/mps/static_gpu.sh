@@ -31,15 +31,9 @@ GPUCTL=${GPUCTL:-gpuctl}
 NBE=${NBE:-3} SKIP=${SKIP:-5} MEAS=${MEAS:-5} DEADLINE=${DEADLINE:-575} MAXROUNDS=${MAXROUNDS:-5}
 PHASE=$((SKIP + MEAS)) HP=$W/hand/pipe HL=$W/hand/log H=$W/lc.hint
 T_START=$SECONDS; : >"$OUT/phases.txt"
-G() { timeout 30 "$GPUCTL" "$@"; }
-log() { echo "== $(date +%T) +$((SECONDS - T_START))s $*"; }
-mono() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
-ALL=""
+. "$D/common.sh"
 finish() {
-	for p in $ALL; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
-	G sched stop >/dev/null 2>&1
-	printf 'quit\n' | CUDA_MPS_PIPE_DIRECTORY=$HP timeout 10 nvidia-cuda-mps-control >/dev/null 2>&1
-	G sched unload >/dev/null 2>&1
+	bench_end "$HP"
 	cp "$HL/control.log" "$W/hand_control.log" 2>/dev/null
 	tar -C "$W" -czf "$OUT/w.tgz" --exclude=hand --exclude='*.in' . 2>/dev/null
 }

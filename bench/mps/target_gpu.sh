@@ -20,12 +20,8 @@ W=${W:-/tmp/target-w}; rm -rf "$W"; mkdir -p "$W"
 GPUCTL=${GPUCTL:-gpuctl} REF=${REF:-}
 ROUNDS=${ROUNDS:-3} NBE=${NBE:-4} SKIP=${SKIP:-8} MEAS=${MEAS:-7}
 PHASE=$((SKIP + MEAS)) H=$W/lc.hint
-G() { timeout 30 "$GPUCTL" "$@"; }
-log() { echo "== $(date +%T) $*"; }
-mono() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
-ALL=""
-cleanup() { for p in $ALL; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
-	G sched stop >/dev/null 2>&1; G sched unload >/dev/null 2>&1; }
+. "$D/common.sh"
+cleanup() { bench_end; }
 trap cleanup EXIT
 exec > >(tee "$OUT/log.txt") 2>&1
 log "machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
