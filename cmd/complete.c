@@ -13,17 +13,13 @@
  * read (an unknown object or command).
  * gpuctl __complete __optsets lists the commands whose options are rows.
  */
-#include <dirent.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gpuctl.h"
 #include "complete.h"
 #include "optsets.h"
-#include "gpus.h"
 
 #define NOT_MINE COMPLETE_NOT_MINE
 #define MAX_POS 64
@@ -39,57 +35,6 @@ static void offer_opt(const struct opt *o)
 	if (o->key) {
 		snprintf(buf, sizeof(buf), "-%c", o->key);
 		complete_offer(buf);
-	}
-}
-
-/* Processes with /dev/nvidia-uvm open (the ones -p can act on). */
-void complete_uvm_pids(void)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *p;
-
-	if (!proc)
-		return;
-	while ((p = readdir(proc))) {
-		char path[PATH_MAX], link[64];
-		struct dirent *f;
-		DIR *fds;
-
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		fds = opendir(path);
-		if (!fds)
-			continue;
-		while ((f = readdir(fds))) {
-			ssize_t n;
-
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, f->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n > 0) {
-				link[n] = '\0';
-				if (!strcmp(link, "/dev/nvidia-uvm")) {
-					complete_offer(p->d_name);
-					break;
-				}
-			}
-		}
-		closedir(fds);
-	}
-	closedir(proc);
-}
-
-void complete_gpus(void)
-{
-	const struct gpu_info *g;
-	const char *why;
-	int n = gpus_list(&g, false, &why);
-	char idx[16];
-
-	for (int i = 0; i < n; i++) {
-		snprintf(idx, sizeof(idx), "%d", g[i].index);
-		complete_offer(idx);
-		complete_offer(g[i].uuid_str);
 	}
 }
 
