@@ -130,11 +130,20 @@ int share_read(struct gate_share *s)
 }
 
 /* lc-p99's rungs (TARGET_RUNG_*), as -j and the text name them */
-static const char *const rung_name[] = { "rm", "levels", "lc-be" };
-static const char *const rung_text[] = {
-	"RM's values (no miss yet)", "the classes' interleave levels, RM's timeslices",
-	"lc-be's timeslices and levels",
+static const char *const rung_name[] = {
+	[TARGET_RUNG_RM] = "rm", [TARGET_RUNG_LEVELS] = "levels", [TARGET_RUNG_LCBE] = "lc-be",
 };
+static const char *const rung_text[] = {
+	[TARGET_RUNG_RM] = "RM's values (no miss yet)",
+	[TARGET_RUNG_LEVELS] = "the classes' interleave levels, RM's timeslices",
+	[TARGET_RUNG_LCBE] = "lc-be's timeslices and levels",
+};
+
+/* The share file's rung, a file's number past the last read as the last. */
+static __u32 rung_of(const struct gate_share *sh)
+{
+	return sh->rung < TARGET_RUNG_LCBE ? sh->rung : TARGET_RUNG_LCBE;
+}
 
 /* lc-p99 in status: the target, the last span, the knobs. */
 static void target_json(const struct gate_share *sh)
@@ -152,7 +161,7 @@ static void target_json(const struct gate_share *sh)
 	jsonw_u64_field(json_wtr, "windows", sh->target_windows);
 	jsonw_u64_field(json_wtr, "kept_windows", sh->target_kept_windows);
 	jsonw_u64_field(json_wtr, "moves", sh->target_moves);
-	jsonw_string_field(json_wtr, "tsg_rung", rung_name[sh->rung < 3 ? sh->rung : 2]);
+	jsonw_string_field(json_wtr, "tsg_rung", rung_name[rung_of(sh)]);
 	jsonw_float_field(json_wtr, "be_held_off_max_pct", sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		jsonw_uint_field(json_wtr, "mps_be_threads_pct", sh->be_threads);
@@ -173,7 +182,7 @@ static void target_text(const struct gate_share *sh)
 		       (unsigned long long)sh->target_kept_windows,
 		       (unsigned long long)sh->target_windows);
 	printf("; knobs: TSGs at %s, the hint may hold BE off up to %.0f%% of the time",
-	       rung_text[sh->rung < 3 ? sh->rung : 2], sh->duty_pm / 10.0);
+	       rung_text[rung_of(sh)], sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		printf(", MPS BE clients started from now get %u%% of the SMs", sh->be_threads);
 	printf(" (moved %llu times)\n", (unsigned long long)sh->target_moves);
