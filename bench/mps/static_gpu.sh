@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/mps/static_gpu.sh - issue 39's latency target against the static set,
-# and the BE of another uid, on one GPU (stock driver, root), in one call.
+# gpuctl's one command against MPS set by hand, and the BE of another uid,
+# on one GPU (stock driver, root), in one call.
 # LC = BERT-base fp16, batch 1, a request every 5 ms (bench/lcbe/coloc.py);
 # BE = NBE CNN trainers a group.  Every process starts once; a phase wakes
 # its LC and its BE group (SIGCONT) and stops the other groups (SIGSTOP).
@@ -8,18 +9,22 @@
 # Groups: u = BE of uid 65534 outside MPS, started after `sched watch` and
 # before any `sched run` (the TSG path, where MPS cannot serve); pPtT = BE
 # clients of an MPS daemon set up by hand, CUDA_MPS_CLIENT_PRIORITY=P,
-# CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=T.  LC: lcp outside MPS (bracketed in a
-# hint file when a policy reads one), lcm a client of the same daemon.
-# Phases a round (order rotated from round 2; round 1 measures the alones
-# first, the targets come from them):
-#   alone_plain, alone_mps      LC alone, outside / under MPS
-#   be_alone                    group u alone (no LC request)
-#   none                        lcp + u, no policy
-#   ts50_f10 ts50_f30 ts200_f10 ts200_f30   lc-be be-timeslice x be-floor (lcp + u)
-#   p99_m12 p99_m20             lc-be hint ... lc-p99 1.2x / 2x alone_mps's P99 (lcp + u)
-#   p99_p110                    lc-p99 1.1x alone_plain's P99 (the other-uid goal)
-#   mps_pPtT (6)                MPS by hand: lcm + group pPtT
-# Rounds run while a whole one still fits in DEADLINE s from the start.
+# CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=T; gt = BE clients `gpuctl sched exec
+# --class be` started under `sched run lc-be ... mechanism mps lc-p99`
+# (adopting the same daemon: what lc-p99 gives clients at their start), go =
+# the same under `sched run lc-be ... mechanism mps` (the one command).  LC:
+# lcp outside MPS (bracketed in a hint file when a policy reads one), lcm a
+# client of the same daemon.
+# SET picks the phases (each call repeats the alones its ratios need):
+#   SET=mps (default)  alone_mps; MPS by hand mps_p{0,1}t{50,100}; gp99_m12,
+#                      gp99_m20 (lc-p99 through MPS, lcm + gt); gone (lcm + go)
+#   SET=uid            alone_plain; be_alone (u); none; ts200_f30; p99_p110,
+#                      p99_m20p (lc-p99 at 1.1x / 2x alone_plain's P99, TSG path)
+#   SET=all            both, and ts50_f10 ts50_f30 ts200_f10, p99_m12/m20 (TSG
+#                      path), mps_p{0,1}t25: session 9's set
+# Round 1 measures the alones first (the targets come from them); later
+# rounds rotate the order.  Rounds run while a whole one still fits in
+# DEADLINE s from the start.
 # Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
 # w.tgz (the trainers' step logs, each policy's status and run output).
 set -u
@@ -28,7 +33,7 @@ R=$(cd "$D/../.." && pwd)
 OUT=${OUT:-/tmp/static-out}; mkdir -p "$OUT"
 W=${W:-/tmp/static-w}; rm -rf "$W"; mkdir -p "$W"; chmod 755 "$W"
 GPUCTL=${GPUCTL:-gpuctl}
-NBE=${NBE:-3} SKIP=${SKIP:-5} MEAS=${MEAS:-5} DEADLINE=${DEADLINE:-575} MAXROUNDS=${MAXROUNDS:-5}
+SET=${SET:-mps} NBE=${NBE:-3} SKIP=${SKIP:-5} MEAS=${MEAS:-5} DEADLINE=${DEADLINE:-575} MAXROUNDS=${MAXROUNDS:-5}
 PHASE=$((SKIP + MEAS)) HP=$W/hand/pipe HL=$W/hand/log H=$W/lc.hint
 T_START=$SECONDS; : >"$OUT/phases.txt"
 . "$D/common.sh"
@@ -50,17 +55,27 @@ C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
 waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
 
 declare -A GRP
-MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100"
+case $SET in
+mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
+uid) MPSG="" UG=u XG="" LCS=lcp ;;
+all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
+*) echo "Error: SET is mps, uid or all, not '$SET'" >&2; exit 2 ;;
+esac
+GROUPS_ALL="$UG $MPSG $XG"
 for i in $(seq "$NBE"); do	# another uid's BE, after watch, before any run
+	[ -n "$UG" ] || break
 	: >"$W/u$i.log"; chown 65534:65534 "$W/u$i.log"
 	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp PROC_COMM=beuid \
 		$C be "$W/u$i.log" >"$W/u$i.out" 2>&1 & ALL="$ALL $!"
 done
 mkdir -p "$HP" "$HL"
-CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d
+[ "$SET" = uid ] || CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d
 mkfifo "$W/lcp.in" "$W/lcm.in"
-PROC_COMM=lcbert $C lc bert 5 <"$W/lcp.in" >"$W/lcp.out" 2>&1 & ALL="$ALL $!"
-PROC_COMM=lcbertm CUDA_MPS_PIPE_DIRECTORY=$HP $C lc bert 5 <"$W/lcm.in" >"$W/lcm.out" 2>&1 & ALL="$ALL $!"
+case " $LCS " in *" lcp "*)
+	PROC_COMM=lcbert $C lc bert 5 <"$W/lcp.in" >"$W/lcp.out" 2>&1 & ALL="$ALL $!" ;; esac
+case " $LCS " in *" lcm "*)
+	PROC_COMM=lcbertm CUDA_MPS_PIPE_DIRECTORY=$HP $C lc bert 5 <"$W/lcm.in" >"$W/lcm.out" 2>&1 &
+	ALL="$ALL $!" ;; esac
 for g in $MPSG; do
 	p=${g#p}; p=${p%%t*}; t=${g#*t}
 	for i in $(seq "$NBE"); do
@@ -69,22 +84,42 @@ for g in $MPSG; do
 		ALL="$ALL $!"
 	done
 done
-exec 7>"$W/lcp.in" 8>"$W/lcm.in"
-for f in lcp lcm $(for g in u $MPSG; do for i in $(seq "$NBE"); do echo $g$i; done; done); do
+for g in $XG; do	# BE clients gpuctl starts, each group under its own run (adopting the daemon)
+	args="lc-be lc comm:lcbertm mechanism mps mps-dir $HP"
+	[ "$g" = gt ] && args="$args hint $H lc-p99 1000ms"	# the knob at a client's start
+	# shellcheck disable=SC2086
+	"$GPUCTL" sched run $args >"$W/run_start_$g.out" 2>"$W/run_start_$g.err" & run=$!
+	for k in $(seq 200); do grep -q active "$W/run_start_$g.err" && break; sleep 0.05; done
+	for i in $(seq "$NBE"); do
+		PROC_COMM=be$g "$GPUCTL" sched exec --class be -- $C be "$W/$g$i.log" >"$W/$g$i.out" 2>&1 &
+		ALL="$ALL $!"
+	done
+	sleep 1	# the clients have read their environment
+	G -j sched status >"$W/status_start_$g.json" 2>&1
+	kill -INT $run; wait $run
+done
+exec 7<>"$W/lcp.in" 8<>"$W/lcm.in"	# read-write: no wait for an LC this SET does not start
+for f in $LCS $(for g in $GROUPS_ALL; do for i in $(seq "$NBE"); do echo $g$i; done; done); do
 	waitready "$W/$f.out"; done
-for g in u $MPSG; do
+for g in $XG; do	# what MPS gave them, as gpuctl reads it
+	for i in $(seq "$NBE"); do
+		p=$(sed -n 's/^be ready pid=//p' "$W/$g$i.out")
+		echo "$g$i pid $p: $(tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep '^CUDA_MPS_\(CLIENT\|ACTIVE\)' | tr '\n' ' ')"
+	done
+done
+for g in $GROUPS_ALL; do
 	GRP[$g]=$(for i in $(seq "$NBE"); do sed -n 's/^be ready pid=//p' "$W/$g$i.out"; done | tr '\n' ' ')
 	# shellcheck disable=SC2086
 	kill -STOP ${GRP[$g]}
 done
-echo "groups: $(for g in u $MPSG; do printf '%s=%s; ' "$g" "${GRP[$g]}"; done)"
+echo "groups: $(for g in $GROUPS_ALL; do printf '%s=%s; ' "$g" "${GRP[$g]}"; done)"
 nvidia-smi --query-gpu=memory.used --format=csv,noheader
 G sched list | head -40
 log "all started"
 
 only() {	# only GROUP: that BE group runs, the others stop ("" none)
 	local grp
-	for grp in u $MPSG; do
+	for grp in $GROUPS_ALL; do
 		# shellcheck disable=SC2086
 		if [ "$grp" = "$1" ]; then kill -CONT ${GRP[$grp]}; else kill -STOP ${GRP[$grp]}; fi
 	done
@@ -125,34 +160,42 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
 }
 LCB="lc-be lc comm:lcbert"
 r=0 per=0
+LCM="lc-be lc comm:lcbertm mechanism mps mps-dir $HP"
+ALONES="alone_plain|lcp||"	# the alones this SET's ratios need (round 1: first, in this order)
+[ "$SET" = uid ] || ALONES="$ALONES
+alone_mps|lcm||"
+[ "$SET" = mps ] && ALONES="alone_mps|lcm||"
+plan() {	# the phases of a round but the alones, for SET (targets known)
+	local g
+	case $SET in uid|all) echo "be_alone|-|u|
+none|lcp|u|
+ts200_f30|lcp|u|$LCB be-timeslice 200 be-floor 30
+p99_p110|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP110}us" ;; esac
+	[ "$SET" = uid ] && echo "p99_m20p|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP200}us"
+	[ "$SET" = all ] && echo "ts50_f10|lcp|u|$LCB be-timeslice 50 be-floor 10
+ts50_f30|lcp|u|$LCB be-timeslice 50 be-floor 30
+ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
+p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
+p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
+	for g in $MPSG; do echo "mps_$g|lcm|$g|"; done
+	[ -n "$XG" ] && echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us
+gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us
+gone|lcm|go|$LCM"
+}
+p99_of() { sed -n "s/^P 1 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
 while [ $r -lt "$MAXROUNDS" ]; do
 	r=$((r + 1)); t_round=$SECONDS
 	log "round $r"
 	if [ $r = 1 ]; then
-		phase 1 alone_plain lcp ""
-		phase 1 alone_mps lcm ""
-		ap=$(sed -n 's/^P 1 alone_plain .*p99_us=\([0-9]*\).*/\1/p' "$OUT/phases.txt")
-		am=$(sed -n 's/^P 1 alone_mps .*p99_us=\([0-9]*\).*/\1/p' "$OUT/phases.txt")
-		TM12=$((am * 12 / 10)) TM20=$((am * 2)) TP110=$((ap * 11 / 10))
-		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110"
-		echo "T m12=$TM12 m20=$TM20 p110=$TP110 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
-	fi
-	list="be_alone|-|u|
-none|lcp|u|
-ts50_f10|lcp|u|$LCB be-timeslice 50 be-floor 10
-ts50_f30|lcp|u|$LCB be-timeslice 50 be-floor 30
-ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
-ts200_f30|lcp|u|$LCB be-timeslice 200 be-floor 30
-p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
-p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us
-p99_p110|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP110}us"
-	for g in $MPSG; do list="$list
-mps_$g|lcm|$g|"; done
-	if [ $r -gt 1 ]; then
-		list="alone_plain|lcp||
-alone_mps|lcm||
-$list"
-		list=$(echo "$list" | awk -v k=$((r * 5)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
+		while IFS='|' read -r label lc g args; do phase 1 "$label" "$lc" "$g"; done <<<"$ALONES"
+		ap=$(p99_of alone_plain); am=$(p99_of alone_mps); ap=${ap:-0} am=${am:-0}
+		TM12=$((am * 12 / 10)) TM20=$((am * 2)) TP110=$((ap * 11 / 10)) TP200=$((ap * 2))
+		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110, 2x $TP200"
+		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
+		list=$(plan)
+	else
+		list=$(printf '%s\n%s\n' "$ALONES" "$(plan)" |
+			awk -v k=$((r * 3)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
 	fi
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086

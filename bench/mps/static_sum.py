@@ -6,7 +6,9 @@ two goals, each judged within the call:
     every static configuration (MPS priority x threads, lc-be be-timeslice x
     be-floor, no policy) whose median P99 meets the same target;
   - a BE of another uid: LC P99 <= 1.10x LC alone outside MPS (paired by
-    round), BE >= 70 % of BE alone.
+    round), BE >= 70 % of BE alone;
+  - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with
+    priority set by hand (mps_p1t100, paired by round), BE >= 95 % of its.
 """
 import os
 import re
@@ -50,7 +52,8 @@ for label in rows:
 static = [x for x in rows if x == "none" or x.startswith("ts") or x.startswith("mps_")]
 bealone = med("be_alone", "be")
 print("\ntargets (from round 1's alones): %s" % targets)
-for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110")):
+for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
+                    ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20")):
     t, p99, be = targets.get(name), med(label, "p99"), med(label, "be")
     if not t or not p99:
         continue
@@ -69,7 +72,8 @@ for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110")
             be[0] / best[2] if best[2] else 0))
 
 print("\nBE of another uid (uid 65534, outside MPS), paired by round against the alones:")
-for label in ["none", "p99_p110", "p99_m20", "p99_m12"] + [x for x in static if x.startswith("ts")]:
+for label in ["none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12"] + [
+        x for x in static if x.startswith("ts")]:
     lc, b = paired(label, "alone_plain", "p99"), med(label, "be")
     if not lc:
         continue
@@ -80,3 +84,12 @@ for label in ["none", "p99_p110", "p99_m20", "p99_m12"] + [x for x in static if 
 am = paired("alone_mps", "alone_plain", "p99")
 if am:
     print("\nLC alone under MPS / outside, P99: %.3f [%.3f-%.3f] over %d rounds" % am)
+
+one = paired("gone", "mps_p1t100", "p99")
+if one:
+    b1, bh = med("gone", "be"), med("mps_p1t100", "be")
+    share = b1[0] / bh[0] if b1 and bh else 0
+    print("\ngpuctl's one command through MPS (gone) against MPS priority 1 by hand (mps_p1t100):")
+    print("   LC P99 %.3fx [%.3f-%.3f] over %d rounds, BE %.1f%% of by hand: goal %s" % (
+        one[0], one[1], one[2], one[3], 100 * share,
+        "MET" if one[0] <= 1.05 and share >= 0.95 else "not met"))
