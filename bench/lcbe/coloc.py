@@ -159,6 +159,9 @@ def lc(kind, period_ms):
                 lat = [last]
             print("lc %s %s n=%d p50_us=%.0f p99_us=%.0f max_us=%.0f t0=%.3f t1=%.3f" %
                   (kind, label, n, lat[n // 2], lat[int(n * 0.99)], lat[-1], tskip, time.monotonic()), flush=True)
+            if os.environ.get("COLOC_LAT_FILE"):	# every request's time, for a P99 over rounds
+                with open(os.environ["COLOC_LAT_FILE"], "a") as f:
+                    f.write("%s t0=%.3f %s\n" % (label, tskip, " ".join("%.0f" % v for v in lat)))
             if hint:
                 hint.mm.close()
 

@@ -22,8 +22,8 @@
 #                      p99_m20p (lc-p99 at 1.1x / 2x alone_plain's P99, TSG path)
 #   SET=all            both, and ts50_f10 ts50_f30 ts200_f10, p99_m12/m20 (TSG
 #                      path), mps_p{0,1}t25: session 9's set
-# Round 1 measures the alones first (the targets come from them); later
-# rounds rotate the order.  Rounds run while a whole one still fits in
+# First the alones over 3x MEAS each (round 0, *_cal: the targets come from
+# them); every round then holds the alones again, its order rotated.  Rounds run while a whole one still fits in
 # DEADLINE s from the start.
 # Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
 # w.tgz (the trainers' step logs, each policy's status and run output).
@@ -50,7 +50,7 @@ echo "gpuctl $("$GPUCTL" version 2>&1 | head -1)"
 grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 G sched unload >/dev/null 2>&1
 G sched watch || exit 1
-export COLOC_SKIP_S=$SKIP
+export COLOC_SKIP_S=$SKIP COLOC_LAT_FILE=$W/lat.txt	# every request's time (static_sum.py pools them)
 C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
 waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
 
@@ -124,8 +124,8 @@ only() {	# only GROUP: that BE group runs, the others stop ("" none)
 		if [ "$grp" = "$1" ]; then kill -CONT ${GRP[$grp]}; else kill -STOP ${GRP[$grp]}; fi
 	done
 }
-phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
-	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph
+phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: another length
+	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph ph=${PH:-$PHASE}
 	shift 4
 	only "$g"
 	if [ $# -gt 0 ]; then
@@ -140,16 +140,16 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]
 	else
 		fd=7; [ "$lc" = lcm ] && fd=8; t_ph=$(mono)
 		n=$(grep -c "^lc [a-z]* $label " "$W/$lc.out")
-		if ! echo "run $label $PHASE$hintarg" >&$fd; then
+		if ! echo "run $label $ph$hintarg" >&$fd; then
 			echo "P $r $label be=${g:--} lc dead" | tee -a "$OUT/phases.txt"
 			return
 		fi
-		for k in $(seq $(((PHASE + 30) * 10))); do
+		for k in $(seq $(((ph + 30) * 10))); do
 			[ "$(grep -c "^lc [a-z]* $label " "$W/$lc.out")" -gt "$n" ] && break; sleep 0.1; done
 		if [ "$(grep -c "^lc [a-z]* $label " "$W/$lc.out")" -gt "$n" ]; then
 			echo "P $r $label be=${g:--} $(grep "^lc [a-z]* $label " "$W/$lc.out" | tail -1)"
 		else	# starved past the phase: its answer comes late and is not counted
-			echo "P $r $label be=${g:--} lc starved n=0 p50_us=$((PHASE * 1000000)) p99_us=$((PHASE * 1000000)) t0=$(python3 -c "print('%.3f' % ($t_ph + $SKIP))") t1=$(mono)"
+			echo "P $r $label be=${g:--} lc starved n=0 p50_us=$((ph * 1000000)) p99_us=$((ph * 1000000)) t0=$(python3 -c "print('%.3f' % ($t_ph + $SKIP))") t1=$(mono)"
 		fi | tee -a "$OUT/phases.txt"
 	fi
 	if [ -n "$run" ]; then
@@ -182,21 +182,21 @@ p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
 gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us
 gone|lcm|go|$LCM"
 }
-p99_of() { sed -n "s/^P 1 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
+p99_of() { sed -n "s/^P 0 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
 while [ $r -lt "$MAXROUNDS" ]; do
 	r=$((r + 1)); t_round=$SECONDS
 	log "round $r"
 	if [ $r = 1 ]; then
-		while IFS='|' read -r label lc g args; do phase 1 "$label" "$lc" "$g"; done <<<"$ALONES"
-		ap=$(p99_of alone_plain); am=$(p99_of alone_mps); ap=${ap:-0} am=${am:-0}
+		# the targets' base: each alone over 3x MEAS (one phase's P99 moved 5.7-14 ms)
+		while IFS='|' read -r label lc g args; do
+			PH=$((SKIP + 3 * MEAS)) phase 0 "${label}_cal" "$lc" "$g"; done <<<"$ALONES"
+		ap=$(p99_of alone_plain_cal); am=$(p99_of alone_mps_cal); ap=${ap:-0} am=${am:-0}
 		TM12=$((am * 12 / 10)) TM20=$((am * 2)) TP110=$((ap * 11 / 10)) TP200=$((ap * 2))
 		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110, 2x $TP200"
 		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
-		list=$(plan)
-	else
-		list=$(printf '%s\n%s\n' "$ALONES" "$(plan)" |
-			awk -v k=$((r * 3)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
 	fi
+	list=$(printf '%s\n%s\n' "$ALONES" "$(plan)" |
+		awk -v k=$(((r - 1) * 3)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086
 		phase "$r" "$label" "$lc" "$g" $args

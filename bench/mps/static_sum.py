@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """static_sum.py PHASES WORKDIR - static_gpu.sh's figures: per configuration
-the medians over rounds (LC P50, P99 [min-max], BE steps/s), then issue 39's
-two goals, each judged within the call:
+the medians over rounds (LC P50, P99 [min-max], BE steps/s) and the P99 of
+all its requests together (pooled: ~5000 requests over 5 rounds, where one
+phase's ~950 make a P99 that moved 5.7-14 ms between rounds of LC alone,
+static-2026-11-27-h100-run1), then issue 39's goals, each judged within the
+call (by the pooled P99 where the LC wrote its requests' times):
   - the latency target: its LC P99 <= the target, and its BE >= that of
     every static configuration (MPS priority x threads, lc-be be-timeslice x
     be-floor, no policy) whose median P99 meets the same target;
@@ -25,6 +28,18 @@ for line in open(sys.argv[1]):
         targets = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
 
 
+def pooled(label):
+    """The P99 of every request of label's phases together (None without lat.txt)."""
+    v = sorted(x for r in rows.get(label, {}).values() for x in r["lat"])
+    return v[int(len(v) * 0.99)] if len(v) >= 100 else None
+
+
+def lc99(label):
+    """The figure a target is judged by: the pooled P99, else the rounds' median."""
+    p = pooled(label)
+    return p if p else (med(label, "p99") or (None,))[0]
+
+
 def med(label, key):
     v = [x[key] for x in rows.get(label, {}).values() if x[key] is not None]
     return (st.median(v), min(v), max(v)) if v else None
@@ -42,23 +57,25 @@ def fmt(m, f="%.0f"):
     return (f + " [" + f + "-" + f + "]") % m if m else "-"
 
 
-print("%-12s %6s %9s %22s %20s" % ("config", "rounds", "P50 us", "P99 us [min-max]",
-                                    "BE steps/s [min-max]"))
+print("%-12s %6s %9s %22s %10s %20s" % ("config", "rounds", "P50 us", "P99 us [min-max]",
+                                         "pooled P99", "BE steps/s [min-max]"))
 for label in rows:
-    p50 = med(label, "p50")
-    print("%-12s %6d %9s %22s %20s" % (label, len(rows[label]), "%.0f" % p50[0] if p50 else "-",
-                                        fmt(med(label, "p99")), fmt(med(label, "be"), "%.1f")))
+    p50, pp = med(label, "p50"), pooled(label)
+    print("%-12s %6d %9s %22s %10s %20s" % (label, len(rows[label]), "%.0f" % p50[0] if p50 else "-",
+                                             fmt(med(label, "p99")), "%.0f" % pp if pp else "-",
+                                             fmt(med(label, "be"), "%.1f")))
 
 static = [x for x in rows if x == "none" or x.startswith("ts") or x.startswith("mps_")]
 bealone = med("be_alone", "be")
 print("\ntargets (from round 1's alones): %s" % targets)
 for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
                     ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20")):
-    t, p99, be = targets.get(name), med(label, "p99"), med(label, "be")
+    t, p99, be = targets.get(name), lc99(label), med(label, "be")
     if not t or not p99:
         continue
-    meet = [(x, med(x, "p99")[0], (med(x, "be") or (0,))[0]) for x in static
-            if med(x, "p99") and med(x, "p99")[0] <= t]
+    p99 = (p99,)
+    meet = [(x, lc99(x), (med(x, "be") or (0,))[0]) for x in static
+            if lc99(x) and lc99(x) <= t]
     best = max(meet, key=lambda m: m[2]) if meet else None
     print("\n%s: target %d us; %s P99 %.0f (%s), BE %.1f steps/s" % (
         name, t, label, p99[0], "kept" if p99[0] <= t else "NOT KEPT", be[0] if be else 0))
@@ -78,9 +95,10 @@ for label in ["none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12"] + [
     if not lc:
         continue
     share = b[0] / bealone[0] if b and bealone else 0
-    print("   %-10s LC P99 %.3fx [%.3f-%.3f] over %d rounds, BE %.1f%% of alone: goal %s" % (
-        label, lc[0], lc[1], lc[2], lc[3], 100 * share,
-        "MET" if lc[0] <= 1.10 and share >= 0.70 else "not met"))
+    pr = pooled(label) / pooled("alone_plain") if pooled(label) and pooled("alone_plain") else None
+    print("   %-10s LC P99 %.3fx [%.3f-%.3f] over %d rounds%s, BE %.1f%% of alone: goal %s" % (
+        label, lc[0], lc[1], lc[2], lc[3], ", pooled %.3fx" % pr if pr else "", 100 * share,
+        "MET" if (pr or lc[0]) <= 1.10 and share >= 0.70 else "not met"))
 am = paired("alone_mps", "alone_plain", "p99")
 if am:
     print("\nLC alone under MPS / outside, P99: %.3f [%.3f-%.3f] over %d rounds" % am)
@@ -90,6 +108,7 @@ if one:
     b1, bh = med("gone", "be"), med("mps_p1t100", "be")
     share = b1[0] / bh[0] if b1 and bh else 0
     print("\ngpuctl's one command through MPS (gone) against MPS priority 1 by hand (mps_p1t100):")
-    print("   LC P99 %.3fx [%.3f-%.3f] over %d rounds, BE %.1f%% of by hand: goal %s" % (
-        one[0], one[1], one[2], one[3], 100 * share,
-        "MET" if one[0] <= 1.05 and share >= 0.95 else "not met"))
+    pr = pooled("gone") / pooled("mps_p1t100") if pooled("gone") and pooled("mps_p1t100") else None
+    print("   LC P99 %.3fx [%.3f-%.3f] over %d rounds%s, BE %.1f%% of by hand: goal %s" % (
+        one[0], one[1], one[2], one[3], ", pooled %.3fx" % pr if pr else "", 100 * share,
+        "MET" if (pr or one[0]) <= 1.05 and share >= 0.95 else "not met"))
