@@ -104,11 +104,19 @@ grep -q "policy lc-be stopped" "$W/run.out" && ok "run stops" || fail "stop" "$(
 
 # --- under mechanism mps: BE clients started afterwards get fewer SMs -------------------
 start_run lc-p99 10ms mechanism mps
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
+expect_out "mps: BE clients start with half the SMs (no be-threads)" "^50$"
 feed 20000 4
-status_has "mps: above the target the BE clients' thread percentage falls" "MPS BE clients started from now get (70|49)% of the SMs"
+status_has "mps: above the target the BE clients' thread percentage falls" "MPS BE clients started from now get (35|24)% of the SMs"
 sleep 1.2
 expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
-case $OUT in 70|49|34) ok "a BE client started now gets it ($OUT%)" ;; *) fail "mps knob" "'$OUT'" ;; esac
+case $OUT in 35|24|16) ok "a BE client started now gets it ($OUT%)" ;; *) fail "mps knob" "'$OUT'" ;; esac
+feed 3000 12
+status_has "mps: calm, back up to where it started, no higher" "MPS BE clients started from now get 50% of the SMs"
+kill -INT $RUN; wait $RUN
+start_run lc-p99 10ms mechanism mps be-threads 80
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
+expect_out "mps: be-threads is where the target starts" "^80$"
 kill -INT $RUN; wait $RUN
 kill $BE1 $LC1 2>/dev/null; wait $BE1 $LC1 2>/dev/null
 expect_exit 0 "$GPUCTL" sched unload

@@ -40,6 +40,7 @@ struct gate_opts {
 	bool lc_derived;	/* lc_ts from be-floor (for one LC process): divided per GPU */
 	__u32 target_us;	/* lc-p99: the LC's P99 to keep (0: none) */
 	bool mps_knob;		/* the target also moves MPS BE clients' thread percentage */
+	__u32 mps_threads;	/* ... from this % (the most it gives back): be-threads or TARGET_MPS_THREADS */
 	const struct sched_mech *mech;	/* the run's mechanism: the gate takes BE off through it */
 };
 enum {
@@ -49,6 +50,13 @@ enum {
 };
 extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_HOLD_MS_DEFAULT	100
+/*
+ * lc-p99 under mechanism mps, no be-threads: BE clients start with half the
+ * SMs.  H100, 3 CNN trainers beside BERT (bench/results/static-2026-11-26-h100*):
+ * at 50 % BE made 2-5 % more steps than at 100 % in 4 of 4 pairs, at the
+ * same LC P99 or lower; at 25 % 25 % fewer.
+ */
+#define TARGET_MPS_THREADS	50
 /*
  * hint-min-off: once the hint took BE off, it stays off this long at least,
  * so a writer flipping the hint cannot switch BE more than 1000 / MS times

@@ -77,6 +77,16 @@ static int hook_start(void *self, struct sched *s, const struct policy *rules)
 	if (mps_session_start(&l->mps, &l->mst, s, rules))
 		return -1;
 	l->o.mps_knob = !strcmp(l->mst.mech, "mps");
+	if (l->o.target_us && l->o.mps_knob) {
+		if (!l->mst.be_threads) {	/* the BE clients' start, before the first */
+			l->mst.be_threads = TARGET_MPS_THREADS;
+			if (l->mst.file_ours && mps_state_write(&l->mst)) {
+				mps_session_stop(&l->mst);
+				return -1;
+			}
+		}
+		l->o.mps_threads = l->mst.be_threads;
+	}
 	l->o.mech = mps_session_mech(&l->mst);
 	if (l->o.be_ts && gate_start(&l->gate, &l->o)) {
 		mps_session_stop(&l->mst);

@@ -27,8 +27,11 @@
  * target is said not to be kept, with the P99 measured there: the GPU does
  * not give the LC that much beside its BE processes (or at all).
  *
- * Under mechanism mps the gate leaves MPS's clients alone: the knob is
- * then the active thread percentage BE clients started from now get.
+ * Under mechanism mps the gate leaves MPS's clients alone (their work runs
+ * on the server's TSGs, bench/results/mps-facts-2026-11-26-h100): the knob
+ * is then the active thread percentage BE clients started from now get,
+ * from be-threads (or TARGET_MPS_THREADS) down to 10 on misses, back up to
+ * where it started on calm.
  */
 #include <stdio.h>
 
@@ -47,7 +50,7 @@ void target_init(struct gate *g)
 	/* BE first: the hint holds BE off only once the LC's P99 asks for it */
 	__atomic_store_n(&g->duty_pm, 0, __ATOMIC_RELAXED);
 	g->tgt.duty_pm = 0;
-	g->tgt.be_threads = 100;
+	g->tgt.be_threads = g->o.mps_threads ? g->o.mps_threads : 100;
 	g->tgt.rung = TARGET_RUNG_RM;
 	g->tgt.relax_wait = TARGET_RELAX_MIN;
 }
@@ -55,9 +58,9 @@ void target_init(struct gate *g)
 /* MPS: the BE clients' thread percentage, for clients started from now (row.c's tick writes it). */
 static void knob_mps(struct gate *g, bool up)
 {
-	__u32 t = g->tgt.be_threads;
+	__u32 t = g->tgt.be_threads, top = g->o.mps_threads ? g->o.mps_threads : 100;
 
-	t = up ? (t * 7 / 10 > 10 ? t * 7 / 10 : 10) : (t + 10 < 100 ? t + 10 : 100);
+	t = up ? (t * 7 / 10 > 10 ? t * 7 / 10 : 10) : (t + 10 < top ? t + 10 : top);
 	if (t != g->tgt.be_threads) {
 		g->tgt.be_threads = t;
 		g->tgt.moves++;
