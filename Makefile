@@ -210,9 +210,10 @@ bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS) $(STATI
 # REF reaches the scripts through the environment, never through the shell's
 # parsing of the recipe: a quote in it is a character of the ref, not code.
 bench-ab: export GPUCTL_AB_REF := $(value REF)
+bench-ab: export GPUCTL_AB_OLD := $(value OLD)
 bench-ab:
 	@$(if $(value REF),:,echo "Error: give REF=<git ref>, e.g. make bench-ab REF=main" >&2; exit 2)
-	$(if $(filter 1,$(DRY)),bench/ab/build.sh --dry-run "$$GPUCTL_AB_REF" && bench/ab/run.sh --dry-run $(AB_ARGS),bench/ab/build.sh "$$GPUCTL_AB_REF")
+	$(if $(filter 1,$(DRY)),bench/ab/build.sh --dry-run "$$GPUCTL_AB_REF" $${GPUCTL_AB_OLD:+"$$GPUCTL_AB_OLD"} && bench/ab/run.sh --dry-run $(AB_ARGS),bench/ab/build.sh "$$GPUCTL_AB_REF" $${GPUCTL_AB_OLD:+"$$GPUCTL_AB_OLD"})
 
 clean:
 	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \

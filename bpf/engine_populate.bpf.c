@@ -8,16 +8,21 @@
  * an address freed and mapped again is a new allocation.
  *
  * When to move a new allocation (eager):
- *   1  as soon as it is made, before any fault (right for a program whose
- *      GPU touches it first; a CPU that writes it pulls it back);
- *   0  on its first GPU fault (right for memory the CPU fills first);
- *   2  (the default) decided per allocation: as soon as it is made, unless
- *      the CPU wrote an earlier allocation of the same size right after its
- *      eager move (a PULL with a write access: that size is CPU-first, its
- *      allocations wait for their first GPU fault).  Every probe_every-th
- *      allocation of a CPU-first size is moved eagerly all the same, and one
- *      freed (or faulted on by the GPU) with no CPU write since its move
- *      makes the size GPU-first again.
+ *   1  (the default) as soon as it is made, before any fault;
+ *   0  on its first GPU fault.
+ * Moving at creation is right for an allocation the GPU touches first, and
+ * measured no worse for one the CPU writes first: the CPU's first write
+ * to a chunk the GPU holds brings the chunk back at once, which costs less
+ * than the CPU populating fresh pages a few at a time.  On the H100 eager 1
+ * was as fast as eager 0 or faster on every workload measured, whole
+ * program and GPU phase (issue 40's table, 543f5eb: the 8 GiB sweep's wall
+ * 4065 vs 5435 ms, CuPy's 8511 vs 9178 ms, PyTorch without caching 380 vs
+ * 725 ms a step).  A per-size rule that held back sizes the CPU wrote
+ * after their eager move (eager 2, the default until then) lost to eager 1
+ * on cpumix, the workload built for it to win (wall 0.907x [0.83-0.96] of
+ * eager 2's), and was level with it on sweep, CuPy, PyTorch and GraphSAGE
+ * (bench/results/engine-ab-2026-11-26-h100-session9.md); it is gone.
+ * cpu_pulls still counts the allocations the CPU wrote after their move.
  *
  * trail 1: an allocation moved when made that the CPU then writes (a PULL
  * with a write) is followed: each PULL says where the CPU's write front is,
@@ -36,8 +41,7 @@ PFE_PARAM(max_mb, 16384, 2, 1048576, "most MiB of one allocation moved on its fi
 PFE_PARAM(chunk_mb, 256, 2, 65536, "MiB per migrate call (the fault's side first)");
 PFE_PARAM(min_kb, 64, 4, 1048576, "allocations smaller than this are left to faults");
 PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allocation");
-PFE_PARAM(eager, 2, 0, 2, "when made: 1 always, 0 never (first GPU fault), 2 unless the CPU wrote the last of its size");
-PFE_PARAM(probe_every, 16, 1, 1000000, "eager 2: one in this many allocations of a CPU-first size is moved when made");
+PFE_PARAM(eager, 1, 0, 1, "1: an allocation moves when made; 0: on its first GPU fault");
 PFE_PARAM(trail, 0, 0, 1, "1: while the CPU writes an allocation moved when made, move what it has finished back");
 PFE_PARAM(lag_mb, 64, 2, 65536, "trail: MiB behind the CPU's write front left to it");
 PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS | PFE_W_PULLS);
@@ -47,18 +51,12 @@ PFE_COUNTER(unmanaged_faults);
 PFE_COUNTER(repopulated);
 PFE_COUNTER(eager_moved);
 PFE_COUNTER(freed);
-PFE_COUNTER(eager_skipped);	/* eager 2: allocations of a CPU-first size left to their first fault */
-PFE_COUNTER(eager_probes);	/* eager 2: ... moved when made all the same (probe_every) */
 PFE_COUNTER(cpu_pulls);		/* the CPU wrote an allocation just moved when made */
-PFE_COUNTER(cpu_sizes);		/* sizes found CPU-first */
-PFE_COUNTER(gpu_sizes);		/* CPU-first sizes found GPU-first again */
 PFE_COUNTER(trail_moves);	/* trail: moves of what the CPU finished */
 PFE_COUNTER(trail_bytes);
 PFE_COUNTER(trail_stops);	/* trail: allocations the CPU came back to */
 
 #define NEXTENTS 4096	/* a power of 2 */
-
-#define NSIZES 1024	/* sizes remembered (a power of 2) */
 
 enum { X_EAGER = 1, X_PULLED = 2, X_NOTRAIL = 4 };
 
@@ -72,15 +70,7 @@ struct extent {
 	__u64 gpu;		/* where its move when made went */
 };
 
-/* eager 2: what the allocations of one size did after an eager move */
-struct size_rec {
-	__u64 len;		/* 0: free */
-	__u64 cpu;		/* 1: the CPU wrote the last one moved when made */
-	__u64 seen;		/* allocations of this size made while cpu */
-};
-
 struct extent ext[NEXTENTS];
-struct size_rec sizes[NSIZES];
 
 static __always_inline __u32 slot_of(__u64 start)
 {
@@ -144,63 +134,6 @@ static __always_inline int wanted(__u64 s, __u64 end, __u64 ts, __u32 *kp)
 	return 1;
 }
 
-/* The record of allocations of len bytes (made when absent). */
-static __always_inline struct size_rec *size_of(__u64 len)
-{
-	__u32 h = (__u32)((len >> 12) * 0x9E3779B1u) & (NSIZES - 1);
-
-	for (__u32 i = 0; i < 4; i++) {
-		struct size_rec *r = &sizes[(h + i) & (NSIZES - 1)];
-
-		if (r->len == len)
-			return r;
-		if (!r->len) {
-			r->len = len;
-			r->cpu = r->seen = 0;
-			return r;
-		}
-	}
-	/* full: the first candidate is forgotten (its size starts GPU-first) */
-	sizes[h].len = len;
-	sizes[h].cpu = sizes[h].seen = 0;
-	return &sizes[h];
-}
-
-/* Whether an allocation of len bytes is to move when made (eager 2), counted. */
-static __always_inline int eager_now(__u64 len)
-{
-	struct size_rec *r;
-
-	if (eager != 2)
-		return eager == 1;
-	if (len < min_kb << 10)
-		return 0;
-	r = size_of(len);
-	if (!r->cpu)
-		return 1;
-	if (r->seen++ % probe_every == probe_every - 1) {
-		eager_probes++;
-		return 1;
-	}
-	eager_skipped++;
-	return 0;
-}
-
-/* An allocation moved when made is done with: freed, or the GPU faulted in it. */
-static __always_inline void eager_verdict(struct extent *x)
-{
-	struct size_rec *r;
-
-	if (!(x->flags & X_EAGER) || (x->flags & X_PULLED))
-		return;
-	x->flags &= ~X_EAGER;
-	r = size_of(x->end - x->start);
-	if (r->cpu) {
-		r->cpu = 0;
-		gpu_sizes++;
-	}
-}
-
 /*
  * trail: a PULL in x, moved when made and written by the CPU since:
  * behind what was moved already, the CPU came back (trailing ends); a
@@ -237,11 +170,10 @@ static __always_inline void trail_one(__u32 k, const struct pfe_event *e, __u64 
 		x->pending++;
 }
 
-/* The CPU's first fault in an allocation since the engine moved it to a GPU. */
+/* The CPU's first fault in an allocation since the engine moved it when made. */
 static __always_inline void pulled(const struct pfe_event *e)
 {
 	struct extent *x;
-	struct size_rec *r;
 
 	if (!(e->flags & PFE_F_MANAGED) || (e->access != PFE_ACC_WRITE && e->access != PFE_ACC_ATOMIC))
 		return;		/* a read: the CPU takes a result, it did not make the data */
@@ -250,12 +182,6 @@ static __always_inline void pulled(const struct pfe_event *e)
 		return;
 	x->flags |= X_PULLED;
 	cpu_pulls++;
-	r = size_of(x->end - x->start);
-	if (!r->cpu) {
-		r->cpu = 1;
-		r->seen = 0;
-		cpu_sizes++;
-	}
 }
 
 static long one(__u32 i, void *ctx)
@@ -286,15 +212,12 @@ static long one(__u32 i, void *ctx)
 		/* whatever was known at this address is gone: a new allocation comes */
 		x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
 		if (x->start == e->ext_start) {
-			if (e->kind == PFE_EV_FREE)
-				eager_verdict(x);
 			x->start = x->end = 0;
 			freed += e->kind == PFE_EV_FREE;
 		}
 	}
 	if (e->kind == PFE_EV_ALLOC) {
-		if (!eager_now(e->ext_end - e->ext_start) ||
-		    !wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
+		if (!eager || !wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
 			return 0;
 		chunks(k, e->ext_start, e->ext_end, e->gpu, &room);
 		x = &ext[k & (NEXTENTS - 1)];
@@ -311,9 +234,6 @@ static long one(__u32 i, void *ctx)
 		unmanaged_faults++;
 		return 0;
 	}
-	x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
-	if (x->start == e->ext_start && x->end == e->ext_end)
-		eager_verdict(x);	/* the GPU uses it: its size is not CPU-first */
 	if (!wanted(e->ext_start, e->ext_end, e->ts_ns, &k))
 		return 0;
 	/* from the fault's block to the end, then what lies before it */

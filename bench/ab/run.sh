@@ -15,6 +15,8 @@
 #             beside the default: two policies of one build in one call)
 #   ref-alt   REF's engine under --alt-policy
 #   tree-alt2, ref-alt2  the same under --alt2-policy (a third policy)
+#   old       a second ref's engine under POLICY (build.sh REF OLD: an older
+#             engine beside REF in the same rounds)
 #   trace     gpuctl-tree trace faults --backend uvm-tools -- W (output dropped)
 #   stat      gpuctl-tree stat --backend uvm-tools -- W
 # as many rounds as the time budget allows (up to --rounds), each run under
@@ -45,7 +47,7 @@ D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
 ALL_WL="sweep cupy torch torch-cache gnn cpumix"
 DEF_WL="sweep cupy torch torch-cache gnn"
-ALL_CFG="alone device ref tree none ref-none trace stat tree-alt ref-alt tree-alt2 ref-alt2"
+ALL_CFG="alone device ref tree none ref-none trace stat tree-alt ref-alt tree-alt2 ref-alt2 old"
 DRY=0 BUDGET=540 ROUNDS=5 MIN_ROUNDS=5 RUN_TIMEOUT=180 POLICY=populate MAXB='' ALT_POLICY='' ALT2_POLICY=''
 CFG_FOR=''	# ' W=C,C W2=C ...'
 WORKLOADS=$DEF_WL CONFIGS='' OUTDIR=${OUT:-$D/out} RESERVE=${AB_RESERVE:-20}
@@ -107,8 +109,8 @@ done
 
 # The build's record (bench/ab/build.sh): key=value lines.
 info() { sed -n "s/^$1=//p" "$BIN/BUILD" 2>/dev/null | head -1; }
-REF_SHA=$(info ref_sha) REF_NAME=$(info ref_name) TREE_SHA=$(info tree_sha)
-REF_BIN=$BIN/gpuctl-${REF_SHA:-REF} TREE_BIN=$BIN/gpuctl-tree
+REF_SHA=$(info ref_sha) REF_NAME=$(info ref_name) TREE_SHA=$(info tree_sha) OLD_SHA=$(info old_sha)
+REF_BIN=$BIN/gpuctl-${REF_SHA:-REF} TREE_BIN=$BIN/gpuctl-tree OLD_BIN=$BIN/gpuctl-${OLD_SHA:-OLD}
 
 configs_of() {	# configs_of WORKLOAD
 	local f
@@ -142,6 +144,7 @@ cfg_pre() {	# cfg_pre CONFIG
 	case $1 in
 	alone|device) PRE=() ;;
 	ref) PRE=("$REF_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
+	old) PRE=("$OLD_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	tree) PRE=("$TREE_BIN" -j prefetch load $POLICY --max-bytes "$MAXB" --) ;;
 	ref-none) PRE=("$REF_BIN" -j prefetch load none --) ;;
 	tree-alt) PRE=("$TREE_BIN" -j prefetch load $ALT_POLICY --max-bytes "$MAXB" --) ;;

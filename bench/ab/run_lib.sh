@@ -22,7 +22,8 @@ dry_run() {
 	nwl=$(wcount $WORKLOADS)
 	echo "# bench/ab/run.sh --dry-run: the plan (no GPU touched)"
 	echo "ref: ${REF_NAME:-?} ${REF_SHA:-(not built: bench/ab/build.sh REF)}; tree: ${TREE_SHA:-(not built)}"
-	for b in "$REF_BIN" "$TREE_BIN"; do
+	[ -n "$OLD_SHA" ] && echo "old: $(info old_name) $OLD_SHA"
+	for b in "$REF_BIN" "$TREE_BIN" ${OLD_SHA:+"$OLD_BIN"}; do
 		if [ -x "$b" ]; then echo "binary: ${b#"$R"/}"
 		else echo "binary missing: ${b#"$R"/} (bench/ab/build.sh REF makes it; carry bench/ab/bin)"; fi
 	done
@@ -128,12 +129,13 @@ run_one() {	# run_one WORKLOAD ROUND POS CONFIG
 	fi
 	cfg_pre "$c"
 	wl_cmd "$w" "$([ "$c" = device ] && echo 1 || echo 0)"
-	case $c in ref|ref-none|ref-alt|ref-alt2) bin=$REF_SHA ;; tree|none|trace|stat|tree-alt|tree-alt2) bin=tree:$TREE_SHA ;; esac
+	case $c in ref|ref-none|ref-alt|ref-alt2) bin=$REF_SHA ;; old) bin=$OLD_SHA ;;
+	tree|none|trace|stat|tree-alt|tree-alt2) bin=tree:$TREE_SHA ;; esac
 	t0=$(date +%s.%N)
 	# timeout makes its own process group and signals all of it; whatever
 	# is left of the group afterwards is killed below
 	case $c in
-	ref|tree|none|ref-none|tree-alt|ref-alt|tree-alt2|ref-alt2)	# -j: the engine's report on stdout, the workload's on stderr
+	ref|tree|none|ref-none|tree-alt|ref-alt|tree-alt2|ref-alt2|old)	# -j: the engine's report on stdout, the workload's on stderr
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >"$ej" 2>"$rl" </dev/null & ;;
 	trace)
 		BENCH_METRIC_FILE=$mf timeout -k 10 "$to" "${PRE[@]}" "${WCMD[@]}" >/dev/null 2>"$rl" </dev/null & ;;
@@ -193,6 +195,7 @@ need_bin() {	# need_bin CONFIG...: the binaries the configurations use exist
 		for c in $(configs_of "$w"); do
 			case $c in
 			ref|ref-none|ref-alt|ref-alt2) [ -x "$REF_BIN" ] || miss="$miss $REF_BIN" ;;
+			old) [ -x "$OLD_BIN" ] || miss="$miss $OLD_BIN" ;;
 			tree|none|trace|stat|tree-alt|tree-alt2) [ -x "$TREE_BIN" ] || miss="$miss $TREE_BIN" ;;
 			esac
 		done
@@ -229,7 +232,7 @@ real_run() {
 	[ -n "$MAXB" ] || MAXB=$(( FREE_MIB > 8192 ? FREE_MIB - 4096 : FREE_MIB / 2 ))M
 	log "GPU: $gpu (MiB); ref ${REF_NAME:-?} $REF_SHA; tree $TREE_SHA; policy $POLICY; --max-bytes $MAXB"
 	python3 "$D/record.py" meta --out "$RES" --run-id "$RUN_ID" gpu="$gpu" ref_name="$REF_NAME" \
-		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" policy="$POLICY" alt_policy="$ALT_POLICY" alt2_policy="$ALT2_POLICY" max_bytes="$MAXB" \
+		ref_sha="$REF_SHA" tree_sha="$TREE_SHA" old_sha="$OLD_SHA" policy="$POLICY" alt_policy="$ALT_POLICY" alt2_policy="$ALT2_POLICY" max_bytes="$MAXB" \
 		budget_s="$BUDGET" rounds="$ROUNDS" workloads="$WORKLOADS" configs="$CONFIGS" configs_for="${CFG_FOR# }" \
 		host="$(uname -n)" kernel="$(uname -r)" cpus="$(nproc)" \
 		ref_version="$("$REF_BIN" --version 2>&1 | head -1)" \

@@ -36,11 +36,9 @@ DRY=0
 OUTD=${OUT:-$D/out}/engine-ab-session9
 PY=${PYTHON:-python3}
 POL=populate ALT='populate eager 1' ALT2='populate trail 1'
-T0=$(date +%s)
-left() { echo $(( T0 + BUDGET - $(date +%s) )); }
-share() { local s=$(( BUDGET * $1 / 530 )) l; l=$(( $(left) - ${2:-0} * BUDGET / 530 )); echo $(( s < l ? s : l )); }
-scaled() { echo $(( BUDGET * $1 / 530 )); }
-log() { echo "[$(date +%T) +$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUTD/session.txt"; }
+T0=$(date +%s) BASE=530 WORK=$OUTD
+POLARGS=(--policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2")
+. "$D/session_lib.sh"
 
 WIN_NONE=alone,ref-none,none
 WIN_TORCH=alone,ref,tree,tree-async,ref-alt,ref-alt2
@@ -71,56 +69,8 @@ mkdir -p "$OUTD" || exit 1
 : >"$OUTD/session.txt"
 for b in "$D/bin/BUILD"; do [ -s "$b" ] || { echo "Error: no $b (bench/ab/build.sh main; carry bench/ab/bin)" >&2; exit 1; }; done
 log "session9: budget ${BUDGET}s; $(tr '\n' ' ' <"$D/bin/BUILD")"
-gpu=$(nvidia-smi --query-gpu=name,uuid,driver_version,memory.free,memory.total --format=csv,noheader,nounits | head -1)
-log "GPU: $gpu (MiB)"
-FREE=$(echo "$gpu" | awk -F', *' '{ print $4 }')
-case $FREE in ''|*[!0-9]*) FREE=0 ;; esac
-[ "$FREE" -gt 8192 ] || { log "Error: too little free GPU memory (${FREE} MiB)"; exit 1; }
-MAXB=$(( FREE - 4096 ))M
-log "--max-bytes $MAXB (free less 4 GiB: no workload gets more managed memory than is free)"
-
-# 0. the CUDA pieces, once, in parallel (run.sh copies them: AB_PIECES)
-P=$(mktemp -d /tmp/s9.XXXXXX) || exit 1
-# shellcheck disable=SC2064
-trap "rm -rf '$P'" EXIT
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-for t in sweep cpumix alloc; do
-	(
-		for arch in -arch=native -arch=sm_90 ''; do
-			# shellcheck disable=SC2086
-			if [ $t = alloc ]; then
-				"$NVCC" -O2 $arch -shared -Xcompiler -fPIC -o "$P/alloc.so" "$D/workloads/alloc.cu" \
-					>>"$P/build-$t.txt" 2>&1 && break
-			else
-				"$NVCC" -O2 $arch -o "$P/$t" "$D/workloads/$t.cu" >>"$P/build-$t.txt" 2>&1 && break
-			fi
-		done
-	) &
-done
-wait
-cat "$P"/build-*.txt >"$OUTD/build.txt" 2>/dev/null
-log "pieces: $(cd "$P" && ls -1 sweep cpumix alloc.so 2>/dev/null | tr '\n' ' ')"
-export AB_PIECES=$P
-
-win() {	# win WORKLOAD PLAN ROTATIONS DISCARD MEASURE BUDGET [PLAN2 ROTATIONS2 (0 dropped + 3)]
-	local p2=()
-	[ "$6" -ge "$(scaled 20)" ] || { log "$1 windows: no time left (${6}s)"; return; }
-	[ $# -ge 8 ] && p2=(--plan2 "$7" --rotations2 "$8" --discard2 0 --measure2 3)
-	log "$1 windows: plan $2, up to $3 rotations of $4+$5 steps${7:+, then $7 up to ${8}}, ${6}s"
-	python3 "$D/window.py" --workload "$1" --pieces "$P" --plan "$2" --rotations "$3" --discard "$4" \
-		--measure "$5" --budget "$6" "${p2[@]}" --policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" \
-		--max-bytes "$MAXB" --out "$OUTD/windows" >>"$OUTD/session.txt" 2>&1
-	log "$1 windows: rc $?"
-}
-
-mat() {	# mat WORKLOADS CONFIGS BUDGET [MIN_ROUNDS]
-	[ "$3" -ge "$(scaled 40)" ] || { log "run.sh $1: no time left (${3}s)"; return; }
-	log "run.sh $1 ($2): ${3}s"
-	AB_RESERVE=5 "$D/run.sh" --budget "$3" --rounds 3 --min-rounds "${4:-3}" --workloads "$1" --configs "$2" \
-		--policy "$POL" --alt-policy "$ALT" --alt2-policy "$ALT2" --max-bytes "$MAXB" \
-		--out "$OUTD/run-${1//,/-}" >"$OUTD/run-${1//,/-}.stdout" 2>&1
-	log "run.sh $1: rc $?"
-}
+s_gpu
+s_pieces
 
 # Each phase's share of 530 s (scaled by SESSION9_BUDGET), never more than
 # what is left less the later phases' floors; torch last, with the rest.
@@ -130,9 +80,7 @@ win torch-cache "$WIN_CACHE" 4 1 4 "$(share 25 190)"
 win torch "$WIN_TORCH" 3 1 2 "$(( $(left) - 8 ))" "$WIN_NONE" 30
 
 # the summary of everything (window lines pair per rotation, run.sh's per round)
-cat "$OUTD"/windows/results.jsonl "$OUTD"/run-*/results.jsonl >"$OUTD/results.jsonl" 2>/dev/null
-python3 "$D/summarize.py" "$OUTD/results.jsonl" >"$OUTD/summary.md" 2>>"$OUTD/session.txt"
-{
+s_footer() {
 	echo
 	echo "Configurations: ref = REF's \`$POL\` (main's default, eager 2), ref-alt = REF's \`$ALT\`,"
 	echo "ref-alt2 = REF's \`$ALT2\`, tree = the tree's \`$POL\`, none / ref-none = the tree's / REF's \`none\`."
@@ -140,7 +88,7 @@ python3 "$D/summarize.py" "$OUTD/results.jsonl" >"$OUTD/summary.md" 2>>"$OUTD/se
 	echo "START (the goal's definition; the tree also moves a new allocation before the rest of a large one)."
 	echo "NAME~win: windows within one process (window.py: steady state, engines attached with -p);"
 	echo "no wall time there.  Whole programs: cpumix, sweep, cupy."
-} >>"$OUTD/summary.md"
-cat "$OUTD"/run-*/log.txt "$OUTD"/windows/log.txt >"$OUTD/log.txt" 2>/dev/null
+}
+s_collect
 cat "$OUTD/summary.md"
 log "done in $(( $(date +%s) - T0 ))s: $OUTD"

@@ -45,6 +45,8 @@ COMPARISONS = [
     ("ref-alt2 / ref-alt", "ref-alt2", "ref-alt", "ratio"),
     ("alone / ref-alt (ref-alt's speed-up)", "alone", "ref-alt", "ratio"),
     ("alone / ref-alt2 (ref-alt2's speed-up)", "alone", "ref-alt2", "ratio"),
+    ("tree / old", "tree", "old", "ratio"),
+    ("alone / old (old's speed-up)", "alone", "old", "ratio"),
 ]
 
 # The whole program's comparisons (wall time, the CPU phase): (label, a, b).
@@ -57,7 +59,8 @@ WHOLE = [("tree / ref", "tree", "ref"), ("alone / tree (tree's speed-up)", "alon
          ("tree-alt2 / tree", "tree-alt2", "tree"),
          ("ref-alt / ref", "ref-alt", "ref"), ("ref-alt2 / ref", "ref-alt2", "ref"),
          ("alone / ref-alt (ref-alt's speed-up)", "alone", "ref-alt"),
-         ("alone / ref-alt2 (ref-alt2's speed-up)", "alone", "ref-alt2")]
+         ("alone / ref-alt2 (ref-alt2's speed-up)", "alone", "ref-alt2"),
+         ("tree / old", "tree", "old"), ("alone / old (old's speed-up)", "alone", "old")]
 # The CPU phase a workload prints, by the name it uses (the first found).
 FILL_KEYS = ("fill_ms", "cpu_write_ms", "cpu_ms")
 
@@ -258,7 +261,7 @@ def main(paths):
         print("- call %s: ref %s (%s), tree %s, policy `%s`; GPU %s; host %s, kernel %s" % (
             m.get("run_id"), d.get("ref_name", "?"), d.get("ref_sha", "?"), d.get("tree_sha", "?"),
             d.get("policy", "?"), d.get("gpu", "?"), d.get("host", "?"), d.get("kernel", "?")))
-        alts = ["%s `%s`" % (k, d[k]) for k in ("alt_policy", "alt2_policy", "mode") if d.get(k)]
+        alts = ["%s `%s`" % (k, d[k]) for k in ("alt_policy", "alt2_policy", "mode", "old_sha") if d.get(k)]
         if alts:
             print("  (%s)" % "; ".join(alts))
     for wl in dict.fromkeys(r.get("workload") for r in runs):

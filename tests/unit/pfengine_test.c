@@ -361,73 +361,43 @@ static int event(struct pfe_run *r, uint32_t kind, uint64_t s, uint64_t x, uint6
 #define FREE(r, s, len, ts, o) event(r, PFE_EV_FREE, s, (s) + (len), 0, 0, ts, o)
 #define PULL(r, s, len, acc, ts, o) event(r, PFE_EV_PULL, s, (s) + (len), (s) + 4096, acc, ts, o)
 
-/* populate's default (eager 2): moved when made, unless the CPU wrote the last of its size */
+/* populate's default (eager 1): every allocation moves when made, whatever the CPU did */
 static void test_populate_auto(void)
 {
-	char *probe4[] = { "probe_every", "4" };
-	struct pfe_run r = start("populate", 2, probe4);
-	uint64_t a = BASE, b = BASE + (1ull << 30), c = BASE + (2ull << 30);
+	struct pfe_run r = start("populate", 0, NULL);
+	uint64_t a = BASE, b = BASE + (1ull << 30);
 	struct out o;
-	int moved = 0;
-
 	int pe = param_find(r.pol->params, r.pol->nparams, "eager");
 
-	CHECK("auto: eager's default is 2", pe >= 0 && r.pol->params[pe].def == 2);
+	CHECK("auto: eager's default is 1, its range 0..1", pe >= 0 && r.pol->params[pe].def == 1 &&
+	      r.pol->params[pe].max == 1);
+	CHECK("auto: no probe_every any more", param_find(r.pol->params, r.pol->nparams, "probe_every") < 0);
 	CHECK("auto: a new allocation moves when made", ALLOC(&r, a, 64 * MB, 1, &o) == 1 &&
 	      req_is(&o, 0, a, 64 * MB) && ctr(&r, "eager_moved") == 1);
-	CHECK("auto: a CPU read after the move: not a CPU-first size",
+	CHECK("auto: a CPU read after the move: not counted as a CPU write",
 	      PULL(&r, a, 64 * MB, PFE_ACC_READ, 2, &o) == 0 && ctr(&r, "cpu_pulls") == 0);
-	CHECK("auto: a CPU write after the move: its size is CPU-first",
-	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 3, &o) == 0 && ctr(&r, "cpu_pulls") == 1 &&
-	      ctr(&r, "cpu_sizes") == 1);
+	CHECK("auto: a CPU write after the move: counted, nothing moved",
+	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 3, &o) == 0 && ctr(&r, "cpu_pulls") == 1);
 	CHECK("auto: the same write again: counted once", PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 4, &o) == 0 &&
 	      ctr(&r, "cpu_pulls") == 1);
 	FREE(&r, a, 64 * MB, 5, &o);
-	CHECK("auto: freed after the CPU wrote it: the size stays CPU-first", ctr(&r, "gpu_sizes") == 0);
-	CHECK("auto: the next one of that size waits for its first GPU fault",
-	      ALLOC(&r, a, 64 * MB, 6, &o) == 0 && ctr(&r, "eager_skipped") == 1);
-	CHECK("auto: another size still moves when made", ALLOC(&r, b, 32 * MB, 7, &o) == 1 &&
-	      ctr(&r, "eager_moved") == 2);
-	next = 1;
-	ext[0][0] = a;
-	ext[0][1] = a + 64 * MB;
-	CHECK("auto: the one left waiting moves on its first GPU fault",
-	      feed(&r, ENV, a + 4096, 8, &o) == 1 && req_is(&o, 0, a, 64 * MB));
-	FREE(&r, a, 64 * MB, 9, &o);
-	/* probe_every 4: of the CPU-first size, skipped, skipped, then one moved */
-	for (int i = 0; i < 3; i++) {
-		moved += ALLOC(&r, c + i * 64 * MB, 64 * MB, 10 + i, &o);
-		PULL(&r, c + i * 64 * MB, 64 * MB, PFE_ACC_WRITE, 20 + i, &o);
-	}
-	CHECK("auto: one in probe_every of a CPU-first size moved all the same",
-	      moved == 1 && ctr(&r, "eager_probes") == 1 && ctr(&r, "eager_skipped") == 3);
-	CHECK("auto: the probe written by the CPU again: still CPU-first",
-	      ctr(&r, "cpu_pulls") == 2 && ctr(&r, "gpu_sizes") == 0);
-	moved = 0;
-	for (int i = 3; i < 7; i++)
-		moved += ALLOC(&r, c + i * 64 * MB, 64 * MB, 30 + i, &o);
-	CHECK("auto: the next probe", moved == 1 && ctr(&r, "eager_probes") == 2);
-	FREE(&r, c + 6 * 64 * MB, 64 * MB, 40, &o);
-	CHECK("auto: a probe freed with no CPU write since its move: GPU-first again",
-	      ctr(&r, "gpu_sizes") == 1);
-	CHECK("auto: so the next one of that size moves when made",
-	      ALLOC(&r, c + 7 * 64 * MB, 64 * MB, 41, &o) == 1);
+	CHECK("auto: the next one of that size moves when made all the same",
+	      ALLOC(&r, a, 64 * MB, 6, &o) == 1 && req_is(&o, 0, a, 64 * MB) && ctr(&r, "eager_moved") == 2);
+	CHECK("auto: another size too", ALLOC(&r, b, 32 * MB, 7, &o) == 1 && ctr(&r, "eager_moved") == 3);
 	pfe_run_free(&r);
 
-	char *always[] = { "eager", "1" }, *never[] = { "eager", "0" };
+	char *never[] = { "eager", "0" };
 
-	r = start("populate", 2, always);
-	ALLOC(&r, a, 64 * MB, 1, &o);
-	PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 2, &o);
-	FREE(&r, a, 64 * MB, 3, &o);
-	CHECK("eager 1: moved when made whatever the CPU did", ALLOC(&r, a, 64 * MB, 4, &o) == 1 &&
-	      ctr(&r, "eager_skipped") == 0);
-	pfe_run_free(&r);
 	r = start("populate", 2, never);
 	CHECK("eager 0: never moved when made", ALLOC(&r, a, 64 * MB, 1, &o) == 0 &&
 	      ctr(&r, "eager_moved") == 0);
 	CHECK("eager 0: a PULL of what it did not move: nothing",
 	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 2, &o) == 0 && ctr(&r, "cpu_pulls") == 0);
+	next = 1;
+	ext[0][0] = a;
+	ext[0][1] = a + 64 * MB;
+	CHECK("eager 0: it moves on its first GPU fault",
+	      feed(&r, ENV, a + 4096, 3, &o) == 1 && req_is(&o, 0, a, 64 * MB));
 	pfe_run_free(&r);
 }
 

@@ -1,14 +1,12 @@
 #!/bin/sh
-# populate's default decides per allocation (eager 2): a new allocation is
-# moved when made unless the CPU wrote an earlier one of its size right
-# after its move.  The model's CPU writes a scratch buffer beside each
-# allocation (uvmsim ... cpu_blocks 1: a CPU fault on the GPU's pages, which
-# come back); the engine records CPU faults only while an allocation it
-# moved waits for one, hands the first as a PULL, and populate leaves the
-# scratch buffers of that size alone from then on while it still moves
-# every GPU allocation when made.  eager 1 moves the scratch buffers every
-# time (and the CPU pulls each back); none records no CPU fault.  The
-# closing report: text on stderr, -j with the command's exit status.
+# populate's default (eager 1) moves every allocation when made; the model's
+# CPU writes a scratch buffer beside each allocation (uvmsim ... cpu_blocks
+# 1: a CPU fault on the GPU's pages, which come back).  The engine records
+# CPU faults only while an allocation it moved waits for one and hands the
+# first as a PULL (populate counts the writes: cpu_pulls).  eager 0 moves
+# nothing when made (and the CPU pulls nothing back); none records no CPU
+# fault.  The closing report: text on stderr, -j with the command's exit
+# status.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/model.sh"
 G=$GPUCTL
@@ -36,26 +34,27 @@ eq() {	# eq NAME KEY V
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load populate $MAX -- $RUN
 STATS=$(uvmsim stats)
-TO_CPU_AUTO=$(stat_of pages_migrated_to_cpu)
-ge "default: the CPU's first write after a move seen (PULL)" cpu_pulls 1
-eq "default: one size found CPU-first" cpu_sizes 1
-ge "default: later scratch buffers of that size left alone" eager_skipped 5
-ge "default: every GPU allocation still moved when made" eager_moved 9
-eq "default: no GPU allocation's size called CPU-first again" gpu_sizes 0
+TO_CPU_DEF=$(stat_of pages_migrated_to_cpu)
+ge "default: every allocation moved when made, scratch buffers too" eager_moved 14
+ge "default: the CPU's writes after a move seen (PULL)" cpu_pulls 5
 ge "default: CPU fault recording turned on for a moved allocation" cpu_faults_on 1
 expect_json_eq "default: the command's exit status in the document" .exit_status 0
 expect_json_eq "default: no call refused" .errors 0
+printf '%s' "$OUT" | grep -Eq '"(eager_skipped|eager_probes|cpu_sizes|gpu_sizes)"' &&
+	fail "default: no eager 2 counters" "$(printf '%s' "$OUT" | head -c 300)" || ok "default: no eager 2 counters"
 
-# --- eager 1: every scratch buffer moved, and pulled back ------------------------
+# --- eager 0: nothing moved when made, nothing pulled back -----------------------
 uvmsim reset va_blocks 64 >/dev/null
-expect_exit 0 $G -j prefetch load populate eager 1 $MAX -- $RUN
+expect_exit 0 $G -j prefetch load populate eager 0 $MAX -- $RUN
 STATS=$(uvmsim stats)
-TO_CPU_ONE=$(stat_of pages_migrated_to_cpu)
-eq "eager 1: nothing skipped" eager_skipped 0
-ge "eager 1: the scratch buffers moved too" eager_moved 14
-[ "${TO_CPU_ONE:-0}" -gt "${TO_CPU_AUTO:-0}" ] &&
-	ok "eager 1: the CPU pulled more back than under the default ($TO_CPU_ONE > $TO_CPU_AUTO pages)" ||
-	fail "eager 1 pulls" "to the CPU: eager 1 $TO_CPU_ONE, default $TO_CPU_AUTO"
+TO_CPU_ZERO=$(stat_of pages_migrated_to_cpu)
+eq "eager 0: nothing moved when made" eager_moved 0
+eq "eager 0: no CPU write after a move when made" cpu_pulls 0
+[ "${TO_CPU_DEF:-0}" -gt "${TO_CPU_ZERO:-0}" ] &&
+	ok "eager 0: the CPU pulled less back than under the default ($TO_CPU_ZERO < $TO_CPU_DEF pages)" ||
+	fail "eager 0 pulls" "to the CPU: eager 0 $TO_CPU_ZERO, default $TO_CPU_DEF"
+expect_exit 2 $G prefetch load populate eager 2 $MAX -- true
+expect_err "eager 2 refused: out of its range" '^Error: .*eager'
 
 # --- trail 1: what the CPU finished writing moves back while it writes the rest --
 uvmsim reset va_blocks 64 >/dev/null
