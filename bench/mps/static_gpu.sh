@@ -22,8 +22,9 @@
 #                      p99_m20p (lc-p99 at 1.1x / 2x alone_plain's P99, TSG path)
 #   SET=all            both, and ts50_f10 ts50_f30 ts200_f10, p99_m12/m20 (TSG
 #                      path), mps_p{0,1}t25: session 9's set
-# First the alones over 3x MEAS each (round 0, *_cal: the targets come from
-# them); every round then holds the alones again, its order rotated.  Rounds run while a whole one still fits in
+# First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
+# the targets come from them); every round then holds the alones again, its
+# order rotated.  Rounds run while a whole one still fits in
 # DEADLINE s from the start.
 # Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
 # w.tgz (the trainers' step logs, each policy's status and run output).
@@ -188,7 +189,9 @@ while [ $r -lt "$MAXROUNDS" ]; do
 	log "round $r"
 	if [ $r = 1 ]; then
 		# the targets' base: each alone over 3x MEAS (one phase's P99 moved 5.7-14 ms)
+		# (after one of the usual length, dropped: the first after the start ran 1.45x the rest)
 		while IFS='|' read -r label lc g args; do
+			phase 0 "${label}_warm" "$lc" "$g"
 			PH=$((SKIP + 3 * MEAS)) phase 0 "${label}_cal" "$lc" "$g"; done <<<"$ALONES"
 		ap=$(p99_of alone_plain_cal); am=$(p99_of alone_mps_cal); ap=${ap:-0} am=${am:-0}
 		TM12=$((am * 12 / 10)) TM20=$((am * 2)) TP110=$((ap * 11 / 10)) TP200=$((ap * 2))
