@@ -55,9 +55,9 @@ int mps_state_write(const struct mps_state *st)
 	if (safefile_open(&sf, RUN_MPS, 0644))
 		return -1;
 	fprintf(sf.f, "mech %s\nwhy %s\ndir %s\ndaemon %d\nstarted %d\nrun %d\n"
-		"be_threads %u\nlc_threads %u\nbe_mem %llu\n", st->mech, st->why,
+		"be_threads %u\nlc_threads %u\nbe_mem %llu\nbe_priority %u\n", st->mech, st->why,
 		st->dir[0] ? st->dir : "-", (int)st->daemon, st->started, (int)st->run,
-		st->be_threads, st->lc_threads, (unsigned long long)st->be_mem);
+		st->be_threads, st->lc_threads, (unsigned long long)st->be_mem, st->be_priority);
 	return safefile_commit(&sf);
 }
 
@@ -90,6 +90,8 @@ static int set_field(struct mps_state *st, const char *k, const char *v)
 		st->lc_threads = (__u32)n;
 	else if (!strcmp(k, "be_mem"))
 		st->be_mem = n;
+	else if (!strcmp(k, "be_priority"))
+		st->be_priority = n ? 1 : 0;
 	return 0;	/* a key of a newer gpuctl: ignored */
 }
 
@@ -100,6 +102,7 @@ int mps_state_read(struct mps_state *st)
 	int err, bad = 0;
 
 	memset(st, 0, sizeof(*st));
+	st->be_priority = 1;	/* a file without the key: BE below the LC, as it always was */
 	f = open_root_file(RUN_MPS, &err);
 	if (!f)
 		return err;

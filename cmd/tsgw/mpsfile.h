@@ -33,6 +33,7 @@ struct mps_state {
 	bool started;		/* gpuctl started it (and quits it) */
 	pid_t run;		/* the policy process */
 	__u32 be_threads, lc_threads;
+	__u32 be_priority;	/* BE clients' CUDA_MPS_CLIENT_PRIORITY: 1 (below the LC) unless lc-p99 moves it */
 	__u64 be_mem;
 	bool file_ours;		/* not in the file: this process wrote RUN_MPS for its run */
 };

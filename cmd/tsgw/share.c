@@ -48,11 +48,12 @@ static void share_lines(FILE *f, const struct gate_share *s)
 		fprintf(f, "lat %llu %llu %.1f %.1f %.1f\n", (unsigned long long)s->lat.begun,
 			(unsigned long long)s->lat.count, s->lat.p50_us, s->lat.p99_us, s->lat.max_us);
 	if (s->target_us)
-		fprintf(f, "target %u %.1f %d %u %u %llu %llu %llu %.1f %u\n", s->target_us,
+		fprintf(f, "target %u %.1f %d %u %u %llu %llu %llu %.1f %u %u\n", s->target_us,
 			s->target_p99_us, s->target_kept, s->duty_pm, s->be_threads,
 			(unsigned long long)s->target_windows,
 			(unsigned long long)s->target_kept_windows,
-			(unsigned long long)s->target_moves, s->unreachable_us, s->rung);
+			(unsigned long long)s->target_moves, s->unreachable_us, s->rung,
+			s->be_priority);
 	for (int i = 0; i < s->n; i++) {
 		const struct gate_share_row *r = &s->rows[i];
 
@@ -90,6 +91,7 @@ int share_file_read(struct gate_share *s)
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
+	s->be_priority = 1;	/* a target line without it (an older run's) */
 	f = fopen(RUN_SHARE, "re");
 	if (!f)
 		return -ENOENT;
@@ -112,13 +114,13 @@ int share_file_read(struct gate_share *s)
 			   (unsigned long long *)&s->calls, (unsigned long long *)&s->busy_turns,
 			   (unsigned long long *)&s->reported) == 6)
 			continue;
-		/* rung, the tenth, came later: a file without it reads 0 */
-		if (sscanf(line, "target %u %lf %d %u %u %llu %llu %llu %lf %u", &s->target_us,
+		/* rung, the tenth, and the BE clients' priority came later: without them 0, 1 */
+		if (sscanf(line, "target %u %lf %d %u %u %llu %llu %llu %lf %u %u", &s->target_us,
 			   &s->target_p99_us, &s->target_kept, &s->duty_pm, &s->be_threads,
 			   (unsigned long long *)&s->target_windows,
 			   (unsigned long long *)&s->target_kept_windows,
 			   (unsigned long long *)&s->target_moves, &s->unreachable_us,
-			   &s->rung) >= 9)
+			   &s->rung, &s->be_priority) >= 9)
 			continue;
 		if (sscanf(line, "lat %llu %llu %lf %lf %lf", (unsigned long long *)&s->lat.begun,
 			   (unsigned long long *)&s->lat.count, &s->lat.p50_us, &s->lat.p99_us,

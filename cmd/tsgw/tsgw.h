@@ -156,7 +156,7 @@ struct gate_share {
 	__u64 switches, suppressed, calls, busy_turns, reported;
 	struct gate_lat lat;	/* with a hint file */
 	/* lc-p99 (target_us 0: none): the last window's P99, kept or not, the knob */
-	__u32 target_us, duty_pm, be_threads;
+	__u32 target_us, duty_pm, be_threads, be_priority;
 	__u32 rung;		/* the TSGs' rung (lcbe.h's TARGET_RUNG_*: RM's, levels, lc-be's) */
 	double target_p99_us, unreachable_us;	/* unreachable: P99 at the largest duty, above */
 	int target_kept;

@@ -104,19 +104,26 @@ grep -q "policy lc-be stopped" "$W/run.out" && ok "run stops" || fail "stop" "$(
 
 # --- under mechanism mps: BE clients started afterwards get fewer SMs -------------------
 start_run lc-p99 10ms mechanism mps
-expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
-expect_out "mps: BE clients start with half the SMs (no be-threads)" "^50$"
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_CLIENT_PRIORITY $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
+expect_out "mps: BE clients start at priority 0 with half the SMs (no be-threads)" "^0 50$"
+sleep 1.2	# the share file: the run's first tick
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "status -j: the BE clients' priority" .be_floor.lc_p99_target.mps_be_priority 0
 feed 20000 4
-status_has "mps: above the target the BE clients' thread percentage falls" "MPS BE clients started from now get (35|24)% of the SMs"
+status_has "mps: above the target the BE clients' priority goes below the LC's first" "MPS BE clients started from now get priority 1 and (50|35)% of the SMs"
 sleep 1.2
-expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
-case $OUT in 35|24|16) ok "a BE client started now gets it ($OUT%)" ;; *) fail "mps knob" "'$OUT'" ;; esac
-feed 3000 12
-status_has "mps: calm, back up to where it started, no higher" "MPS BE clients started from now get 50% of the SMs"
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_CLIENT_PRIORITY $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
+case $OUT in "1 50"|"1 35"|"1 24") ok "a BE client started now gets it ($OUT)" ;; *) fail "mps knob" "'$OUT'" ;; esac
+feed 3000 14
+status_has "mps: calm, the threads back up to where they started, no higher, then the priority" "MPS BE clients started from now get priority 0 and 50% of the SMs"
 kill -INT $RUN; wait $RUN
 start_run lc-p99 10ms mechanism mps be-threads 80
 expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
 expect_out "mps: be-threads is where the target starts" "^80$"
+kill -INT $RUN; wait $RUN
+start_run mechanism mps
+expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_CLIENT_PRIORITY'
+expect_out "mps without lc-p99: BE clients below the LC (priority 1)" "^1$"
 kill -INT $RUN; wait $RUN
 kill $BE1 $LC1 2>/dev/null; wait $BE1 $LC1 2>/dev/null
 expect_exit 0 "$GPUCTL" sched unload

@@ -52,11 +52,15 @@ extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_HOLD_MS_DEFAULT	100
 /*
  * lc-p99 under mechanism mps, no be-threads: BE clients start with half the
- * SMs.  H100, 3 CNN trainers beside BERT (bench/results/static-2026-11-26-h100*):
- * at 50 % BE made 2-5 % more steps than at 100 % in 4 of 4 pairs, at the
- * same LC P99 or lower; at 25 % 25 % fewer.
+ * SMs, at the LC's priority.  H100, 3 CNN trainers beside BERT
+ * (bench/results/static-2026-11-26-h100*, static-2026-11-27-h100*): at 50 %
+ * BE made 2-5 % more steps than at 100 % in 4 of 4 pairs, at the same LC P99
+ * or lower; at 25 % 25 % fewer; priority 0 at 50 % gave BE 0.6-2.3 % more
+ * than priority 1 (2 calls of 5 rounds), the LC's pooled P99 no worse.
+ * A miss lowers the priority first, then the threads.
  */
 #define TARGET_MPS_THREADS	50
+#define TARGET_MPS_PRIORITY	0
 /*
  * hint-min-off: once the hint took BE off, it stays off this long at least,
  * so a writer flipping the hint cannot switch BE more than 1000 / MS times
@@ -98,6 +102,7 @@ struct gate_target {
 	bool kept;
 	__u32 duty_pm;		/* the knob: the most of the time the hint may hold BE off, per mille */
 	__u32 be_threads;	/* under mps: the thread % BE clients started from now get */
+	__u32 be_priority;	/* ... and their client priority (0, or 1: below the LC) */
 	/*
 	 * The first knob, the TSGs' rung (TARGET_RUNG_*): RM's own values
 	 * until the target is missed (BE first, as with no policy), then the

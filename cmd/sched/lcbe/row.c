@@ -78,12 +78,13 @@ static int hook_start(void *self, struct sched *s, const struct policy *rules)
 		return -1;
 	l->o.mps_knob = !strcmp(l->mst.mech, "mps");
 	if (l->o.target_us && l->o.mps_knob) {
-		if (!l->mst.be_threads) {	/* the BE clients' start, before the first */
+		/* the BE clients' start, before the first */
+		if (!l->mst.be_threads)
 			l->mst.be_threads = TARGET_MPS_THREADS;
-			if (l->mst.file_ours && mps_state_write(&l->mst)) {
-				mps_session_stop(&l->mst);
-				return -1;
-			}
+		l->mst.be_priority = TARGET_MPS_PRIORITY;
+		if (l->mst.file_ours && mps_state_write(&l->mst)) {
+			mps_session_stop(&l->mst);
+			return -1;
 		}
 		l->o.mps_threads = l->mst.be_threads;
 	}
@@ -237,8 +238,10 @@ static bool hook_tick(void *self)
 	}
 	if (!l->mps_started || !l->mst.file_ours)
 		return moved;
-	if (l->o.target_us && l->o.mps_knob && t.be_threads && t.be_threads != l->mst.be_threads) {
+	if (l->o.target_us && l->o.mps_knob && t.be_threads &&
+	    (t.be_threads != l->mst.be_threads || t.be_priority != l->mst.be_priority)) {
 		l->mst.be_threads = t.be_threads;	/* BE clients started from now */
+		l->mst.be_priority = t.be_priority;
 		mps_state_write(&l->mst);
 	}
 	mps_snap_write(&l->mst);	/* what the exporter shows */

@@ -70,6 +70,7 @@ void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		sh.duty_pm = tgt->duty_pm;
 		sh.rung = tgt->rung;
 		sh.be_threads = o->mps_knob ? tgt->be_threads : 0;
+		sh.be_priority = tgt->be_priority;
 		sh.target_windows = tgt->windows;
 		sh.target_kept_windows = tgt->kept_windows;
 		sh.target_moves = tgt->moves;
@@ -163,8 +164,10 @@ static void target_json(const struct gate_share *sh)
 	jsonw_u64_field(json_wtr, "moves", sh->target_moves);
 	jsonw_string_field(json_wtr, "tsg_rung", rung_name[rung_of(sh)]);
 	jsonw_float_field(json_wtr, "be_held_off_max_pct", sh->duty_pm / 10.0);
-	if (sh->be_threads)
+	if (sh->be_threads) {
 		jsonw_uint_field(json_wtr, "mps_be_threads_pct", sh->be_threads);
+		jsonw_uint_field(json_wtr, "mps_be_priority", sh->be_priority);
+	}
 	if (sh->unreachable_us > 0)
 		jsonw_float_field(json_wtr, "unreachable_p99_us", sh->unreachable_us);
 	jsonw_end_object(json_wtr);
@@ -184,7 +187,8 @@ static void target_text(const struct gate_share *sh)
 	printf("; knobs: TSGs at %s, the hint may hold BE off up to %.0f%% of the time",
 	       rung_text[rung_of(sh)], sh->duty_pm / 10.0);
 	if (sh->be_threads)
-		printf(", MPS BE clients started from now get %u%% of the SMs", sh->be_threads);
+		printf(", MPS BE clients started from now get priority %u and %u%% of the SMs",
+		       sh->be_priority, sh->be_threads);
 	printf(" (moved %llu times)\n", (unsigned long long)sh->target_moves);
 	if (sh->unreachable_us > 0)
 		printf("warning: target not kept: with BE held off as much as be-floor allows, the "

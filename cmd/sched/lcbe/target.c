@@ -29,9 +29,12 @@
  *
  * Under mechanism mps the gate leaves MPS's clients alone (their work runs
  * on the server's TSGs, bench/results/mps-facts-2026-11-26-h100): the knob
- * is then the active thread percentage BE clients started from now get,
- * from be-threads (or TARGET_MPS_THREADS) down to 10 on misses, back up to
- * where it started on calm.
+ * is then what BE clients started from now get: their client priority,
+ * from TARGET_MPS_PRIORITY, and their active thread percentage, from
+ * be-threads (or TARGET_MPS_THREADS).  A miss puts the priority to 1 (below
+ * the LC) first, then takes the threads to 70 % (not under 10); calm gives
+ * back threads 10 points at a time up to where they started, then the
+ * priority.
  */
 #include <stdio.h>
 
@@ -51,18 +54,28 @@ void target_init(struct gate *g)
 	__atomic_store_n(&g->duty_pm, 0, __ATOMIC_RELAXED);
 	g->tgt.duty_pm = 0;
 	g->tgt.be_threads = g->o.mps_threads ? g->o.mps_threads : 100;
+	g->tgt.be_priority = g->o.mps_threads ? TARGET_MPS_PRIORITY : 1;
 	g->tgt.rung = TARGET_RUNG_RM;
 	g->tgt.relax_wait = TARGET_RELAX_MIN;
 }
 
-/* MPS: the BE clients' thread percentage, for clients started from now (row.c's tick writes it). */
+/* MPS: the BE clients' priority and threads, for clients started from now (row.c's tick writes them). */
 static void knob_mps(struct gate *g, bool up)
 {
 	__u32 t = g->tgt.be_threads, top = g->o.mps_threads ? g->o.mps_threads : 100;
+	__u32 p = g->tgt.be_priority;
 
-	t = up ? (t * 7 / 10 > 10 ? t * 7 / 10 : 10) : (t + 10 < top ? t + 10 : top);
-	if (t != g->tgt.be_threads) {
+	if (up && !p)
+		p = 1;
+	else if (up)
+		t = t * 7 / 10 > 10 ? t * 7 / 10 : 10;
+	else if (t < top)
+		t = t + 10 < top ? t + 10 : top;
+	else
+		p = TARGET_MPS_PRIORITY;
+	if (t != g->tgt.be_threads || p != g->tgt.be_priority) {
 		g->tgt.be_threads = t;
+		g->tgt.be_priority = p;
 		g->tgt.moves++;
 	}
 }

@@ -3,7 +3,8 @@
  * mech_mps.c - MPS's row in the table of scheduling mechanisms (mech.h).
  *
  * Per client: what a client's environment carries at its start (its
- * server's pipe directory, client priority 1 for BE, the active thread
+ * server's pipe directory, client priority 1 for BE (lc-p99 may start it
+ * at 0, target.c), the active thread
  * percentage and pinned memory limit when asked).  Per server: the
  * daemon's default thread percentage.  Per TSG: a server's TSGs are RM
  * TSGs like any (RM's ops act on them); they carry every client's work,
@@ -52,7 +53,7 @@ int mps_client_env(const struct mps_state *st, __u32 cls, char env[][ENV_MAX], i
 	if (strcmp(st->mech, "mps"))
 		return n;
 	if (add(env, &n, max, "CUDA_MPS_PIPE_DIRECTORY=%s", st->dir) ||
-	    add(env, &n, max, "CUDA_MPS_CLIENT_PRIORITY=%d", be ? 1 : 0))
+	    add(env, &n, max, "CUDA_MPS_CLIENT_PRIORITY=%u", be ? st->be_priority : 0))
 		return -1;
 	if (thr && add(env, &n, max, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%u", thr))
 		return -1;

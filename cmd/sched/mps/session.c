@@ -119,6 +119,7 @@ int mps_session_start(const struct mps_opts *o, struct mps_state *st, struct sch
 
 	memset(st, 0, sizeof(*st));
 	st->be_threads = o->be_threads;
+	st->be_priority = 1;
 	st->lc_threads = o->lc_threads;
 	st->be_mem = o->be_mem;
 	snprintf(st->mech, sizeof(st->mech), "%s", o->choice == MPS_CHOICE_TSG ? "tsg" : "mps");
