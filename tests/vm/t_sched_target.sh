@@ -110,7 +110,7 @@ sleep 1.2	# the share file: the run's first tick
 expect_exit 0 "$GPUCTL" -j sched status
 expect_json_eq "status -j: the BE clients' priority" .be_floor.lc_p99_target.mps_be_priority 0
 feed 20000 4
-status_has "mps: above the target the BE clients' priority goes below the LC's first" "MPS BE clients started from now get priority 1 and (50|35)% of the SMs"
+status_has "mps: above the target the BE clients' priority goes below the LC's first" "knobs \(for BE outside MPS\): TSGs at .*; MPS BE clients started from now get priority 1 and (50|35)% of the SMs"
 sleep 1.2
 expect_exit 0 "$GPUCTL" sched exec --class be -- sh -c 'echo $CUDA_MPS_CLIENT_PRIORITY $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE'
 case $OUT in "1 50"|"1 35"|"1 24") ok "a BE client started now gets it ($OUT)" ;; *) fail "mps knob" "'$OUT'" ;; esac

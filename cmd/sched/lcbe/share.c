@@ -184,10 +184,12 @@ static void target_text(const struct gate_share *sh)
 		       sh->target_kept ? "kept" : "NOT KEPT",
 		       (unsigned long long)sh->target_kept_windows,
 		       (unsigned long long)sh->target_windows);
-	printf("; knobs: TSGs at %s, the hint may hold BE off up to %.0f%% of the time",
-	       rung_text[rung_of(sh)], sh->duty_pm / 10.0);
+	/* under mps the gate leaves MPS clients alone: the TSG knobs reach BE outside MPS only */
+	printf("; knobs%s: TSGs at %s, the hint may hold BE off up to %.0f%% of the time",
+	       sh->be_threads ? " (for BE outside MPS)" : "", rung_text[rung_of(sh)],
+	       sh->duty_pm / 10.0);
 	if (sh->be_threads)
-		printf(", MPS BE clients started from now get priority %u and %u%% of the SMs",
+		printf("; MPS BE clients started from now get priority %u and %u%% of the SMs",
 		       sh->be_priority, sh->be_threads);
 	printf(" (moved %llu times)\n", (unsigned long long)sh->target_moves);
 	if (sh->unreachable_us > 0)
