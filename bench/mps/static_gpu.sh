@@ -29,12 +29,19 @@
 # Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
 # w.tgz (the trainers' step logs, each policy's status and run output).
 set -u
+SET=${SET:-mps}
+case $SET in	# before anything is set up
+mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
+uid) MPSG="" UG=u XG="" LCS=lcp ;;
+all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
+*) echo "Error: SET is mps, uid or all, not '$SET'" >&2; exit 2 ;;
+esac
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
 OUT=${OUT:-/tmp/static-out}; mkdir -p "$OUT"
 W=${W:-/tmp/static-w}; rm -rf "$W"; mkdir -p "$W"; chmod 755 "$W"
 GPUCTL=${GPUCTL:-gpuctl}
-SET=${SET:-mps} NBE=${NBE:-3} SKIP=${SKIP:-5} MEAS=${MEAS:-5} DEADLINE=${DEADLINE:-575} MAXROUNDS=${MAXROUNDS:-5}
+NBE=${NBE:-3} SKIP=${SKIP:-5} MEAS=${MEAS:-5} DEADLINE=${DEADLINE:-575} MAXROUNDS=${MAXROUNDS:-5}
 PHASE=$((SKIP + MEAS)) HP=$W/hand/pipe HL=$W/hand/log H=$W/lc.hint
 T_START=$SECONDS; : >"$OUT/phases.txt"
 . "$D/common.sh"
@@ -56,12 +63,6 @@ C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
 waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
 
 declare -A GRP
-case $SET in
-mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
-uid) MPSG="" UG=u XG="" LCS=lcp ;;
-all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
-*) echo "Error: SET is mps, uid or all, not '$SET'" >&2; exit 2 ;;
-esac
 GROUPS_ALL="$UG $MPSG $XG"
 for i in $(seq "$NBE"); do	# another uid's BE, after watch, before any run
 	[ -n "$UG" ] || break

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_bench_mps.sh - bench/mps/static_gpu.sh and static_sum.py on the build
+# host, no GPU: a SET that is none of mps/uid/all is refused before anything
+# is set up; a whole SET=mps call against stand-ins (gpuctl, the LC/BE
+# workload, nvidia-smi, nvidia-cuda-mps-control) runs every phase of each
+# round, its BE clients through `sched exec`, and leaves the summary with the
+# pooled P99 and the goals' verdicts; static_sum.py's figures on phases whose
+# request times are known (the pooled P99, the paired ratios, each verdict).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+M=bench/mps
+F=$T_DIR/fake
+mkdir -p "$F"
+
+# --- refusals --------------------------------------------------------------------
+expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
+expect_stderr_line "static_gpu.sh: an unknown SET"
+[ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
+
+# --- a whole SET=mps call against stand-ins ----------------------------------------
+cat >"$F/gpuctl" <<'EOF'
+#!/bin/bash
+echo "$*" >>"$FAKE_LOG"
+case "$1 $2" in
+"sched run") exec python3 -c '
+import signal, sys, time
+print("policy lc-be active", file=sys.stderr, flush=True)
+def h(*a):
+    print("policy lc-be stopped: 0 applied, 0 re-applied, 0 failed"); sys.exit(0)
+signal.signal(signal.SIGINT, h)
+while True: time.sleep(0.05)' ;;
+"sched exec") while [ "$1" != -- ]; do shift; done; shift
+	CUDA_MPS_CLIENT_PRIORITY=0 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 exec "$@" ;;
+*) echo "stand-in gpuctl $*" ;;
+esac
+EOF
+cat >"$F/coloc" <<'EOF'
+#!/bin/bash
+# the LC/BE workload's stand-in: BE steps every 0.1 s; the LC answers each
+# "run LABEL SECS" with 200 request times of 5000..5199 us (lat file) and a line
+now() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
+if [ "$1" = be ]; then
+	echo "be ready pid=$$"
+	while :; do now >>"$2"; sleep 0.1; done
+fi
+echo "lc ready pid=$$"
+while read -r cmd label secs hint; do
+	t0=$(now); sleep "$secs"; t1=$(now)
+	[ -n "${COLOC_LAT_FILE:-}" ] && echo "$label t0=$t0 $(seq 5000 5199 | tr '\n' ' ')" >>"$COLOC_LAT_FILE"
+	echo "lc bert $label n=200 p50_us=5100 p99_us=5198 max_us=5199 t0=$t0 t1=$t1"
+done
+EOF
+printf '#!/bin/sh\necho "Stand-in GPU, 580.159.04, 0 MiB, 81559 MiB"\n' >"$F/nvidia-smi"
+printf '#!/bin/sh\ncat >/dev/null; exit 0\n' >"$F/nvidia-cuda-mps-control"
+chmod +x "$F"/*
+export FAKE_LOG=$T_DIR/gpuctl.log
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=mps NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=2 OUT="$T_DIR/o" W="$T_DIR/w" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/o/phases.txt
+n=$(grep -c '^P [12] ' "$P")
+[ "$n" = 16 ] && ok "SET=mps: 8 phases a round, 2 rounds" || fail "phases" "$n: $(cut -c1-60 "$P")"
+grep -q '^P 0 alone_mps_warm ' "$P" && grep -q '^P 0 alone_mps_cal ' "$P" &&
+	ok "the alone is run once, dropped, then calibrated" || fail "calibration" "$(head -3 "$P")"
+grep -q '^T m12=6237 m20=10396 ' "$P" && ok "targets: 1.2x and 2x the calibrated P99" || fail "targets" "$(grep '^T ' "$P")"
+grep -q "^sched exec --class be -- .*coloc be .*/gt1.log" "$FAKE_LOG" &&
+	grep -q "^sched exec --class be -- .*coloc be .*/go1.log" "$FAKE_LOG" &&
+	ok "gpuctl's BE clients started by sched exec" || fail "exec" "$(grep exec "$FAKE_LOG")"
+grep -q "^sched run lc-be lc comm:lcbertm mechanism mps mps-dir .*/hand/pipe hint .*lc-p99 6237us$" "$FAKE_LOG" &&
+	ok "lc-p99 through MPS at the m12 target, adopting the hand daemon" || fail "run m12" "$(grep 'sched run' "$FAKE_LOG")"
+S=$T_DIR/o/summary.txt
+grep -q "pooled P99" "$S" && grep -Eq '^gp99_m12 +2 +5100 .* 5198 ' "$S" &&
+	ok "summary: the pooled P99 of every request" || fail "summary pooled" "$(head -12 "$S")"
+grep -q "^m12: target 6237 us; gp99_m12 P99 5198 (kept)" "$S" && ok "summary: the target judged by the pooled P99" \
+	|| fail "summary target" "$(grep -A2 '^m12' "$S")"
+grep -q "^   LC P99 1.000x .*pooled 1.000x, BE [0-9.]*% of by hand" "$S" && ok "summary: the one command against MPS by hand" \
+	|| fail "summary one command" "$(tail -3 "$S")"
+tar tzf "$T_DIR/o/w.tgz" | grep -q '^./lat.txt$' && ok "w.tgz keeps the request times" || fail "w.tgz" "$(tar tzf "$T_DIR/o/w.tgz" | head)"
+pgrep -f "$F/coloc" >/dev/null && fail "stand-ins left" "$(pgrep -af "$F/coloc")" || ok "every process the bench started is gone"
+
+# --- static_sum.py on known phases --------------------------------------------------
+# two rounds; windows of 1 s: be_alone at 10R, none at 10R+2, p99_p110 at 10R+4 (the BE
+# makes 100, 80 and 20 steps in them); request times 901..1000 alone, 1001..1100 with no
+# policy, 1201..1300 under lc-p99 (pooled P99 over 200: the 199th, 1000 / 1100 / 1300)
+Q=$T_DIR/q; mkdir -p "$Q"
+python3 - "$Q" <<'EOF'
+import sys
+q = sys.argv[1]
+with open(q + "/phases.txt", "w") as p, open(q + "/lat.txt", "w") as lat, open(q + "/u1.log", "w") as be:
+    p.write("T p110=1100 p200=2000 alone_plain=1000\n")
+    for r in (1, 2):
+        b = 10 * r
+        p.write("P %d alone_plain be=- lc bert alone_plain n=100 p50_us=950 p99_us=999 max_us=1 t0=%d.5 t1=%d.9\n" % (r, b + 6, b + 6))
+        p.write("P %d be_alone be=u lc - t0=%d.000 t1=%d.000\n" % (r, b, b + 1))
+        p.write("P %d none be=u lc bert none n=100 p50_us=1050 p99_us=1099 max_us=1 t0=%d.000 t1=%d.000\n" % (r, b + 2, b + 3))
+        p.write("P %d p99_p110 be=u lc bert p99_p110 n=100 p50_us=1250 p99_us=1299 max_us=1 t0=%d.000 t1=%d.000\n" % (r, b + 4, b + 5))
+        lat.write("alone_plain t0=%d.5 %s\n" % (b + 6, " ".join(str(x) for x in range(901, 1001))))
+        lat.write("none t0=%d.000 %s\n" % (b + 2, " ".join(str(x) for x in range(1001, 1101))))
+        lat.write("p99_p110 t0=%d.000 %s\n" % (b + 4, " ".join(str(x) for x in range(1201, 1301))))
+        for start, n in ((b, 100), (b + 2, 80), (b + 4, 20)):
+            for i in range(n):
+                be.write("%.4f\n" % (start + (i + 0.5) / n))
+EOF
+expect_exit 0 python3 $M/static_sum.py "$Q/phases.txt" "$Q"
+expect_out "static_sum: the pooled P99 over both rounds (the 199th of 200), BE's steps/s" \
+	'^none +2 +1050 +1099 \[1099-1099\] +1100 +80\.0 \[80\.0-80\.0\]$'
+expect_out "static_sum: the target judged by the pooled P99" '^p110: target 1100 us; p99_p110 P99 1300 \(NOT KEPT\), BE 20\.0 steps/s$'
+expect_out "static_sum: the static settings that meet it" '^   static none +meets it: P99 1100, BE 80\.0$'
+expect_out "static_sum: another uid, met: pooled 1.100x, BE 80 % of alone" \
+	'^   none +LC P99 1\.100x \[1\.100-1\.100\] over 2 rounds, pooled 1\.100x, BE 80\.0% of alone: goal MET$'
+expect_out "static_sum: another uid, not met above 1.10x" '^   p99_p110 .* pooled 1\.300x, BE 20\.0% of alone: goal not met$'
+summary
