@@ -18,7 +18,7 @@ expect_out "session10 dry run: ok" '^session10 dry run: ok$'
 expect_out "session10 dry run: tree-alt is the tree's eager 0" '^   tree-alt: .*gpuctl-tree -j prefetch load populate eager 0 --max-bytes .*/sweep --mib 8192'
 expect_out "session10 dry run: the plan's phases" '^  3\. whole programs gnn \(alone,ref,tree; 2000000/20000000, GNN_EPOCHS 2\), 2 rounds: 185s$'
 expect_out "session10 dry run: torch whole, 3 steps" '^   tree: .*gpuctl-tree -j prefetch load populate --max-bytes [^ ]+ -- python3 .*torch_train.py --so [^ ]+ --steps 3$'
-expect_out "session10 dry run: torch-cache in windows" '^tree-alt: .*gpuctl-tree -j prefetch load populate eager 0 --max-bytes 1G -p PID$'
+expect_out "session10 dry run: torch-cache in windows" '^tree-alt: .*gpuctl-tree -j prefetch load populate eager 0 --max-bytes 1G -p PID( +\(binary MISSING\))?$'
 expect_exit 2 $A/session10_gpu.sh --bogus
 expect_stderr_line "session10: an unknown argument"
 expect_exit 2 env SESSION10_BUDGET=abc $A/session10_gpu.sh --dry-run
