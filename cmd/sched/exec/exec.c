@@ -5,7 +5,8 @@
  * state file, mpss.h):
  *
  *   mps  CMD becomes a client of the run's MPS daemon: its environment
- *        carries the pipe directory, client priority (1 for be, 0 for lc),
+ *        carries the pipe directory, client priority (0 for lc; 1 for be,
+ *        or what lc-p99 set: lcbe/target.c),
  *        the thread percentage and pinned memory limit the run was given.
  *   tsg  a rule "pid:CMD's pid gets CLASS" goes first in the running
  *        policy (rules_pid.c) before CMD runs, and out again once it ends.
