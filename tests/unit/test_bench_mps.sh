@@ -54,6 +54,7 @@ done
 EOF
 printf '#!/bin/sh\necho "Stand-in GPU, 580.159.04, 0 MiB, 81559 MiB"\n' >"$F/nvidia-smi"
 printf '#!/bin/sh\ncat >/dev/null; exit 0\n' >"$F/nvidia-cuda-mps-control"
+printf '#!/bin/sh\necho "mount $*" >>"$FAKE_LOG"\n' >"$F/mount"	# the host's mounts stay as they are
 chmod +x "$F"/*
 export FAKE_LOG=$T_DIR/gpuctl.log
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=mps NBE=1 SKIP=0 MEAS=1 \
