@@ -78,7 +78,8 @@ grep -q "^m12: target 6237 us; gp99_m12 P99 5198 (kept)" "$S" && ok "summary: th
 grep -q "^   LC P99 1.000x .*pooled 1.000x, BE [0-9.]*% of by hand" "$S" && ok "summary: the one command against MPS by hand" \
 	|| fail "summary one command" "$(tail -3 "$S")"
 tar tzf "$T_DIR/o/w.tgz" | grep -q '^./lat.txt$' && ok "w.tgz keeps the request times" || fail "w.tgz" "$(tar tzf "$T_DIR/o/w.tgz" | head)"
-pgrep -f "$F/coloc" >/dev/null && fail "stand-ins left" "$(pgrep -af "$F/coloc")" || ok "every process the bench started is gone"
+left=$(grep -ls "$F/colo[c]" /proc/[0-9]*/cmdline)	# ([c]: not this grep's own)
+[ -n "$left" ] && fail "stand-ins left" "$left" || ok "every process the bench started is gone"
 
 # --- static_sum.py on known phases --------------------------------------------------
 # two rounds; windows of 1 s: be_alone at 10R, none at 10R+2, p99_p110 at 10R+4 (the BE
