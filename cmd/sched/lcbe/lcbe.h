@@ -39,8 +39,12 @@ struct gate_opts {
 	__u64 lc_ts, be_ts;	/* the timeslices the floor is reckoned with (us) */
 	bool lc_derived;	/* lc_ts from be-floor (for one LC process): divided per GPU */
 	__u32 target_us;	/* lc-p99: the LC's P99 to keep (0: none) */
-	bool mps_knob;		/* the target also moves MPS BE clients' thread percentage */
-	__u32 mps_threads;	/* ... from this % (the most it gives back): be-threads or TARGET_MPS_THREADS */
+	/*
+	 * Under mechanism mps with a target (0: neither), the thread % BE
+	 * clients start with and the most the target gives back (be-threads or
+	 * TARGET_MPS_THREADS): the target then moves their priority and threads.
+	 */
+	__u32 mps_threads;
 	const struct sched_mech *mech;	/* the run's mechanism: the gate takes BE off through it */
 };
 enum {

@@ -76,8 +76,7 @@ static int hook_start(void *self, struct sched *s, const struct policy *rules)
 	/* the mechanism first: under mps the target also moves BE clients' threads */
 	if (mps_session_start(&l->mps, &l->mst, s, rules))
 		return -1;
-	l->o.mps_knob = !strcmp(l->mst.mech, "mps");
-	if (l->o.target_us && l->o.mps_knob) {
+	if (l->o.target_us && !strcmp(l->mst.mech, "mps")) {
 		/* the BE clients' start, before the first */
 		if (!l->mst.be_threads)
 			l->mst.be_threads = TARGET_MPS_THREADS;
@@ -238,7 +237,7 @@ static bool hook_tick(void *self)
 	}
 	if (!l->mps_started || !l->mst.file_ours)
 		return moved;
-	if (l->o.target_us && l->o.mps_knob && t.be_threads &&
+	if (l->o.mps_threads && t.be_threads &&
 	    (t.be_threads != l->mst.be_threads || t.be_priority != l->mst.be_priority)) {
 		l->mst.be_threads = t.be_threads;	/* BE clients started from now */
 		l->mst.be_priority = t.be_priority;

@@ -69,7 +69,7 @@ void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		sh.target_kept = tgt->windows ? tgt->kept : -1;
 		sh.duty_pm = tgt->duty_pm;
 		sh.rung = tgt->rung;
-		sh.be_threads = o->mps_knob ? tgt->be_threads : 0;
+		sh.be_threads = tgt->be_threads;	/* 0 unless under mps */
 		sh.be_priority = tgt->be_priority;
 		sh.target_windows = tgt->windows;
 		sh.target_kept_windows = tgt->kept_windows;

@@ -53,7 +53,7 @@ void target_init(struct gate *g)
 	/* BE first: the hint holds BE off only once the LC's P99 asks for it */
 	__atomic_store_n(&g->duty_pm, 0, __ATOMIC_RELAXED);
 	g->tgt.duty_pm = 0;
-	g->tgt.be_threads = g->o.mps_threads ? g->o.mps_threads : 100;
+	g->tgt.be_threads = g->o.mps_threads;
 	g->tgt.be_priority = g->o.mps_threads ? TARGET_MPS_PRIORITY : 1;
 	g->tgt.rung = TARGET_RUNG_RM;
 	g->tgt.relax_wait = TARGET_RELAX_MIN;
@@ -62,7 +62,7 @@ void target_init(struct gate *g)
 /* MPS: the BE clients' priority and threads, for clients started from now (row.c's tick writes them). */
 static void knob_mps(struct gate *g, bool up)
 {
-	__u32 t = g->tgt.be_threads, top = g->o.mps_threads ? g->o.mps_threads : 100;
+	__u32 t = g->tgt.be_threads, top = g->o.mps_threads;
 	__u32 p = g->tgt.be_priority;
 
 	if (up && !p)
@@ -133,7 +133,7 @@ void target_step(struct gate *g, const struct gate_lat *last, const struct gate_
 		    (t->up_at && t->windows - t->up_at < GATE_LAT_SPAN - 1))
 			goto out;
 		next = step_up(t, duty);
-		if (g->o.mps_knob)
+		if (g->o.mps_threads)
 			knob_mps(g, true);
 	} else {
 		t->at_max = 0;
@@ -145,7 +145,7 @@ void target_step(struct gate *g, const struct gate_lat *last, const struct gate_
 			 (duty || !t->rung || t->calm >= t->relax_wait)) {
 			next = step_down(t, duty);
 			t->calm = 0;
-			if (g->o.mps_knob)
+			if (g->o.mps_threads)
 				knob_mps(g, false);
 		}
 	}
