@@ -148,8 +148,7 @@ static int scan_clients(struct proc *out, int max)
 		ssize_t r;
 		int fd;
 
-		if (pid <= 1 || pid == getpid() || is(pid, "nvidia-cuda-mps-server") ||
-		    is(pid, "nvidia-cuda-mps-control"))
+		if (pid <= 1 || pid == getpid())
 			continue;
 		snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
 		fd = open(p, O_RDONLY);
@@ -162,6 +161,15 @@ static int scan_clients(struct proc *out, int max)
 		env[r] = '\0';
 		for (ssize_t i = 0; i < r; i += (ssize_t)strlen(env + i) + 1)
 			if (!strncmp(env + i, want, wl) && env[i + wl] == '\0') {
+				/*
+				 * Its name after its environment: a control command
+				 * gpuctl forks has the pipe directory only once it is
+				 * the control program (read before, its name was
+				 * gpuctl's, and it counted as a client).
+				 */
+				if (is(pid, "nvidia-cuda-mps-server") ||
+				    is(pid, "nvidia-cuda-mps-control"))
+					break;
 				snprintf(p, sizeof(p), "/proc/%d", (int)pid);
 				if (!stat(p, &st)) {
 					out[n].pid = pid;

@@ -215,7 +215,7 @@ i=0; while [ "$(ctl $PIPE "get_client_list $SRV" | grep -c .)" != 1 ]; do i=$((i
 CLIENTS=$(for p in $(ctl $PIPE "get_client_list $SRV"); do printf '%s:%s ' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done)
 stop_run
 grep -q "MPS daemon $D on $PIPE left running: 1 client" "$W/run.err" && ok "stop with a client: daemon left, said why" \
-	|| fail "stop with client" "$(tail -3 "$W/run.err"); the stand-in's clients before the stop: $CLIENTS"
+	|| fail "stop with client" "$(tail -4 "$W/run.err" | tr '\n' '|') the stand-in's clients before the stop: $CLIENTS; after: $(ctl $PIPE "get_client_list $SRV" | tr '\n' ' ')"
 alive "$D" && ok "daemon alive while its client runs" || fail "daemon" "gone with a client connected"
 [ -f $ST ] && ok "state kept for the next command" || fail "state" "removed"
 [ -n "$BE1" ] && kill "$BE1"; wait $EX1 2>/dev/null
