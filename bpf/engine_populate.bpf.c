@@ -31,6 +31,15 @@
  * fault again; where there is nothing to move yet the policy asks for the
  * watch alone (PFE_DST_WATCH).  A PULL behind what was moved (the CPU came
  * back) ends it for that allocation.
+ *
+ * ahead_mb N: the other side of the CPU's write front.  Each PULL with a
+ * write asks for what lies up to N MiB ahead of the front to come to the
+ * CPU in one call (what is not there yet), so the CPU writes on into pages
+ * it holds instead of faulting them back a few at a time; the move watches
+ * the allocation again, and the CPU's next fault past it moves the window
+ * on.  A PULL behind what was brought ahead (the CPU came back) ends it for
+ * that allocation.  With trail 1 both follow the front: what is finished
+ * goes to the GPU, what comes next to the CPU.
  */
 #include "engine_common.bpf.h"
 #include "pfengine_abi.h"
@@ -44,6 +53,7 @@ PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allo
 PFE_PARAM(eager, 1, 0, 1, "1: an allocation moves when made; 0: on its first GPU fault");
 PFE_PARAM(trail, 0, 0, 1, "1: while the CPU writes an allocation moved when made, move what it has finished back");
 PFE_PARAM(lag_mb, 64, 2, 65536, "trail: MiB behind the CPU's write front left to it");
+PFE_PARAM(ahead_mb, 0, 0, 65536, "MiB ahead of the CPU's write front brought to the CPU in one call (0: none)");
 PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS | PFE_W_PULLS);
 
 PFE_COUNTER(allocations);
@@ -55,10 +65,13 @@ PFE_COUNTER(cpu_pulls);		/* the CPU wrote an allocation just moved when made */
 PFE_COUNTER(trail_moves);	/* trail: moves of what the CPU finished */
 PFE_COUNTER(trail_bytes);
 PFE_COUNTER(trail_stops);	/* trail: allocations the CPU came back to */
+PFE_COUNTER(ahead_moves);	/* ahead_mb: moves to the CPU ahead of its write front */
+PFE_COUNTER(ahead_bytes);
+PFE_COUNTER(ahead_stops);	/* ahead_mb: allocations the CPU came back to */
 
 #define NEXTENTS 4096	/* a power of 2 */
 
-enum { X_EAGER = 1, X_PULLED = 2, X_NOTRAIL = 4 };
+enum { X_EAGER = 1, X_PULLED = 2, X_NOTRAIL = 4, X_NOAHEAD = 8 };
 
 struct extent {
 	__u64 start, end;	/* 0, 0: free slot */
@@ -67,6 +80,7 @@ struct extent {
 	__u64 pending;		/* requests not done yet */
 	__u64 flags;		/* X_EAGER: moved when made; X_PULLED: the CPU wrote it since */
 	__u64 trail_done;	/* trail: moved back up to here (0: nothing yet) */
+	__u64 ahead_done;	/* ahead_mb: brought to the CPU up to here (0: nothing yet) */
 	__u64 gpu;		/* where its move when made went */
 };
 
@@ -122,6 +136,7 @@ static __always_inline int wanted(__u64 s, __u64 end, __u64 ts, __u32 *kp)
 		x->start = s;
 		x->end = end;
 		x->issued_ts = x->done_ts = x->pending = x->flags = x->trail_done = 0;
+		x->ahead_done = 0;
 		allocations++;
 		return 1;
 	}
@@ -170,6 +185,39 @@ static __always_inline void trail_one(__u32 k, const struct pfe_event *e, __u64 
 		x->pending++;
 }
 
+/*
+ * ahead_mb: a write PULL in x at the front: [front + a block, front +
+ * ahead_mb) to the CPU, less what came already; 0 when nothing was
+ * asked for (the caller then asks for the watch).  Behind what came ahead:
+ * the CPU came back, it ends for x.
+ */
+static __always_inline int ahead_one(__u32 k, const struct pfe_event *e)
+{
+	struct extent *x = &ext[k & (NEXTENTS - 1)];
+	__u64 front = e->addr & ~(PFE_BLOCK - 1), from = front + PFE_BLOCK;
+	__u64 to = front + (ahead_mb << 20);
+
+	if (e->access != PFE_ACC_WRITE && e->access != PFE_ACC_ATOMIC)
+		return 0;
+	if (to < x->ahead_done) {
+		x->flags |= X_NOAHEAD;	/* a write a whole window behind: the CPU came back */
+		ahead_stops++;
+		return 0;
+	}
+	from = from > x->ahead_done ? from : x->ahead_done;
+	to = to < x->end ? to : x->end;
+	if (from >= to || pfe_req_one(from, to - from, PFE_DST_CPU, k))
+		return 0;
+	x->pending++;
+	x->ahead_done = to;
+	ahead_moves++;
+	ahead_bytes += to - from;
+	/* the watch after the move: the CPU's next fault past it moves the window on */
+	if (!pfe_req_one(x->start, x->end - x->start, PFE_DST_WATCH, k))
+		x->pending++;
+	return 1;
+}
+
 /* The CPU's first fault in an allocation since the engine moved it when made. */
 static __always_inline void pulled(const struct pfe_event *e)
 {
@@ -203,9 +251,18 @@ static long one(__u32 i, void *ctx)
 	}
 	if (e->kind == PFE_EV_PULL) {
 		pulled(e);
-		x = &ext[slot_of(e->ext_start) & (NEXTENTS - 1)];
-		if (trail && x->start == e->ext_start && (x->flags & X_PULLED) && !(x->flags & X_NOTRAIL))
-			trail_one(slot_of(e->ext_start), e, &room);
+		k = slot_of(e->ext_start);
+		x = &ext[k & (NEXTENTS - 1)];
+		if (x->start != e->ext_start || !(x->flags & X_PULLED))
+			return 0;
+		if (ahead_mb && !(x->flags & X_NOAHEAD) && !ahead_one(k, e) && !trail &&
+		    !(x->flags & X_NOAHEAD)) {
+			/* nothing came ahead (a read, or all there yet): the watch alone */
+			if (!pfe_req_one(x->start, x->end - x->start, PFE_DST_WATCH, k))
+				x->pending++;
+		}
+		if (trail && !(x->flags & X_NOTRAIL))
+			trail_one(k, e, &room);
 		return 0;
 	}
 	if (e->kind == PFE_EV_FREE || e->kind == PFE_EV_ALLOC) {

@@ -419,6 +419,7 @@ static void cpu_access(const struct uvm_model_access *a)
 
 	if (!test_bit(page, blk->resident.bitmap))
 		return;
+	model.stats.cpu_faults++;
 	uvm_model_ev_cpu_fault(a->addr, (a->type & 0xff) == UVM_MODEL_ACCESS_WRITE);
 	migrate_block(blk, 0, PAGES, false, blk->gpu);
 }

@@ -121,6 +121,7 @@ struct uvm_model_stats {
 	__u64 pages_preferred_gpu;
 	__u64 pages_preferred_cpu;
 	__u64 pages_mapped_remote;	/* GPU faults on CPU-preferred pages: mapped, not moved */
+	__u64 cpu_faults;		/* CPU accesses to pages a GPU held (each brings its block back) */
 	__u64 pages_migrated_user_gpu[4];	/* pages_migrated_user by destination GPU */
 };
 

@@ -482,7 +482,8 @@ static int cmd_run(int argc, char **argv)
 	X(batches_deferred) X(replay_bpf_calls) X(replay_policy) \
 	X(user_migrations) X(pages_migrated_user) X(pages_migrated_to_cpu) \
 	X(remote_accesses) X(va_blocks) X(pages_accessed_by) X(pages_read_dup) \
-	X(pages_preferred_gpu) X(pages_preferred_cpu) X(pages_mapped_remote)
+	X(pages_preferred_gpu) X(pages_preferred_cpu) X(pages_mapped_remote) \
+	X(cpu_faults)
 
 static int cmd_stats(int argc, char **argv)
 {

@@ -440,6 +440,60 @@ static void test_populate_trail(void)
 	pfe_run_free(&r);
 }
 
+/* populate ahead_mb N: what lies ahead of the CPU's write front comes to it in one call */
+static void test_populate_ahead(void)
+{
+	char *args[] = { "ahead_mb", "64" };
+	struct pfe_run r = start("populate", 2, args);
+	uint64_t a = BASE, len = 1024 * MB;
+	struct out o;
+
+	CHECK("ahead: moved when made", ALLOC(&r, a, len, 1, &o) == 4);
+	CHECK("ahead: the CPU's first write: the next 62 MiB to the CPU, then the watch",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 4096, PFE_ACC_WRITE, 2, &o) == 2 &&
+	      o.req[0].dst == PFE_DST_CPU && req_is(&o, 0, a + 2 * MB, 62 * MB) &&
+	      o.req[1].dst == PFE_DST_WATCH && req_is(&o, 1, a, len) &&
+	      ctr(&r, "ahead_moves") == 1 && ctr(&r, "ahead_bytes") == 62 * MB);
+	CHECK("ahead: a read: the watch alone, nothing comes",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 300 * MB, PFE_ACC_READ, 3, &o) == 1 &&
+	      o.req[0].dst == PFE_DST_WATCH && ctr(&r, "ahead_moves") == 1);
+	CHECK("ahead: a write inside the window: only what is not there yet",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 40 * MB, PFE_ACC_WRITE, 4, &o) == 2 &&
+	      req_is(&o, 0, a + 64 * MB, 40 * MB) && ctr(&r, "ahead_bytes") == 102 * MB);
+	CHECK("ahead: the front past the window: the next window",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 104 * MB, PFE_ACC_WRITE, 5, &o) == 2 &&
+	      req_is(&o, 0, a + 106 * MB, 62 * MB) && ctr(&r, "ahead_moves") == 3);
+	CHECK("ahead: never past the allocation's end",
+	      event(&r, PFE_EV_PULL, a, a + len, a + len - 8 * MB, PFE_ACC_WRITE, 6, &o) == 2 &&
+	      req_is(&o, 0, a + len - 6 * MB, 6 * MB));
+	CHECK("ahead: the CPU back a whole window behind: it ends, nothing asked",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 10 * MB, PFE_ACC_WRITE, 7, &o) == 0 &&
+	      ctr(&r, "ahead_stops") == 1);
+	CHECK("ahead: and stays ended", event(&r, PFE_EV_PULL, a, a + len, a + 900 * MB, PFE_ACC_WRITE, 8, &o) == 0 &&
+	      ctr(&r, "ahead_moves") == 4);
+	pfe_run_free(&r);
+
+	char *both[] = { "ahead_mb", "64", "trail", "1" };
+
+	r = start("populate", 4, both);
+	ALLOC(&r, a, len, 1, &o);
+	CHECK("ahead with trail: the first write: the window ahead, then trail's watch",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 4096, PFE_ACC_WRITE, 2, &o) == 3 &&
+	      o.req[0].dst == PFE_DST_CPU && o.req[1].dst == PFE_DST_WATCH && o.req[2].dst == PFE_DST_WATCH);
+	CHECK("ahead with trail: 100 MiB in: what is ahead to the CPU, what is behind to the GPU",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 3, &o) == 3 &&
+	      o.req[0].dst == PFE_DST_CPU && req_is(&o, 0, a + 102 * MB, 62 * MB) &&
+	      o.req[2].dst == 0 && req_is(&o, 2, a, 36 * MB));
+	pfe_run_free(&r);
+
+	r = start("populate", 0, NULL);
+	ALLOC(&r, a, len, 1, &o);
+	CHECK("ahead_mb 0 (the default): a CPU write asks for nothing",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 0 &&
+	      ctr(&r, "ahead_moves") == 0);
+	pfe_run_free(&r);
+}
+
 static void test_common(void)
 {
 	struct pfe_run r;
@@ -724,6 +778,7 @@ int main(void)
 		test_populate();
 		test_populate_auto();
 		test_populate_trail();
+		test_populate_ahead();
 		test_common();
 		test_thrashing();
 		test_adaptive();

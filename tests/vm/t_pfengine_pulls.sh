@@ -66,6 +66,33 @@ eq "trail: the CPU never came back to them" trail_stops 0
 ge "trail: watched again where nothing was finished yet (PFE_DST_WATCH)" pull_events 5
 expect_json_eq "trail: no call refused" .errors 0
 
+# --- ahead_mb: what lies ahead of the CPU's write front comes to it in one call ----
+# the CPU writes 8 blocks of a 16 MiB allocation moved when made, one after another:
+# without ahead_mb each of them is a CPU fault on the GPU's pages; with ahead_mb 6
+# each PULL brings the next 2 blocks (6 MiB less the faulted one) in one move
+uvmsim reset va_blocks 64 >/dev/null
+AHEAD_RUN="uvmsim run alloc blocks 2 alloc 2 cpu_blocks 8 cpu_gap_ms 150 touch_ms 150 life_ms 100 wait_ms 5000 hold_ms 300"
+expect_exit 0 $G -j prefetch load populate $MAX -- $AHEAD_RUN
+STATS=$(uvmsim stats)
+FAULTS_OFF=$(stat_of cpu_faults)
+eq "ahead_mb 0 (the default): nothing brought ahead" ahead_moves 0
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate ahead_mb 6 $MAX -- $AHEAD_RUN
+STATS=$(uvmsim stats)
+FAULTS_ON=$(stat_of cpu_faults)
+ge "ahead_mb 6: moves to the CPU ahead of its write front" ahead_moves 2
+ge "ahead_mb 6: 2 blocks at least each time" ahead_bytes 8388608
+eq "ahead_mb 6: the CPU never came back" ahead_stops 0
+expect_json_eq "ahead_mb 6: no call refused" .errors 0
+[ -n "$FAULTS_OFF" ] && [ -n "$FAULTS_ON" ] && [ "$FAULTS_ON" -lt "$FAULTS_OFF" ] &&
+	ok "ahead_mb 6: fewer CPU faults on the GPU's pages ($FAULTS_ON < $FAULTS_OFF)" ||
+	fail "ahead faults" "with ahead_mb 6: '$FAULTS_ON', without: '$FAULTS_OFF'"
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate ahead_mb 6 trail 1 lag_mb 2 $MAX -- $AHEAD_RUN
+ge "ahead_mb 6 with trail 1: both follow the front (ahead)" ahead_moves 2
+ge "ahead_mb 6 with trail 1: both follow the front (trail)" trail_moves 1
+expect_json_eq "ahead_mb 6 with trail 1: no call refused" .errors 0
+
 # --- none: no CPU fault recorded, none handed on ---------------------------------
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load none $MAX -- $RUN
