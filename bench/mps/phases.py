@@ -3,7 +3,7 @@
 LC figures (coloc.py's "lc ..." answer) and the BE group's steps/s over the
 same window, from the trainers' step logs in the work directory.
 
-  load(PHASES, WORKDIR) -> {label: {round: {n, p50, p99, be, lat}}}
+  load(PHASES, WORKDIR) -> {label: {round: {n, p50, p99, be, lat, t0, t1}}}
 
 lat: the phase's request times (us) when the LC wrote them to WORKDIR/lat.txt
 (COLOC_LAT_FILE; a line "LABEL t0=T US...", found by its label and t0), else [].
@@ -51,5 +51,5 @@ def load(phases, w):
         rows.setdefault(label, {})[r] = dict(
             n=int(lc.group(1)) if lc else None, p50=int(lc.group(2)) if lc else None,
             p99=int(lc.group(3)) if lc else None, be=_be_rate(logs, w, group, t0, t1),
-            lat=lats.get((label, t.group(1)), []))
+            lat=lats.get((label, t.group(1)), []), t0=t0, t1=t1)
     return rows

@@ -22,6 +22,10 @@
 #                      p99_m20p (lc-p99 at 1.1x / 2x alone_plain's P99, TSG path)
 #   SET=all            both, and ts50_f10 ts50_f30 ts200_f10, p99_m12/m20 (TSG
 #                      path), mps_p{0,1}t25: session 9's set
+#   SET=g1             alone_mps; mps_p1t100; gone: the one-command goal alone,
+#                      three phases a round, so MAXROUNDS=12 fits one call
+# The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
+# gives each configuration's median (is a quiet GPU's LC slower, clocked down?).
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
 # the targets come from them); every round then holds the alones again, its
 # order rotated.  Rounds run while a whole one still fits in
@@ -34,7 +38,8 @@ case $SET in	# before anything is set up
 mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
 uid) MPSG="" UG=u XG="" LCS=lcp ;;
 all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
-*) echo "Error: SET is mps, uid or all, not '$SET'" >&2; exit 2 ;;
+g1) MPSG="p1t100" UG="" XG="go" LCS=lcm ROT=1 ;;
+*) echo "Error: SET is mps, uid, all or g1, not '$SET'" >&2; exit 2 ;;
 esac
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
@@ -58,6 +63,7 @@ echo "gpuctl $("$GPUCTL" version 2>&1 | head -1)"
 grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 G sched unload >/dev/null 2>&1
 G sched watch || exit 1
+python3 "$D/clocks.py" >"$W/clocks.txt" 2>/dev/null & ALL="$ALL $!"
 export COLOC_SKIP_S=$SKIP COLOC_LAT_FILE=$W/lat.txt	# every request's time (static_sum.py pools them)
 C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
 waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
@@ -166,7 +172,7 @@ LCM="lc-be lc comm:lcbertm mechanism mps mps-dir $HP"
 ALONES="alone_plain|lcp||"	# the alones this SET's ratios need (round 1: first, in this order)
 [ "$SET" = uid ] || ALONES="$ALONES
 alone_mps|lcm||"
-[ "$SET" = mps ] && ALONES="alone_mps|lcm||"
+case $SET in mps|g1) ALONES="alone_mps|lcm||" ;; esac
 plan() {	# the phases of a round but the alones, for SET (targets known)
 	local g
 	case $SET in uid|all) echo "be_alone|-|u|
@@ -180,9 +186,9 @@ ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
 p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
 p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
 	for g in $MPSG; do echo "mps_$g|lcm|$g|"; done
-	[ -n "$XG" ] && echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us
-gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us
-gone|lcm|go|$LCM"
+	case " $XG " in *" gt "*) echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us
+gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us" ;; esac
+	case " $XG " in *" go "*) echo "gone|lcm|go|$LCM" ;; esac
 }
 p99_of() { sed -n "s/^P 0 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
 while [ $r -lt "$MAXROUNDS" ]; do
@@ -200,7 +206,7 @@ while [ $r -lt "$MAXROUNDS" ]; do
 		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
 	fi
 	list=$(printf '%s\n%s\n' "$ALONES" "$(plan)" |
-		awk -v k=$(((r - 1) * 3)) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
+		awk -v k=$(((r - 1) * ${ROT:-3})) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086
 		phase "$r" "$label" "$lc" "$g" $args

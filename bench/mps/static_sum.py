@@ -12,6 +12,8 @@ call (by the pooled P99 where the LC wrote its requests' times):
     round), BE >= 70 % of BE alone;
   - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with
     priority set by hand (mps_p1t100, paired by round), BE >= 95 % of its.
+Where WORKDIR/clocks.txt holds clocks.py's samples: each configuration's
+median SM clock, power and utilization over its phases' windows.
 """
 import os
 import re
@@ -112,3 +114,43 @@ if one:
     print("   LC P99 %.3fx [%.3f-%.3f] over %d rounds%s, BE %.1f%% of by hand: goal %s" % (
         one[0], one[1], one[2], one[3], ", pooled %.3fx" % pr if pr else "", 100 * share,
         "MET" if (pr or one[0]) <= 1.05 and share >= 0.95 else "not met"))
+
+
+def clocks(w):
+    """clocks.py's samples: [(mono, sm, power, util)] (fields not numbers: None)."""
+    out = []
+    try:
+        for line in open(os.path.join(w, "clocks.txt")):
+            f = line.split()
+            if len(f) != 5:
+                continue
+            v = []
+            for x in (f[0], f[1], f[3], f[4]):
+                try:
+                    v.append(float(x))
+                except ValueError:
+                    v.append(None)
+            out.append(tuple(v))
+    except OSError:
+        pass
+    return out
+
+
+def clock_table(samples):
+    if not samples:
+        return
+    print("\nthe GPU over each configuration's phases (clocks.py): median SM MHz [min-max], power W, util %")
+    for label in rows:
+        win = [(r["t0"], r["t1"]) for r in rows[label].values()]
+        s = [x for x in samples if any(a <= x[0] <= b for a, b in win)]
+        sm = [x[1] for x in s if x[1] is not None]
+        if not sm:
+            continue
+        pw = [x[2] for x in s if x[2] is not None]
+        ut = [x[3] for x in s if x[3] is not None]
+        print("   %-12s SM %6.0f [%.0f-%.0f], power %s, util %s (%d samples)" % (
+            label, st.median(sm), min(sm), max(sm), "%.0f" % st.median(pw) if pw else "-",
+            "%.0f" % st.median(ut) if ut else "-", len(s)))
+
+
+clock_table(clocks(sys.argv[2]))

@@ -17,6 +17,7 @@ mkdir -p "$F"
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
 expect_stderr_line "static_gpu.sh: an unknown SET"
+expect_err "the SETs named" "mps, uid, all or g1"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
@@ -52,7 +53,12 @@ while read -r cmd label secs hint; do
 	echo "lc bert $label n=200 p50_us=5100 p99_us=5198 max_us=5199 t0=$t0 t1=$t1"
 done
 EOF
-printf '#!/bin/sh\necho "Stand-in GPU, 580.159.04, 0 MiB, 81559 MiB"\n' >"$F/nvidia-smi"
+cat >"$F/nvidia-smi" <<'EOF'
+#!/bin/sh
+# clocks.py's -lms: a sample every 0.1 s (SM 1980 MHz, memory 2619, 312.5 W, 87 %)
+case " $* " in *" -lms "*) while :; do echo "1980, 2619, 312.50, 87" || exit; sleep 0.1; done ;; esac
+echo "Stand-in GPU, 580.159.04, 0 MiB, 81559 MiB"
+EOF
 printf '#!/bin/sh\ncat >/dev/null; exit 0\n' >"$F/nvidia-cuda-mps-control"
 printf '#!/bin/sh\necho "mount $*" >>"$FAKE_LOG"\n' >"$F/mount"	# the host's mounts stay as they are
 chmod +x "$F"/*
@@ -78,8 +84,27 @@ grep -q "^m12: target 6237 us; gp99_m12 P99 5198 (kept)" "$S" && ok "summary: th
 grep -q "^   LC P99 1.000x .*pooled 1.000x, BE [0-9.]*% of by hand" "$S" && ok "summary: the one command against MPS by hand" \
 	|| fail "summary one command" "$(tail -3 "$S")"
 tar tzf "$T_DIR/o/w.tgz" | grep -q '^./lat.txt$' && ok "w.tgz keeps the request times" || fail "w.tgz" "$(tar tzf "$T_DIR/o/w.tgz" | head)"
+grep -Eq '^   gone +SM +1980 \[1980-1980\], power 312, util 87 \([0-9]+ samples\)$' "$S" &&
+	ok "summary: the GPU's SM clock over each configuration's phases" || fail "summary clocks" "$(tail -12 "$S")"
 left=$(grep -ls "$F/colo[c]" /proc/[0-9]*/cmdline)	# ([c]: not this grep's own)
 [ -n "$left" ] && fail "stand-ins left" "$left" || ok "every process the bench started is gone"
+
+# --- SET=g1: the one-command goal alone, rotated each round -------------------------
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=g1 NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=3 OUT="$T_DIR/g" W="$T_DIR/gw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/g/phases.txt
+[ "$(grep -c '^P [123] ' "$P")" = 9 ] && ok "SET=g1: 3 phases a round, 3 rounds" || fail "g1 phases" "$(cut -c1-40 "$P")"
+[ "$(sed -n 's/^P \([123]\) \([a-z0-9_]*\) .*/\1\2/p' "$P" | grep -c '^[123]alone_mps$')" = 3 ] &&
+	[ "$(grep '^P [123] ' "$P" | awk '{print $3}' | paste -sd' ')" = \
+		"alone_mps mps_p1t100 gone mps_p1t100 gone alone_mps gone alone_mps mps_p1t100" ] &&
+	ok "SET=g1: the order turns each round" || fail "g1 order" "$(grep '^P [123] ' "$P" | awk '{print $3}' | paste -sd' ')"
+grep -q "lc-p99" "$FAKE_LOG" && fail "g1: no lc-p99 run" "$(grep lc-p99 "$FAKE_LOG")" || ok "SET=g1: no lc-p99 phase"
+grep -q "^   LC P99 1.000x .* over 3 rounds, pooled 1.000x" "$T_DIR/g/summary.txt" &&
+	ok "SET=g1: the one command against MPS by hand, 3 rounds" || fail "g1 summary" "$(tail -5 "$T_DIR/g/summary.txt")"
+left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
+[ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
+[ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
 
 # --- static_sum.py on known phases --------------------------------------------------
 # two rounds; windows of 1 s: be_alone at 10R, none at 10R+2, p99_p110 at 10R+4 (the BE
