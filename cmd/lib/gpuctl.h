@@ -235,6 +235,8 @@ const char *borrow_strerror(int err, pid_t pid, int fd, char *buf, size_t len);
 /* SIGINT, SIGTERM, SIGHUP set the stop flag (cleared now). */
 void stop_signals_install(void);
 bool stop_requested(void);
+/* Sets the stop flag as a stop signal would: a process that ends its own loop (a refused run). */
+void stop_request(void);
 /* The pid in path when that process is alive, else 0. */
 pid_t pidfile_live(const char *path);
 /*

@@ -42,6 +42,11 @@ bool stop_requested(void)
 	return stop_flag;
 }
 
+void stop_request(void)
+{
+	stop_flag = 1;
+}
+
 pid_t pidfile_live(const char *path)
 {
 	struct pidfile_rec rec;

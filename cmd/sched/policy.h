@@ -92,8 +92,12 @@ struct sched_hooks {
 	void (*stop)(void *self);
 	/* the parent of run --detach lets go of what the child serves */
 	void (*forget)(void *self);
-	/* run's end, after "policy NAME stopped: ...": its own lines (text) */
-	void (*report)(const void *self);
+	/*
+	 * run's end, all put back, after "policy NAME stopped: ...": its own
+	 * lines (text only), and whether the run failed after all: EXIT_OK, or
+	 * EXIT_FAIL after p_err (under -j an element of run's array)
+	 */
+	int (*report)(const void *self);
 	/* sched status: what the running policy process runner wrote, if it is this policy */
 	void (*status)(pid_t runner);
 	/* sched stop/unload: what a run killed with SIGKILL left besides its TSGs, cleaned up */

@@ -560,7 +560,7 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	struct restore_ctx own = { .r = r, .s = &r->s, .by = r->me };
 	__u64 last_prune = boottime_ns(), last_match = last_prune;
 	pid_t pf;
-
+	int ret;
 	char buf[512];
 
 	if (SCHED_HOOK(r->p, engaged) && r->p->hooks->engaged(r->o->self))
@@ -603,18 +603,16 @@ static int run_loop(struct run *r, struct ring_buffer *rb, int ready_fd)
 	if (SCHED_HOOK(r->p, stop))
 		r->p->hooks->stop(r->o->self);
 	tsg_table_walk(r->s.w.tsgs, restore_entry, &own);
-	if (json_output) {
-		jsonw_end_array(json_wtr);
-	} else {
+	if (!json_output)
 		printf("policy %s stopped: %lu applied, %lu re-applied, %lu failed\n",
 		       sched_policy_name(r->p), r->applied, r->reapplied, r->failed);
-		if (SCHED_HOOK(r->p, report))
-			r->p->hooks->report(r->o->self);
-	}
+	ret = SCHED_HOOK(r->p, report) ? r->p->hooks->report(r->o->self) : EXIT_OK;
+	if (json_output)
+		jsonw_end_array(json_wtr);
 	pf = run_pid();
 	if (pf == r->me)
 		unlink(RUN_PIDFILE);
-	return EXIT_OK;
+	return ret;
 }
 
 /*

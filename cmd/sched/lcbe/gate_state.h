@@ -88,6 +88,7 @@ struct gate {
 	/* lc-p99 (target.c): the hint's duty, per mille (GATE_HINT_DUTY without a target) */
 	__u32 duty_pm;		/* atomic */
 	struct gate_target tgt;
+	int be_others;		/* target_be_others: BE processes outside the ledger (-1: not known) */
 	/* the LC's latencies (latency.c): the histogram at the last look */
 	__u64 lat_prev[GPUCTL_HINT_LAT_BUCKETS];
 	__u64 lat_begins;

@@ -98,6 +98,8 @@ void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts);
 __u64 gate_lc_ts(const struct gate_opts *g, int nlc);
 /* ------------------------------------------------------------- target.c */
 
+struct gate;
+
 /* lc-p99's state (target.c), read by the ledger and the run's tick. */
 struct gate_target {
 	__u64 windows, kept_windows, moves;
@@ -119,6 +121,14 @@ struct gate_target {
 	__u64 up_at, down_at;	/* the windows of the last move up, of the last rung down */
 	__u32 calm, at_max;
 	double unreachable_us;	/* at the largest duty and still above the target: the P99 then */
+	/*
+	 * The LC alone (target.c's refusal): seconds in a row with no BE
+	 * process on its GPU, spans judged in a row all alone and above the
+	 * target, and once refused the last such span's P99 and requests.
+	 */
+	__u32 alone, alone_over;
+	double refused_us;
+	__u64 refused_count;
 };
 enum {
 	TARGET_RUNG_RM,		/* timeslices and interleave as RM has them */
@@ -126,12 +136,24 @@ enum {
 	TARGET_RUNG_LCBE,	/* lc-be's timeslices and levels */
 };
 #define GATE_LAT_SPAN		3	/* seconds (windows) the target's P99 is taken over */
+/*
+ * BE processes the run knows outside the gate's ledger, once a second
+ * (row.c's tick: under mechanism mps, its daemon's clients not started in
+ * class lc; -1: not known, which counts as some): with none there and none
+ * in the ledger on the LC's GPU, the LC runs alone.
+ */
+void target_be_others(struct gate *g, int n);
+/*
+ * A refused target (t->refused_us set: the LC alone above it before it was
+ * ever met): the line that says so and what to ask for, in buf.
+ */
+const char *target_refusal(const struct gate_opts *o, const struct gate_target *t, char *buf,
+			   size_t len);
 #define TARGET_MIN_US		100	/* lc-p99's bounds */
 #define TARGET_MAX_US		10000000
 
 /* --------------------------------------------------------------- gate.c */
 
-struct gate;
 struct gate_stats {
 	/*
 	 * LC requests begun as the hint file's writers report them (the page's
@@ -203,6 +225,7 @@ struct lcbe {
 	struct mps_state mst;		/* the mechanism the run uses (mps: its daemon) */
 	bool mps_started;		/* mst is the run's (written at start) */
 	__u32 rung;			/* lc-p99: the TSGs' rung applied (TARGET_RUNG_*) */
+	struct gate_target refused;	/* lc-p99 refused (refused_us set): the run ends failed */
 	struct class_values cls[POLICY_CLASS_NR];	/* the classes' values, once parsed */
 };
 

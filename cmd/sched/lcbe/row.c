@@ -222,18 +222,27 @@ static bool hook_gone(void *self, __u32 pid, __u32 hClient)
 	return l->gate && l->o.lc_derived;
 }
 
-/* Once a second: true when lc-p99 moved the timeslices (every TSG adjusted again). */
+/*
+ * Once a second: true when lc-p99 moved the timeslices (every TSG adjusted
+ * again).  A target refused (target.c: the LC alone above it) ends the run
+ * as a stop signal would; the report hook then says why and fails.
+ */
 static bool hook_tick(void *self)
 {
 	struct lcbe *l = self;
 	struct gate_target t;
 	bool moved = false;
+	int others;
 
 	gate_prune(l->gate);
 	gate_target_get(l->gate, &t);
 	if (l->o.target_us && l->gate && t.rung != l->rung) {
 		l->rung = t.rung;
 		moved = true;
+	}
+	if (t.refused_us > 0 && !(l->refused.refused_us > 0)) {
+		l->refused = t;
+		stop_request();
 	}
 	if (!l->mps_started || !l->mst.file_ours)
 		return moved;
@@ -243,7 +252,8 @@ static bool hook_tick(void *self)
 		l->mst.be_priority = t.be_priority;
 		mps_state_write(&l->mst);
 	}
-	mps_snap_write(&l->mst);	/* what the exporter shows */
+	others = mps_snap_write(&l->mst);	/* what the exporter shows */
+	target_be_others(l->gate, others);	/* its BE clients: not alone */
 	return moved;
 }
 
@@ -278,9 +288,8 @@ static void hook_sweep(void)
 	mps_session_sweep(false);
 }
 
-static void hook_report(const void *self)
+static void report_text(const struct lcbe *l)
 {
-	const struct lcbe *l = self;
 	const struct gate_opts *o = &l->o;
 	const struct gate_stats *gs = &l->st;
 
@@ -305,6 +314,20 @@ static void hook_report(const void *self)
 		       gs->off_p50_us, gs->off_p99_us, gs->off_max_us,
 		       (unsigned long long)gs->forced, (unsigned long long)gs->busy_turns,
 		       (unsigned long long)gs->reported);
+}
+
+/* The run's end, all put back: its lines (text), and a refused target's error (exit 1). */
+static int hook_report(const void *self)
+{
+	const struct lcbe *l = self;
+	char buf[512];
+
+	if (!json_output)
+		report_text(l);
+	if (!(l->refused.refused_us > 0))
+		return EXIT_OK;
+	p_err("%s", target_refusal(&l->o, &l->refused, buf, sizeof(buf)));
+	return EXIT_FAIL;
 }
 
 static const struct sched_hooks lcbe_hooks = {

@@ -27,6 +27,19 @@
  * target is said not to be kept, with the P99 measured there: the GPU does
  * not give the LC that much beside its BE processes (or at all).
  *
+ * Unless the LC runs alone: with no BE process on its GPU that the run
+ * knows of (the gate's ledger; under mechanism mps also its daemon's
+ * clients not started in class lc, which the gate leaves to MPS), no BE
+ * share can bring its P99 down.  Above the target on TARGET_REFUSE spans
+ * in a row, each all alone and over TARGET_MIN_REQ requests or more, its
+ * last second too, before the target was met once in this run: the
+ * target is refused; row.c's tick then ends the run, which puts everything
+ * back as a stop does and fails with target_refusal's line.  Two spans'
+ * worth, and a quiet second starts over: an LC's first requests after a
+ * pause are slow (see above), and the span judged last holds none of its
+ * first GATE_LAT_SPAN seconds.  Met once, or with a BE process beside it,
+ * a miss stays a miss (the warning above).
+ *
  * Under mechanism mps the gate leaves MPS's clients alone (their work runs
  * on the server's TSGs, bench/results/mps-facts-2026-11-26-h100): the knob
  * is then what BE clients started from now get: their client priority,
@@ -47,6 +60,7 @@
 #define TARGET_RELAX_MAX	64	/* ... at most */
 #define TARGET_RELAX_RECENT	30	/* a miss this soon after a rung down: wait longer */
 #define DUTY_MAX_PM	((__u32)(GATE_HINT_DUTY * 1000))
+#define TARGET_REFUSE	(2 * GATE_LAT_SPAN)	/* spans alone and above in a row: refused */
 
 void target_init(struct gate *g)
 {
@@ -57,6 +71,68 @@ void target_init(struct gate *g)
 	g->tgt.be_priority = g->o.mps_threads ? TARGET_MPS_PRIORITY : 1;
 	g->tgt.rung = TARGET_RUNG_RM;
 	g->tgt.relax_wait = TARGET_RELAX_MIN;
+	/* under mps its daemon's clients are not known until the run's first tick */
+	g->be_others = g->o.mps_threads ? -1 : 0;
+}
+
+void target_be_others(struct gate *g, int n)
+{
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->be_others = n;
+	pthread_mutex_unlock(&g->mu);
+}
+
+/*
+ * BE processes beside the LC: the ledger's on a GPU with an LC process
+ * (on any GPU while the gate knows none: an LC that is an MPS client has
+ * no TSG of its own to tell), and those outside the ledger.  Caller holds mu.
+ */
+static int be_beside_lc(const struct gate *g)
+{
+	int n = g->be_others ? 1 : 0, nlc = 0;
+
+	for (int i = 0; i < g->ngpus; i++)
+		nlc += g->gpus[i].nlc;
+	for (int i = 0; i < g->ngpus; i++)
+		if (g->gpus[i].nlc || !nlc)
+			n += g->gpus[i].nbe;
+	return n;
+}
+
+/* The LC alone and above the target, before it was ever met: refused (see the top). */
+static void judge_alone(struct gate *g, const struct gate_lat *last, const struct gate_lat *w)
+{
+	struct gate_target *t = &g->tgt;
+
+	if (be_beside_lc(g)) {
+		t->alone = t->alone_over = 0;
+		return;
+	}
+	t->alone++;
+	if (t->refused_us)
+		return;
+	if (t->kept_windows || last->count < TARGET_MIN_REQ || t->alone < GATE_LAT_SPAN ||
+	    w->count < TARGET_MIN_REQ || w->p99_us <= (double)g->o.target_us) {
+		t->alone_over = 0;
+		return;
+	}
+	if (++t->alone_over < TARGET_REFUSE)
+		return;
+	t->refused_us = w->p99_us;
+	t->refused_count = w->count;
+}
+
+const char *target_refusal(const struct gate_opts *o, const struct gate_target *t, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "lc-p99 %.2f ms is below the LC's P99 alone: %.2f ms (%llu requests "
+		 "over the last %d s with no BE process on its GPU, and never under the target "
+		 "in this run); no BE share can meet it: ask for more than %.2f ms (the run "
+		 "stopped and put back all it changed)", o->target_us / 1e3, t->refused_us / 1e3,
+		 (unsigned long long)t->refused_count, GATE_LAT_SPAN, t->refused_us / 1e3);
+	return buf;
 }
 
 /* MPS: the BE clients' priority and threads, for clients started from now (row.c's tick writes them). */
@@ -113,7 +189,10 @@ void target_step(struct gate *g, const struct gate_lat *last, const struct gate_
 	struct gate_target *t = &g->tgt;
 	__u32 duty = __atomic_load_n(&g->duty_pm, __ATOMIC_RELAXED), next = duty;
 
-	if (!g->o.target_us || last->count < TARGET_MIN_REQ)
+	if (!g->o.target_us)
+		return;
+	judge_alone(g, last, w);
+	if (last->count < TARGET_MIN_REQ)
 		return;	/* a quiet second: the last one's figures stand */
 	t->p99_us = w->p99_us;
 	t->count = w->count;

@@ -128,8 +128,13 @@ int mps_client_read(pid_t pid, struct mps_client *c);
 
 /* ------------------------------------------------------------- snap.c */
 
-/* The run, once a second: its daemon's servers and clients into RUN_MPS_SNAP (tsgw/mpsfile.h). */
-void mps_snap_write(const struct mps_state *st);
+/*
+ * The run, once a second: its daemon's servers and clients into
+ * RUN_MPS_SNAP (tsgw/mpsfile.h).  Returns how many of the clients were not
+ * started in class lc (BE, or a class not known; 0 under tsg), -1 when the
+ * daemon could not say.
+ */
+int mps_snap_write(const struct mps_state *st);
 
 /* ------------------------------------------------------------- show.c */
 
