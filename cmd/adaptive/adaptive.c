@@ -135,7 +135,7 @@ int adaptive_setup(void *ctx, const char *policy, struct bpf_object *obj)
 		p_err("cannot create a pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = daemon_fork();
+	pid = daemon_fork(-1);
 	if (pid < 0) {
 		close(go[0]);
 		close(go[1]);

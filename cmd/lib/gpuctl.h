@@ -247,9 +247,10 @@ int pidfile_claim(const char *path, const char *what);
 int pidfile_write(int fd, pid_t pid);
 /*
  * fork(): the parent gets the child's pid; the child (0) is in a new
- * session with stdio on /dev/null and JSON off.  -1 after p_err.
+ * session with stdio on /dev/null (its stderr on errfd instead, when >= 0;
+ * the child's copy of errfd closed) and JSON off.  -1 after p_err.
  */
-pid_t daemon_fork(void);
+pid_t daemon_fork(int errfd);
 
 /* -------------------------------------------------------------- lines.c */
 /* Set while a batch or shell runs: neither may start inside the other. */

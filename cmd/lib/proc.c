@@ -112,7 +112,7 @@ int pidfile_write(int fd, pid_t pid)
 	return 0;
 }
 
-pid_t daemon_fork(void)
+pid_t daemon_fork(int errfd)
 {
 	pid_t pid;
 	int nul;
@@ -130,10 +130,12 @@ pid_t daemon_fork(void)
 	if (nul >= 0) {
 		dup2(nul, 0);
 		dup2(nul, 1);
-		dup2(nul, 2);
+		dup2(errfd >= 0 ? errfd : nul, 2);
 		if (nul > 2)
 			close(nul);
 	}
+	if (errfd > 2)
+		close(errfd);
 	json_output = false;	/* nobody reads it now */
 	return 0;
 }

@@ -251,7 +251,7 @@ static int engine_detached(const struct pfe_opts *o)
 		return EXIT_FAIL;
 	}
 	stop_signals_install();
-	pid = daemon_fork();
+	pid = daemon_fork(-1);
 	if (pid < 0)
 		return EXIT_FAIL;
 	if (pid == 0) {

@@ -724,7 +724,7 @@ int run_main(const struct run_opts *o)
 		goto undo;
 	}
 	if (o->detach) {
-		child = daemon_fork();
+		child = run_detach_fork();	/* its stderr kept for sched status */
 		if (child < 0)
 			goto undo;
 	}

@@ -165,11 +165,20 @@ int run_main(const struct run_opts *o);
 
 #define RUN_DIR		"/run/gpuctl"
 #define RUN_PIDFILE	RUN_DIR "/sched-run.pid"
+#define RUN_LOG		RUN_DIR "/sched-run.log"	/* run_log.c */
 
 /* The running policy process (its pid file; a zombie is gone), or 0. */
 pid_t run_pid(void);
 /* run --detach, in the parent: reports the child ready (EXIT_OK), or EXIT_FAIL. */
 int run_detach_report(const struct run_opts *o, pid_t child, int ready_fd);
+/*
+ * run_log.c: run --detach's fork (daemon_fork) with the child's stderr in
+ * RUN_LOG, made anew; sched status: with no policy process (runner 0), the
+ * last detached run's last Error line (text), "last_run_error" (-j: null
+ * when none; inside status's object).
+ */
+pid_t run_detach_fork(void);
+void run_log_status(pid_t runner);
 
 struct run_stopped {
 	pid_t pid;		/* the policy process stopped (0: none ran) */

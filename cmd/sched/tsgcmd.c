@@ -399,6 +399,7 @@ int sched_status(void)
 		jsonw_end_object(json_wtr);
 	if (runner)
 		sched_policy_status(runner);
+	run_log_status(runner);
 	if (json_output)
 		jsonw_end_object(json_wtr);
 	sched_close(&s);

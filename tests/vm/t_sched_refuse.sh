@@ -7,7 +7,9 @@
 # pid file; under mechanism mps its daemon quit and its state removed).
 # Not refused: while a BE process runs beside the LC (a TSG client, or an
 # MPS client of the run's daemon, which the gate leaves alone), and once the
-# target was met.  On the model's RM device, the LC's latencies fed as
+# target was met.  Under --detach the line goes to /run/gpuctl/sched-run.log
+# (the detached process's stderr, its pid first), and sched status shows it
+# while no policy process runs.  On the model's RM device, the LC's latencies fed as
 # libgpuctl-hint.so adds them (tests/tools/hintpoke lat).
 . "$(dirname "$0")/../lib.sh"
 
@@ -138,6 +140,38 @@ i=0; while [ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && [ $i -lt 100 ]; do i=$(
 	ok "mps: the daemon it started quit (no client left)"
 nothing_left "mps refused"
 lc_back "mps refused"
+
+# --- --detach: refused in the background; sched status says why -----------------------
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "status -j: last_run_error null before any detached run" .last_run_error null
+expect_exit 0 "$GPUCTL" sched run lc-be lc comm:lc1 hint "$H" lc-p99 10ms --detach
+RUN=$(cut -d" " -f1 /run/gpuctl/sched-run.pid 2>/dev/null)
+[ "$(head -1 /run/gpuctl/sched-run.log 2>/dev/null)" = "pid $RUN" ] && ok "detach: its log begins with its pid" ||
+	fail "detach log" "$(head -2 /run/gpuctl/sched-run.log 2>&1), pid file $RUN"
+case $(stat -c %a:%u /run/gpuctl/sched-run.log) in 644:0) ok "detach: the log root's, 0644" ;;
+	*) fail "detach log mode" "$(stat -c %a:%u /run/gpuctl/sched-run.log)" ;; esac
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "detach: status -j while it runs: no last error" .last_run_error null
+feed 20000 25
+kill -0 "$RUN" 2>/dev/null && { fail "detach: refused in the background" "still running after $FED s"; kill -INT "$RUN"; } ||
+	ok "detach: refused in the background ($FED s fed)"
+i=0; while [ -e /run/gpuctl/sched-run.pid ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+grep -q "^Error: lc-p99 10.00 ms is below the LC's P99 alone" /run/gpuctl/sched-run.log &&
+	ok "detach: the Error line in its log" || fail "detach log error" "$(cat /run/gpuctl/sched-run.log)"
+grep -q "restored .*lc1" /run/gpuctl/sched-run.log && fail "detach: stdout not kept" "$(cat /run/gpuctl/sched-run.log)" ||
+	ok "detach: the lines per TSG not kept"
+expect_exit 0 "$GPUCTL" sched status
+expect_out "detach: status says why the last detached run ended" \
+	"^last detached run \(pid $RUN\) ended failed: lc-p99 10\.00 ms is below the LC's P99 alone: "
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "detach: status -j: its pid" .last_run_error.pid "$RUN"
+json_get .last_run_error.error | grep -q "^lc-p99 10.00 ms is below" && ok "detach: status -j: the error" ||
+	fail "detach -j error" "$OUT"
+lc_back "detach refused"
+start_run lc-p99 50ms
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "detach: a policy process running: no last error shown" .last_run_error null
+stop_run "the next run stopped by SIGINT: exit 0"
 
 kill $LC1 2>/dev/null; wait $LC1 2>/dev/null
 expect_exit 0 "$GPUCTL" sched unload
