@@ -85,8 +85,8 @@ check-tools:
 	fi;) \
 	if [ $$missing = 1 ]; then echo "Error: install the above (all of them: make deps), then run make again" >&2; exit 1; fi
 
-build:
-	mkdir -p build build/man
+build build/man:
+	mkdir -p $@
 
 build/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) cmd/drv/rm.h kernel-patch/nvidia-uvm/uvm_bpf_ext.h | build check-tools
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -133,7 +133,7 @@ hint: libgpuctl-hint.so
 
 man: $(MANS)
 
-build/man/%: man/%.rst | build check-tools
+build/man/%: man/%.rst | build/man check-tools
 	$(call write,rst2man --halt=warning $<)
 
 model:
