@@ -24,6 +24,10 @@
 #                      path), mps_p{0,1}t25: session 9's set
 #   SET=g1             alone_mps; mps_p1t100; gone: the one-command goal alone,
 #                      three phases a round, so MAXROUNDS=12 fits one call
+#   SET=goals          g1's and gp99_m12 beside mps_p0t50 (the static setting
+#                      the target met by most BE in sessions 9-10, what lc-p99
+#                      gives BE clients at their start): both MPS goals, five
+#                      phases a round (MAXROUNDS=7)
 # The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
 # gives each configuration's median (is a quiet GPU's LC slower, clocked down?).
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
@@ -39,7 +43,8 @@ mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
 uid) MPSG="" UG=u XG="" LCS=lcp ;;
 all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
 g1) MPSG="p1t100" UG="" XG="go" LCS=lcm ROT=1 ;;
-*) echo "Error: SET is mps, uid, all or g1, not '$SET'" >&2; exit 2 ;;
+goals) MPSG="p0t50 p1t100" UG="" XG="gt go" LCS=lcm ROT=1 M20=no ;;
+*) echo "Error: SET is mps, uid, all, g1 or goals, not '$SET'" >&2; exit 2 ;;
 esac
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
@@ -172,7 +177,7 @@ LCM="lc-be lc comm:lcbertm mechanism mps mps-dir $HP"
 ALONES="alone_plain|lcp||"	# the alones this SET's ratios need (round 1: first, in this order)
 [ "$SET" = uid ] || ALONES="$ALONES
 alone_mps|lcm||"
-case $SET in mps|g1) ALONES="alone_mps|lcm||" ;; esac
+case $SET in mps|g1|goals) ALONES="alone_mps|lcm||" ;; esac
 plan() {	# the phases of a round but the alones, for SET (targets known)
 	local g
 	case $SET in uid|all) echo "be_alone|-|u|
@@ -186,8 +191,8 @@ ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
 p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
 p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
 	for g in $MPSG; do echo "mps_$g|lcm|$g|"; done
-	case " $XG " in *" gt "*) echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us
-gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us" ;; esac
+	case " $XG " in *" gt "*) echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us" ;; esac
+	case " $XG :${M20:-}" in *" gt "*:) echo "gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us" ;; esac
 	case " $XG " in *" go "*) echo "gone|lcm|go|$LCM" ;; esac
 }
 p99_of() { sed -n "s/^P 0 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }

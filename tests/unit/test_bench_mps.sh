@@ -17,7 +17,7 @@ mkdir -p "$F"
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
 expect_stderr_line "static_gpu.sh: an unknown SET"
-expect_err "the SETs named" "mps, uid, all or g1"
+expect_err "the SETs named" "mps, uid, all, g1 or goals"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
@@ -102,6 +102,17 @@ P=$T_DIR/g/phases.txt
 grep -q "lc-p99" "$FAKE_LOG" && fail "g1: no lc-p99 run" "$(grep lc-p99 "$FAKE_LOG")" || ok "SET=g1: no lc-p99 phase"
 grep -q "^   LC P99 1.000x .* over 3 rounds, pooled 1.000x" "$T_DIR/g/summary.txt" &&
 	ok "SET=g1: the one command against MPS by hand, 3 rounds" || fail "g1 summary" "$(tail -5 "$T_DIR/g/summary.txt")"
+# --- SET=goals: both MPS goals, five phases a round -----------------------------------
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=goals NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=2 OUT="$T_DIR/q5" W="$T_DIR/q5w" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/q5/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_mps mps_p0t50 mps_p1t100 gp99_m12 gone" ] &&
+	[ "$(grep -c '^P 2 ' "$P")" = 5 ] && ok "SET=goals: alone, p0t50, p1t100, gp99_m12, gone a round" ||
+	fail "goals phases" "$(grep '^P [12] ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
+grep -q "gp99_m20" "$P" && fail "goals: no gp99_m20" "$(grep gp99_m20 "$P")" || ok "SET=goals: no gp99_m20"
+grep -q "^m12: target [0-9]* us; gp99_m12 P99" "$T_DIR/q5/summary.txt" && grep -q "^   LC P99 1.000x .* over 2 rounds" "$T_DIR/q5/summary.txt" &&
+	ok "SET=goals: both goals judged" || fail "goals summary" "$(tail -12 "$T_DIR/q5/summary.txt")"
 left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
