@@ -56,6 +56,9 @@ feed() {
 alive() { kill -0 $RUN 2>/dev/null && ok "$1" || fail "$1" "the run ended: $(cat "$W/run.err")"; }
 ended() {	# ended NAME RC: the run ended by itself (15 s more fed at most) with RC
 	feed 20000 15
+	# a refused run ends as a stop does (its hint file goes first, which ends the
+	# feed): 10 s for the rest (under ASan an MPS daemon's quit takes seconds)
+	i=0; while kill -0 $RUN 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
 	if kill -0 $RUN 2>/dev/null; then
 		fail "$1" "still running after $FED s more: $(grep -i 'target' "$W/run.err")"
 		kill -INT $RUN; wait $RUN; return 1
