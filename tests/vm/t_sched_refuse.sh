@@ -156,6 +156,7 @@ case $(stat -c %a:%u /run/gpuctl/sched-run.log) in 644:0) ok "detach: the log ro
 expect_exit 0 "$GPUCTL" -j sched status
 expect_json_eq "detach: status -j while it runs: no last error" .last_run_error null
 feed 20000 25
+i=0; while kill -0 "$RUN" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done	# its stop (as in ended)
 kill -0 "$RUN" 2>/dev/null && { fail "detach: refused in the background" "still running after $FED s"; kill -INT "$RUN"; } ||
 	ok "detach: refused in the background ($FED s fed)"
 i=0; while [ -e /run/gpuctl/sched-run.pid ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
