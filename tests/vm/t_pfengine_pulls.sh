@@ -58,7 +58,7 @@ expect_err "eager 2 refused: out of its range" '^Error: .*eager'
 
 # --- trail 1: what the CPU finished writing moves back while it writes the rest --
 uvmsim reset va_blocks 64 >/dev/null
-expect_exit 0 $G -j prefetch load populate trail 1 lag_mb 2 $MAX -- uvmsim run alloc blocks 2 alloc 2 \
+expect_exit 0 $G -j prefetch load populate trail 1 lag_mb 2 ahead_mb 0 $MAX -- uvmsim run alloc blocks 2 alloc 2 \
 	cpu_blocks 8 cpu_gap_ms 150 touch_ms 150 life_ms 100 wait_ms 5000 hold_ms 300
 ge "trail: the finished blocks moved back while the CPU wrote on" trail_moves 3
 ge "trail: at least 3 blocks of them" trail_bytes 6291456
@@ -72,10 +72,10 @@ expect_json_eq "trail: no call refused" .errors 0
 # each PULL brings the next 2 blocks (6 MiB less the faulted one) in one move
 uvmsim reset va_blocks 64 >/dev/null
 AHEAD_RUN="uvmsim run alloc blocks 2 alloc 2 cpu_blocks 8 cpu_gap_ms 150 touch_ms 150 life_ms 100 wait_ms 5000 hold_ms 300"
-expect_exit 0 $G -j prefetch load populate $MAX -- $AHEAD_RUN
+expect_exit 0 $G -j prefetch load populate ahead_mb 0 $MAX -- $AHEAD_RUN
 STATS=$(uvmsim stats)
 FAULTS_OFF=$(stat_of cpu_faults)
-eq "ahead_mb 0 (the default): nothing brought ahead" ahead_moves 0
+eq "ahead_mb 0: nothing brought ahead" ahead_moves 0
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load populate ahead_mb 6 $MAX -- $AHEAD_RUN
 STATS=$(uvmsim stats)
@@ -87,6 +87,10 @@ expect_json_eq "ahead_mb 6: no call refused" .errors 0
 [ -n "$FAULTS_OFF" ] && [ -n "$FAULTS_ON" ] && [ "$FAULTS_ON" -lt "$FAULTS_OFF" ] &&
 	ok "ahead_mb 6: fewer CPU faults on the GPU's pages ($FAULTS_ON < $FAULTS_OFF)" ||
 	fail "ahead faults" "with ahead_mb 6: '$FAULTS_ON', without: '$FAULTS_OFF'"
+uvmsim reset va_blocks 64 >/dev/null
+expect_exit 0 $G -j prefetch load populate $MAX -- $AHEAD_RUN
+ge "the default (ahead_mb 256): the rest of the allocation to the CPU at its first write" ahead_moves 1
+eq "the default: one move was all of it" ahead_stops 0
 uvmsim reset va_blocks 64 >/dev/null
 expect_exit 0 $G -j prefetch load populate ahead_mb 6 trail 1 lag_mb 2 $MAX -- $AHEAD_RUN
 ge "ahead_mb 6 with trail 1: both follow the front (ahead)" ahead_moves 2
