@@ -4,7 +4,8 @@
 # prints a BENCH line; torch_train.py and gnn_sage.py steps of 20 ms, 22 ms
 # while an engine's stats file exists; FAKE_START seconds of start first),
 # DIR/gpuctl (an engine for -- CMD and -p PID, its arguments appended to
-# $FAKE_DIR/args.<its name>), DIR/bin (gpuctl-tree, gpuctl-abc1234, BUILD:
+# $FAKE_DIR/args.<its name>; its age_p99_us 5000 under -- CMD, 4000 under
+# -p, and as gpuctl-tree 3000 and 2000 with a move_yields), DIR/bin (gpuctl-tree, gpuctl-abc1234, BUILD:
 # ref abc1234, tree def5678).
 bench_fakes() {
 	local F=$1
@@ -53,19 +54,21 @@ cat >"$F/gpuctl" <<'EOF'
 # -j prefetch load P ... (-- CMD | -p PID)
 me=$(basename "$0")
 [ "$1" = --version ] && { echo "$me fake"; exit 0; }
+a=5000 b=4000 y=''
+[ "$me" = gpuctl-tree ] && a=3000 b=2000 y=', "move_yields": 7'
 echo "$*" >>"$FAKE_DIR/args.$me"
 pid=''
 for ((i = 1; i <= $#; i++)); do [ "${!i}" = -p ] && { j=$((i + 1)); pid=${!j}; }; done
 if [ -n "$pid" ]; then
 	mkdir -p "$GPUCTL_RUN_DIR/prefetch"; f=$GPUCTL_RUN_DIR/prefetch/$pid.stats
-	trap 'rm -f "$f"; echo "{\"pid\": $pid, \"age_p99_us\": 4000}"; exit 0' INT
+	trap 'rm -f "$f"; echo "{\"pid\": $pid, \"age_p99_us\": $b$y}"; exit 0' INT
 	echo x >"$f"
 	while :; do sleep 0.01; done
 fi
 while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
 shift
 FAKE_V=90 "$@" >&2
-echo '{"seen":10,"age_p99_us":5000}'
+echo "{\"seen\":10,\"age_p99_us\":$a$y}"
 EOF
 chmod +x "$F/path/"* "$F/gpuctl" "$F/fakepy"
 cp "$F/gpuctl" "$F/bin/gpuctl-tree"

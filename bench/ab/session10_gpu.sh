@@ -27,16 +27,12 @@
 # --dry-run: the plan, and every piece's own dry run; no GPU.
 set -u
 D=$(dirname "$(readlink -f "$0")")
-BUDGET=${SESSION10_BUDGET:-545}
-DRY=0
-[ "${1:-}" = --dry-run ] && DRY=1
-[ $# -le $DRY ] || { echo "Error: usage: session10_gpu.sh [--dry-run]" >&2; exit 2; }
-case $BUDGET in ''|*[!0-9]*|0) echo "Error: SESSION10_BUDGET must be a positive integer, not '$BUDGET'" >&2; exit 2 ;; esac
+. "$D/session_lib.sh"
+s_args session10 545 "$@"
 OUTD=${OUT:-$D/out}/engine-ab-session10
 POL=populate ALT='populate eager 0'
 T0=$(date +%s) BASE=545
 POLARGS=(--policy "$POL" --alt-policy "$ALT")
-. "$D/session_lib.sh"
 
 MATRIX=alone,ref,tree,tree-alt
 TORCH=alone,ref,tree
@@ -76,16 +72,7 @@ if [ $DRY = 1 ]; then
 	exit $?
 fi
 
-[ -s "$D/bin/BUILD" ] || { echo "Error: no $D/bin/BUILD (make bench-ab REF=...; carry bench/ab/bin)" >&2; exit 1; }
-mkdir -p "$OUTD" || exit 1
-rm -f "$OUTD"/*
-: >"$OUTD/session.txt"
-# run.sh's and window.py's own folders: in scratch, into raw.tgz (the device
-# returns few files: OUTD keeps five)
-WORK=$(mktemp -d /tmp/s10w.XXXXXX) || exit 1
-S_TRAP_MORE=" '$WORK'"
-# shellcheck disable=SC2064
-trap "rm -rf '$WORK'" EXIT
+s_begin
 
 s_footer() {
 	echo
@@ -97,26 +84,22 @@ s_footer() {
 	echo "Sizes: sweep ${SWEEP_MIB} MiB, cupy ${CUPY_GIB} GiB, torch ${TORCH_STEPS} steps,"
 	echo "gnn ${GNN_NODES} nodes / ${GNN_EDGES} edges, ${GNN_EPOCHS} epochs."
 }
-publish() {	# the summary of what ran so far, and the raw folders in one archive
-	s_collect
-	tar czf "$OUTD/raw.tgz.tmp" -C "$WORK" . 2>/dev/null && mv -f "$OUTD/raw.tgz.tmp" "$OUTD/raw.tgz"
-}
 
 plan | tee -a "$OUTD/session.txt"
 log "session10: $(tr '\n' ' ' <"$D/bin/BUILD")"
 s_gpu
 s_pieces
-publish
+s_publish
 
 # Each phase's share of 545 s, never more than what is left less the later
 # phases' floors (torch 150 + gnn 185 + torch-cache 20 + 10 for the summary)
 mat cpumix,sweep,cupy "$MATRIX" "$(share 175 365)" 3 3
-publish
+s_publish
 mat torch "$TORCH" "$(share 150 215)" 2 2
-publish
+s_publish
 mat gnn "$GNN" "$(share 185 30)" 2 2
-publish
+s_publish
 win torch-cache "$WIN_CACHE" 3 1 4 "$(( $(left) - $(scaled 10) ))"
-publish
+s_publish
 cat "$OUTD/summary.md"
 log "done in $(( $(date +%s) - T0 ))s: $OUTD"

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/ab/session_lib.sh - what the one-call sessions (session9_gpu.sh,
-# session10_gpu.sh) share, sourced by them: the budget's clock, the GPU's
-# free memory, the CUDA pieces built once, run.sh's whole programs and
-# window.py's windows within a share of the budget, and the summary of all.
+# session10_gpu.sh, session11_gpu.sh) share, sourced by them: the command
+# line and the budget, the output folder and its scratch, the budget's
+# clock, the GPU's free memory, the CUDA pieces built once, run.sh's whole
+# programs and window.py's windows within a share of the budget, and the
+# summary of all.
 # The caller sets:
 #   D      bench/ab
 #   BUDGET the session's seconds;  BASE the budget its shares are written
@@ -11,6 +13,39 @@
 #   WORK   where run.sh's and window.py's own folders go (OUTD or scratch)
 #   POLARGS  (array) --policy/--alt-policy/--alt2-policy for run.sh and window.py
 #   T0     the session's start (date +%s)
+
+# s_args NAME DEFAULT ARGS...: [--dry-run] alone; DRY, and BUDGET from
+# NAME_BUDGET (upper case) or DEFAULT; exit 2 on anything else
+s_args() {
+	local name=$1 var
+	var=$(echo "$1" | tr '[:lower:]' '[:upper:]')_BUDGET
+	BUDGET=${!var:-$2}
+	shift 2
+	DRY=0
+	[ "${1:-}" = --dry-run ] && DRY=1
+	[ $# -le $DRY ] || { echo "Error: usage: ${name}_gpu.sh [--dry-run]" >&2; exit 2; }
+	case $BUDGET in ''|*[!0-9]*|0) echo "Error: $var must be a positive integer, not '$BUDGET'" >&2; exit 2 ;; esac
+}
+
+# s_begin: bench/ab/bin/BUILD there, OUTD emptied, session.txt begun, WORK a
+# scratch folder (run.sh's and window.py's own folders: into raw.tgz, the
+# device returns few files), removed at exit
+s_begin() {
+	[ -s "$D/bin/BUILD" ] || { echo "Error: no $D/bin/BUILD (make bench-ab REF=...; carry bench/ab/bin)" >&2; exit 1; }
+	mkdir -p "$OUTD" || exit 1
+	rm -f "$OUTD"/*
+	: >"$OUTD/session.txt"
+	WORK=$(mktemp -d /tmp/abw.XXXXXX) || exit 1
+	S_TRAP_MORE=" '$WORK'"
+	# shellcheck disable=SC2064
+	trap "rm -rf '$WORK'" EXIT
+}
+
+# s_publish: the summary of what ran so far, and the raw folders in one archive
+s_publish() {
+	s_collect
+	tar czf "$OUTD/raw.tgz.tmp" -C "$WORK" . 2>/dev/null && mv -f "$OUTD/raw.tgz.tmp" "$OUTD/raw.tgz"
+}
 
 left() { echo $(( T0 + BUDGET - $(date +%s) )); }
 # share S [FLOOR]: S scaled, never more than what is left less FLOOR scaled

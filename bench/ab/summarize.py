@@ -12,6 +12,11 @@
 # cpu_ms): medians per configuration and the same paired ratios.
 # Rounds pair only within one call (run_id): the GPU machine can change
 # between calls.  Failed, timed-out and skipped runs are listed, never used.
+#
+# summarize.py --ages A,B RESULTS.jsonl...: the engine's own age of the
+# allocations at their move's start (age_p99_us, age_p50_us; issue 40's
+# goal: P99 <= 5 ms) and its move_yields, per workload, configurations A
+# and B side by side (medians over the runs, the worst P99), and B / A.
 import json
 import math
 import statistics
@@ -68,7 +73,8 @@ ENGINE_KEYS = [("seen", 1, "seen"), ("eager_moved", 1, "eager moves"),
                ("eager_skipped", 1, "eager skipped"), ("cpu_pulls", 1, "CPU pulls"), ("trail_moves", 1, "trail moves"), ("driver_gpu_faults", 1, "GPU faults"),
                ("migrated_bytes", 2**30, "migrated GiB"), ("ioctls", 1, "ioctls"),
                ("lost_events", 1, "lost"), ("maps_reads", 1, "maps reads"),
-               ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped")]
+               ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped"),
+               ("move_yields", 1, "move yields")]
 
 # Student's t, two-sided 95 %, by degrees of freedom
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -293,8 +299,34 @@ def main(paths):
     return 0
 
 
+def ages(configs, paths):
+    _, runs = load(paths)
+    ok = [r for r in runs if r.get("ok")]
+    print("## Creation to the start of a move: %s side by side (ms; goal P99 <= 5)\n" % " and ".join(configs))
+    print("| workload | " + " | ".join("%s runs | %s P99 median | %s P99 worst | %s P50 median | %s move yields"
+                                      % ((c,) * 5) for c in configs) + " | %s / %s P99 |" % (configs[1], configs[0]))
+    print("|---|" + "---:|" * (5 * len(configs) + 1))
+    for wl in dict.fromkeys(r.get("workload") for r in ok):
+        cells, p99 = [], []
+        for c in configs:
+            es = [flat_engine(r.get("engine")) for r in ok if r.get("workload") == wl and r.get("config") == c]
+            a99 = [e["age_p99_us"] / 1000 for e in es if "age_p99_us" in e]
+            a50 = [e["age_p50_us"] / 1000 for e in es if "age_p50_us" in e]
+            ys = [e["move_yields"] for e in es if "move_yields" in e]
+            p99.append(med(a99))
+            cells += [str(len(a99)), fmt(med(a99)), fmt(max(a99) if a99 else None), fmt(med(a50)),
+                      fmt(med(ys), 0)]
+        ratio = p99[1] / p99[0] if p99[0] and p99[1] is not None else None
+        print("| %s | %s | %s |" % (wl, " | ".join(cells), fmt(ratio, 3)))
+    if not ok:
+        print("\nNo runs.")
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        print("usage: summarize.py RESULTS.jsonl...", file=sys.stderr)
+    if len(sys.argv) >= 4 and sys.argv[1] == "--ages" and len(sys.argv[2].split(",")) == 2:
+        sys.exit(ages(sys.argv[2].split(","), sys.argv[3:]))
+    if len(sys.argv) < 2 or sys.argv[1].startswith("--"):
+        print("Error: usage: summarize.py [--ages A,B] RESULTS.jsonl...", file=sys.stderr)
         sys.exit(2)
     sys.exit(main(sys.argv[1:]))
