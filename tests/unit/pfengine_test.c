@@ -376,10 +376,12 @@ static void test_populate_auto(void)
 	      req_is(&o, 0, a, 64 * MB) && ctr(&r, "eager_moved") == 1);
 	CHECK("auto: a CPU read after the move: not counted as a CPU write",
 	      PULL(&r, a, 64 * MB, PFE_ACC_READ, 2, &o) == 0 && ctr(&r, "cpu_pulls") == 0);
-	CHECK("auto: a CPU write after the move: counted, nothing moved",
-	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 3, &o) == 0 && ctr(&r, "cpu_pulls") == 1);
-	CHECK("auto: the same write again: counted once", PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 4, &o) == 0 &&
-	      ctr(&r, "cpu_pulls") == 1);
+	CHECK("auto: a CPU write after the move: counted, the rest (ahead_mb) to the CPU, then the watch",
+	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 3, &o) == 2 && o.req[0].dst == PFE_DST_CPU &&
+	      req_is(&o, 0, a + 2 * MB, 62 * MB) && o.req[1].dst == PFE_DST_WATCH && ctr(&r, "cpu_pulls") == 1);
+	CHECK("auto: the same write again: counted once, the watch alone",
+	      PULL(&r, a, 64 * MB, PFE_ACC_WRITE, 4, &o) == 1 && o.req[0].dst == PFE_DST_WATCH &&
+	      ctr(&r, "cpu_pulls") == 1 && ctr(&r, "ahead_moves") == 1);
 	FREE(&r, a, 64 * MB, 5, &o);
 	CHECK("auto: the next one of that size moves when made all the same",
 	      ALLOC(&r, a, 64 * MB, 6, &o) == 1 && req_is(&o, 0, a, 64 * MB) && ctr(&r, "eager_moved") == 2);
@@ -401,11 +403,11 @@ static void test_populate_auto(void)
 	pfe_run_free(&r);
 }
 
-/* populate trail 1: what the CPU finished writing moves back while it writes the rest */
+/* populate trail 1 (ahead_mb 0): what the CPU finished writing moves back while it writes the rest */
 static void test_populate_trail(void)
 {
-	char *args[] = { "trail", "1" };
-	struct pfe_run r = start("populate", 2, args);
+	char *args[] = { "trail", "1", "ahead_mb", "0" };
+	struct pfe_run r = start("populate", 4, args);
 	uint64_t a = BASE, len = 1024 * MB;
 	struct out o;
 
@@ -434,9 +436,9 @@ static void test_populate_trail(void)
 
 	r = start("populate", 0, NULL);
 	ALLOC(&r, a, len, 1, &o);
-	CHECK("trail 0 (the default): a CPU write asks for nothing",
-	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 0 &&
-	      ctr(&r, "trail_moves") == 0);
+	CHECK("trail 0 (the default): a CPU write moves nothing to the GPU (ahead's window to the CPU, the watch)",
+	      event(&r, PFE_EV_PULL, a, a + len, a + 100 * MB, PFE_ACC_WRITE, 2, &o) == 2 &&
+	      o.req[0].dst == PFE_DST_CPU && o.req[1].dst == PFE_DST_WATCH && ctr(&r, "trail_moves") == 0);
 	pfe_run_free(&r);
 }
 
