@@ -28,6 +28,10 @@
 #                      the target met by most BE in sessions 9-10, what lc-p99
 #                      gives BE clients at their start): both MPS goals, five
 #                      phases a round (MAXROUNDS=7)
+# GPUCTL_REF=PATH (another gpuctl, e.g. main's before a change to lc-p99)
+# adds a twin of every lc-p99 phase (p99_*, gp99_*) run by it, LABEL_ref,
+# beside the tree's in every round; the summary pairs them (the A/B of a
+# change to the target's loop, one call).
 # The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
 # gives each configuration's median (is a quiet GPU's LC slower, clocked down?).
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
@@ -46,6 +50,9 @@ g1) MPSG="p1t100" UG="" XG="go" LCS=lcm ROT=1 ;;
 goals) MPSG="p0t50 p1t100" UG="" XG="gt go" LCS=lcm ROT=1 M20=no ;;
 *) echo "Error: SET is mps, uid, all, g1 or goals, not '$SET'" >&2; exit 2 ;;
 esac
+GPUCTL_REF=${GPUCTL_REF:-}
+[ -z "$GPUCTL_REF" ] || [ -x "$GPUCTL_REF" ] ||
+	{ echo "Error: GPUCTL_REF is not an executable: '$GPUCTL_REF'" >&2; exit 2; }
 D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
 OUT=${OUT:-/tmp/static-out}; mkdir -p "$OUT"
@@ -65,6 +72,7 @@ trap '' PIPE	# an LC that died: its phases say so, the others go on
 exec > >(tee "$OUT/log.txt") 2>&1
 log "machine"; nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
 echo "gpuctl $("$GPUCTL" version 2>&1 | head -1)"
+[ -n "$GPUCTL_REF" ] && echo "gpuctl-ref $("$GPUCTL_REF" version 2>&1 | head -1)"
 grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 G sched unload >/dev/null 2>&1
 G sched watch || exit 1
@@ -138,11 +146,12 @@ only() {	# only GROUP: that BE group runs, the others stop ("" none)
 	done
 }
 phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: another length
-	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph ph=${PH:-$PHASE}
+	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph ph=${PH:-$PHASE} bin
 	shift 4
 	only "$g"
 	if [ $# -gt 0 ]; then
-		"$GPUCTL" sched run "$@" >"$W/run_${label}_$r.out" 2>"$W/run_${label}_$r.err" & run=$!
+		bin=$GPUCTL; case $label in *_ref) bin=$GPUCTL_REF ;; esac
+		"$bin" sched run "$@" >"$W/run_${label}_$r.out" 2>"$W/run_${label}_$r.err" & run=$!
 		for k in $(seq 200); do grep -q active "$W/run_${label}_$r.err" && break; sleep 0.05; done
 		case " $* " in *" hint "*) hintarg=" $H" ;; esac
 	fi
@@ -195,6 +204,9 @@ p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
 	case " $XG :${M20:-}" in *" gt "*:) echo "gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us" ;; esac
 	case " $XG " in *" go "*) echo "gone|lcm|go|$LCM" ;; esac
 }
+twins() {	# each lc-p99 phase, and with GPUCTL_REF its twin LABEL_ref after it
+	awk -F'|' -v ref="$GPUCTL_REF" '{ print } ref != "" && $1 ~ /^g?p99_/ { $1 = $1 "_ref"; print }' OFS='|'
+}
 p99_of() { sed -n "s/^P 0 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
 while [ $r -lt "$MAXROUNDS" ]; do
 	r=$((r + 1)); t_round=$SECONDS
@@ -210,7 +222,7 @@ while [ $r -lt "$MAXROUNDS" ]; do
 		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110, 2x $TP200"
 		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
 	fi
-	list=$(printf '%s\n%s\n' "$ALONES" "$(plan)" |
+	list=$(printf '%s\n%s\n' "$ALONES" "$(plan | twins)" |
 		awk -v k=$(((r - 1) * ${ROT:-3})) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086

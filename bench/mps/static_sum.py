@@ -12,6 +12,8 @@ call (by the pooled P99 where the LC wrote its requests' times):
     round), BE >= 70 % of BE alone;
   - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with
     priority set by hand (mps_p1t100, paired by round), BE >= 95 % of its.
+Each lc-p99 phase run by GPUCTL_REF too (LABEL_ref) is judged as its twin,
+and the two are paired by round (LC P99 and BE: this gpuctl / REF's).
 Where WORKDIR/clocks.txt holds clocks.py's samples: each configuration's
 median SM clock, power and utilization over its phases' windows.
 """
@@ -70,8 +72,9 @@ for label in rows:
 static = [x for x in rows if x == "none" or x.startswith("ts") or x.startswith("mps_")]
 bealone = med("be_alone", "be")
 print("\ntargets (from round 1's alones): %s" % targets)
-for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
-                    ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20")):
+TARGETED = (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
+            ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20"))
+for name, label in [(n, x + s) for n, x in TARGETED for s in ("", "_ref")]:
     t, p99, be = targets.get(name), lc99(label), med(label, "be")
     if not t or not p99:
         continue
@@ -91,7 +94,7 @@ for name, label in (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110")
             be[0] / best[2] if best[2] else 0))
 
 print("\nBE of another uid (uid 65534, outside MPS), paired by round against the alones:")
-for label in ["none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12"] + [
+for label in [x + s for x in ("none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12") for s in ("", "_ref")] + [
         x for x in static if x.startswith("ts")]:
     lc, b = paired(label, "alone_plain", "p99"), med(label, "be")
     if not lc:
@@ -101,6 +104,15 @@ for label in ["none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12"] + [
     print("   %-10s LC P99 %.3fx [%.3f-%.3f] over %d rounds%s, BE %.1f%% of alone: goal %s" % (
         label, lc[0], lc[1], lc[2], lc[3], ", pooled %.3fx" % pr if pr else "", 100 * share,
         "MET" if (pr or lc[0]) <= 1.10 and share >= 0.70 else "not met"))
+twins = [x for _, x in TARGETED if x in rows and x + "_ref" in rows]
+if twins:
+    print("\nlc-p99, this gpuctl against GPUCTL_REF's (LABEL_ref), paired by round:")
+for label in twins:
+    lc, b = paired(label, label + "_ref", "p99"), paired(label, label + "_ref", "be")
+    pa, pb = pooled(label), pooled(label + "_ref")
+    print("   %-10s LC P99 %s over %d rounds%s, BE %s" % (
+        label, "%.3fx [%.3f-%.3f]" % lc[:3] if lc else "-", lc[3] if lc else 0,
+        ", pooled %.3fx" % (pa / pb) if pa and pb else "", "%.3fx [%.3f-%.3f]" % b[:3] if b else "-"))
 am = paired("alone_mps", "alone_plain", "p99")
 if am:
     print("\nLC alone under MPS / outside, P99: %.3f [%.3f-%.3f] over %d rounds" % am)

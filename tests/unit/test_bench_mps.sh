@@ -5,7 +5,8 @@
 # is set up; a whole SET=mps call against stand-ins (gpuctl, the LC/BE
 # workload, nvidia-smi, nvidia-cuda-mps-control) runs every phase of each
 # round, its BE clients through `sched exec`, and leaves the summary with the
-# pooled P99 and the goals' verdicts; static_sum.py's figures on phases whose
+# pooled P99 and the goals' verdicts; GPUCTL_REF's twins of the lc-p99
+# phases, paired; static_sum.py's figures on phases whose
 # request times are known (the pooled P99, the paired ratios, each verdict).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -113,6 +114,30 @@ P=$T_DIR/q5/phases.txt
 grep -q "gp99_m20" "$P" && fail "goals: no gp99_m20" "$(grep gp99_m20 "$P")" || ok "SET=goals: no gp99_m20"
 grep -q "^m12: target [0-9]* us; gp99_m12 P99" "$T_DIR/q5/summary.txt" && grep -q "^   LC P99 1.000x .* over 2 rounds" "$T_DIR/q5/summary.txt" &&
 	ok "SET=goals: both goals judged" || fail "goals summary" "$(tail -12 "$T_DIR/q5/summary.txt")"
+# --- GPUCTL_REF: each lc-p99 phase twice, the twin by REF's gpuctl, paired ------------
+expect_exit 2 env SET=goals GPUCTL_REF="$T_DIR/no-such-gpuctl" OUT="$T_DIR/r0" W="$T_DIR/r0w" bash $M/static_gpu.sh
+expect_stderr_line "GPUCTL_REF not an executable"
+[ -e "$T_DIR/r0" ] && fail "GPUCTL_REF refused: nothing set up" "$T_DIR/r0 made" || ok "GPUCTL_REF refused: nothing set up"
+printf '#!/bin/bash\necho "REF $*" >>"$FAKE_LOG"\nexec "%s/gpuctl" "$@"\n' "$F" >"$F/gpuctl-ref"
+chmod +x "$F/gpuctl-ref"
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" GPUCTL_REF="$F/gpuctl-ref" COLOC="$F/coloc" SET=goals NBE=1 \
+	SKIP=0 MEAS=1 MAXROUNDS=2 OUT="$T_DIR/rr" W="$T_DIR/rrw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/rr/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_mps mps_p0t50 mps_p1t100 gp99_m12 gp99_m12_ref gone" ] &&
+	[ "$(grep -c '^P 2 ' "$P")" = 6 ] && ok "GPUCTL_REF: gp99_m12's twin right after it, each round" ||
+	fail "ref phases" "$(grep '^P [12] ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
+[ "$(grep -c '^REF sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 2 ] &&
+	[ "$(grep -c '^sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 4 ] &&
+	! grep -q '^REF sched run lc-be lc comm:lcbertm mechanism mps mps-dir [^ ]*$' "$FAKE_LOG" &&
+	ok "GPUCTL_REF: REF's gpuctl runs the twins' lc-p99 only (2 of 4)" || fail "ref runs" "$(grep 'sched run' "$FAKE_LOG")"
+grep -q "^gpuctl-ref stand-in gpuctl version" "$T_DIR/rr/log.txt" && ok "GPUCTL_REF: its version in the log" ||
+	fail "ref version" "$(grep gpuctl "$T_DIR/rr/log.txt" | head -3)"
+S=$T_DIR/rr/summary.txt
+grep -q "^m12: target [0-9]* us; gp99_m12_ref P99 5198 (kept)" "$S" && ok "GPUCTL_REF: the twin judged against the target too" ||
+	fail "ref target" "$(grep -A3 '^m12' "$S")"
+grep -Eq '^   gp99_m12 +LC P99 1\.000x \[1\.000-1\.000\] over 2 rounds, pooled 1\.000x, BE [0-9.]+x' "$S" &&
+	ok "GPUCTL_REF: the tree against REF's, paired by round" || fail "ref pairs" "$(grep -A2 'GPUCTL_REF' "$S")"
 left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
