@@ -47,7 +47,7 @@
 #include "engine_common.bpf.h"
 #include "pfengine_abi.h"
 
-PFE_ENGINE("a managed allocation's first GPU fault moves all of it (fresh allocations, CPU-written buffers)");
+PFE_ENGINE("a managed allocation moves to the GPU when made; where the CPU then writes it, what lies ahead comes back in bulk");
 
 PFE_PARAM(max_mb, 16384, 2, 1048576, "most MiB of one allocation moved on its first fault");
 PFE_PARAM(chunk_mb, 256, 2, 65536, "MiB per migrate call (the fault's side first)");
