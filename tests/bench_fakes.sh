@@ -5,7 +5,8 @@
 # while an engine's stats file exists; FAKE_START seconds of start first),
 # DIR/gpuctl (an engine for -- CMD and -p PID, its arguments appended to
 # $FAKE_DIR/args.<its name>; its age_p99_us 5000 under -- CMD, 4000 under
-# -p, and as gpuctl-tree 3000 and 2000 with a move_yields), DIR/bin (gpuctl-tree, gpuctl-abc1234, BUILD:
+# -p, and as gpuctl-tree 3000 and 2000 with a move_yields; its age_hist_us
+# 90 allocations at 100 us and 10 at that P99), DIR/bin (gpuctl-tree, gpuctl-abc1234, BUILD:
 # ref abc1234, tree def5678).
 bench_fakes() {
 	local F=$1
@@ -61,14 +62,14 @@ pid=''
 for ((i = 1; i <= $#; i++)); do [ "${!i}" = -p ] && { j=$((i + 1)); pid=${!j}; }; done
 if [ -n "$pid" ]; then
 	mkdir -p "$GPUCTL_RUN_DIR/prefetch"; f=$GPUCTL_RUN_DIR/prefetch/$pid.stats
-	trap 'rm -f "$f"; echo "{\"pid\": $pid, \"age_p99_us\": $b$y}"; exit 0' INT
+	trap 'rm -f "$f"; echo "{\"pid\": $pid, \"age_p99_us\": $b$y, \"age_hist_us\": [[100, 90], [$b, 10]]}"; exit 0' INT
 	echo x >"$f"
 	while :; do sleep 0.01; done
 fi
 while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
 shift
 FAKE_V=90 "$@" >&2
-echo "{\"seen\":10,\"age_p99_us\":$a$y}"
+echo "{\"seen\":10,\"age_p99_us\":$a$y,\"age_hist_us\":[[100,90],[$a,10]]}"
 EOF
 chmod +x "$F/path/"* "$F/gpuctl" "$F/fakepy"
 cp "$F/gpuctl" "$F/bin/gpuctl-tree"

@@ -16,7 +16,10 @@
 # summarize.py --ages A,B RESULTS.jsonl...: the engine's own age of the
 # allocations at their move's start (age_p99_us, age_p50_us; issue 40's
 # goal: P99 <= 5 ms) and its move_yields, per workload, configurations A
-# and B side by side (medians over the runs, the worst P99), and B / A.
+# and B side by side (medians over the runs, the worst P99), and B / A;
+# then each one's P99 over all its runs' allocations together (the engines'
+# age_hist_us pooled: one percentile of thousands, where a run's own moves
+# with its few hundred) and B / A of those.
 import json
 import math
 import statistics
@@ -299,25 +302,58 @@ def main(paths):
     return 0
 
 
+def hist_of(e):
+    """An engine report's age_hist_us ([[us, n], ...]), at its top or one level down."""
+    if not isinstance(e, dict):
+        return []
+    if isinstance(e.get("age_hist_us"), list):
+        return e["age_hist_us"]
+    for v in e.values():
+        if isinstance(v, dict) and isinstance(v.get("age_hist_us"), list):
+            return v["age_hist_us"]
+    return []
+
+
+def pooled_p99(hists):
+    """The P99 of every allocation of the runs' histograms together, ms (None: none)."""
+    count = {}
+    for h in hists:
+        for us, n in h:
+            count[us] = count.get(us, 0) + n
+    total = sum(count.values())
+    if not total:
+        return None
+    want, run = -(-99 * total // 100), 0
+    for us in sorted(count):
+        run += count[us]
+        if run >= want:
+            return us / 1000
+
+
 def ages(configs, paths):
     _, runs = load(paths)
     ok = [r for r in runs if r.get("ok")]
     print("## Creation to the start of a move: %s side by side (ms; goal P99 <= 5)\n" % " and ".join(configs))
     print("| workload | " + " | ".join("%s runs | %s P99 median | %s P99 worst | %s P50 median | %s move yields"
-                                      % ((c,) * 5) for c in configs) + " | %s / %s P99 |" % (configs[1], configs[0]))
-    print("|---|" + "---:|" * (5 * len(configs) + 1))
+                                      % ((c,) * 5) for c in configs) + " | %s / %s P99 |" % (configs[1], configs[0])
+          + " %s pooled P99 | %s pooled P99 | %s / %s pooled |" % (configs[0], configs[1], configs[1], configs[0]))
+    print("|---|" + "---:|" * (5 * len(configs) + 4))
     for wl in dict.fromkeys(r.get("workload") for r in ok):
-        cells, p99 = [], []
+        cells, p99, pool = [], [], []
         for c in configs:
             es = [flat_engine(r.get("engine")) for r in ok if r.get("workload") == wl and r.get("config") == c]
             a99 = [e["age_p99_us"] / 1000 for e in es if "age_p99_us" in e]
             a50 = [e["age_p50_us"] / 1000 for e in es if "age_p50_us" in e]
             ys = [e["move_yields"] for e in es if "move_yields" in e]
             p99.append(med(a99))
+            pool.append(pooled_p99(hist_of(r.get("engine")) for r in ok
+                                   if r.get("workload") == wl and r.get("config") == c))
             cells += [str(len(a99)), fmt(med(a99)), fmt(max(a99) if a99 else None), fmt(med(a50)),
                       fmt(med(ys), 0)]
         ratio = p99[1] / p99[0] if p99[0] and p99[1] is not None else None
-        print("| %s | %s | %s |" % (wl, " | ".join(cells), fmt(ratio, 3)))
+        pratio = pool[1] / pool[0] if pool[0] and pool[1] is not None else None
+        print("| %s | %s | %s | %s | %s | %s |" % (wl, " | ".join(cells), fmt(ratio, 3), fmt(pool[0]), fmt(pool[1]),
+                                                    fmt(pratio, 3)))
     if not ok:
         print("\nNo runs.")
     return 0

@@ -325,7 +325,7 @@ static void age_add(struct allocs *a, uint64_t us)
 	a->age[i]++;
 }
 
-static uint64_t age_of(int i)
+uint64_t allocs_age_bucket_us(int i)
 {
 	int e;
 
@@ -348,9 +348,9 @@ uint64_t allocs_age_us(const struct allocs *a, double pct)
 	for (int i = 0; i < AGE_BUCKETS; i++) {
 		run += a->age[i];
 		if (run >= want)
-			return age_of(i);
+			return allocs_age_bucket_us(i);
 	}
-	return age_of(AGE_BUCKETS - 1);
+	return allocs_age_bucket_us(AGE_BUCKETS - 1);
 }
 
 void allocs_served(struct allocs *a, uint64_t addr, uint64_t len, uint64_t start, uint64_t end)

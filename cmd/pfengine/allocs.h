@@ -89,5 +89,7 @@ int allocs_pull_waiting(const struct allocs *a, uint64_t now);
 void allocs_finish(struct allocs *a);
 /* The age (µs) below which pct % of the served allocations were served; 0: none. */
 uint64_t allocs_age_us(const struct allocs *a, double pct);
+/* The least age, µs, that bucket i of struct allocs' age[] holds. */
+uint64_t allocs_age_bucket_us(int i);
 
 #endif

@@ -95,6 +95,7 @@ struct stats_snap {
 	char policy[64];
 	char name[STATS_SNAP_MAX][64];
 	uint64_t v[STATS_SNAP_MAX];
+	uint32_t age[AGE_BUCKETS];	/* the served allocations' ages (allocs.h) */
 };
 void stats_write(struct engine *g);
 void stats_take(struct engine *g, struct stats_snap *sn);

@@ -125,6 +125,27 @@ void stats_take(struct engine *g, struct stats_snap *sn)
 	sn->seconds = mono_s() - g->started;
 	snprintf(sn->policy, sizeof(sn->policy), "%s", g->run.pol->name);
 	each_ctr(g, ctr_snap, sn);
+	memcpy(sn->age, g->al.age, sizeof(sn->age));
+}
+
+/*
+ * -j: the ages behind age_p50_us and age_p99_us, [least µs of a bucket,
+ * allocations] for each bucket that holds any (log-linear: 32 a power of
+ * two), so that a bench pools them over runs into one percentile.
+ */
+static void age_hist(const uint32_t *age)
+{
+	jsonw_name(json_wtr, "age_hist_us");
+	jsonw_start_array(json_wtr);
+	for (int i = 0; i < AGE_BUCKETS; i++) {
+		if (!age[i])
+			continue;
+		jsonw_start_array(json_wtr);
+		jsonw_uint(json_wtr, allocs_age_bucket_us(i));
+		jsonw_uint(json_wtr, age[i]);
+		jsonw_end_array(json_wtr);
+	}
+	jsonw_end_array(json_wtr);
 }
 
 void stats_print(const struct stats_snap *sn, int exit_status)
@@ -140,6 +161,7 @@ void stats_print(const struct stats_snap *sn, int exit_status)
 			jsonw_int_field(json_wtr, "exit_status", exit_status);
 		for (int i = 0; i < sn->n; i++)
 			jsonw_uint_field(json_wtr, sn->name[i], sn->v[i]);
+		age_hist(sn->age);
 		jsonw_end_object(json_wtr);
 		return;
 	}

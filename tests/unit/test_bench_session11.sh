@@ -5,8 +5,9 @@
 # gives it); a whole session against fakes (tests/bench_fakes.sh): whole
 # programs of cpumix/sweep/cupy, torch and gnn with ref and tree (no
 # tree-alt), torch-cache's windows, one summary that ends with the age P99
-# of ref and tree side by side per workload (summarize.py --ages), five
-# files in the output folder; summarize.py --ages's refusals.
+# of ref and tree side by side per workload (summarize.py --ages, the
+# runs' age_hist_us pooled beside), five files in the output folder;
+# summarize.py --ages's refusals; pooled_p99 on known histograms.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
@@ -38,6 +39,13 @@ expect_stderr_line "summarize.py: --ages without its two configurations"
 expect_exit 2 python3 $A/summarize.py --ages ref,tree,old x.jsonl
 expect_stderr_line "summarize.py: --ages with three configurations"
 
+# pooled_p99: every allocation of the runs together (200 here: the 198th), not a median of the runs' P99s
+expect_exit 0 python3 -c 'import sys; sys.path.insert(0, "bench/ab"); import summarize as s
+assert s.pooled_p99([[[100, 98], [9000, 2]], [[100, 100]]]) == 0.1
+assert s.pooled_p99([[[100, 97], [9000, 3]], [[100, 100]]]) == 9.0
+assert s.pooled_p99([[], []]) is None
+assert s.hist_of({"a": {"age_hist_us": [[5, 1]]}}) == [[5, 1]] and s.hist_of(None) == []'
+
 # --- a whole session against fakes -------------------------------------------------
 F=$T_DIR/fake11
 . tests/bench_fakes.sh
@@ -56,9 +64,11 @@ expect_out "session: tree against REF's, paired" '^\| tree / ref \| 3 \| '
 expect_out "session: the configurations said" '^Configurations: ref = REF'
 expect_out "session: the ages' table" '^## Creation to the start of a move: ref and tree side by side'
 # ref's fake says 5 ms (2 runs), the tree's 3 ms with 7 move yields: 0.6
-expect_out "session: torch's age P99, ref and tree side by side" '^\| torch \| 2 \| 5\.00 \| 5\.00 \| – \| – \| 2 \| 3\.00 \| 3\.00 \| – \| 7 \| 0\.600 \|$'
+expect_out "session: torch's age P99, ref and tree side by side" '^\| torch \| 2 \| 5\.00 \| 5\.00 \| – \| – \| 2 \| 3\.00 \| 3\.00 \| – \| 7 \| 0\.600 \| 5\.00 \| 3\.00 \| 0\.600 \|$'
 expect_out "session: gnn's too" '^\| gnn \| 2 \| 5\.00 \| '
-expect_out "session: the windows' (-p) too" '^\| torch-cache~win \| [0-9]+ \| 4\.00 \| .* \| 2\.00 \| .* \| 0\.500 \|$'
+# each fake run's age_hist_us: 90 at 0.1 ms, 10 at its P99: pooled, the P99 stays that one
+expect_out "session: the pooled P99 beside, from the runs' age_hist_us" '^\| gnn \| .* \| 5\.00 \| 3\.00 \| 0\.600 \|$'
+expect_out "session: the windows' (-p) too" '^\| torch-cache~win \| [0-9]+ \| 4\.00 \| .* \| 2\.00 \| .* \| 0\.500 \| 4\.00 \| 2\.00 \| 0\.500 \|$'
 expect_out "session: the move yields beside the engine's counters" '\| move yields \|'
 grep -q 'tree-alt' "$S/results.jsonl" && fail "session: no tree-alt run" "$(grep -c tree-alt "$S/results.jsonl")" ||
 	ok "session: no tree-alt run"

@@ -37,6 +37,10 @@ ge "watcher: each one freed was seen" frees 8
 ge "populate: the short-lived allocations served" allocs_served 8
 eq "populate: none missed" allocs_missed 0
 ge "age: measured" age_p99_us 1
+expect_json_expr "age: -j's age_hist_us holds the allocations served, in order, its P99 the report's" \
+	'(lambda h, n: 1 <= n <= j["allocs_served"] and all(a[0] < b[0] for a, b in zip(h, h[1:])) and
+	 [u for u, k in h for _ in range(k)][-(-99 * n // 100) - 1] == j["age_p99_us"])(
+	 j["age_hist_us"], sum(k for _, k in j["age_hist_us"]))'
 eq "watcher: no maps read after the first" maps_reads 1
 [ "$(stat_of user_migrations)" -ge 8 ] && ok "populate: UVM_MIGRATE for each allocation" ||
 	fail "populate migrations" "$STATS"
