@@ -106,11 +106,32 @@ static void remove_dir(const char *dir)
 }
 
 /*
+ * T when name is one of an engine's run files: <T>.pid, <T>.stats, or the
+ * temporary file of a <T>.stats being written (safefile.c:
+ * .<T>.stats.<8 hex>.tmp, left by a kill between its naming and its
+ * rename); else 0.
+ */
+static long run_file_of(const char *name)
+{
+	bool tmp = name[0] == '.';
+	char *end;
+	long t = strtol(name + tmp, &end, 10);
+
+	if (t <= 0 || end == name + tmp)
+		return 0;
+	if (!tmp)
+		return strcmp(end, ".pid") && strcmp(end, ".stats") ? 0 : t;
+	return !strncmp(end, ".stats.", 7) && strlen(end) == 7 + 8 + 4 &&
+	       !strcmp(end + 15, ".tmp") ? t : 0;
+}
+
+/*
  * The run directory's files of engines killed with -9 (<T>.pid, <T>.stats;
  * an empty <T>.pid when the kill came between its creation and its
- * writing).  An engine claims its process (claim.c) before it makes either
- * and keeps the claim until both are gone: with no claim and no live pid
- * in the pid file, nothing runs that they describe.
+ * writing; a .<T>.stats.*.tmp when it came while the stats were renamed).
+ * An engine claims its process (claim.c) before it makes any and keeps
+ * the claim until they are gone: with no claim and no live pid in the pid
+ * file, nothing runs that they describe.
  */
 static void sweep_run_files(void)
 {
@@ -124,10 +145,9 @@ static void sweep_run_files(void)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		char *end;
-		long t = strtol(de->d_name, &end, 10);
+		long t = run_file_of(de->d_name);
 
-		if (t <= 0 || (strcmp(end, ".pid") && strcmp(end, ".stats")) || pfe_claimed((pid_t)t))
+		if (!t || pfe_claimed((pid_t)t))
 			continue;
 		pfe_reg_path(path, sizeof(path), dir, (pid_t)t, "pid");
 		if (pidfile_live(path))
@@ -135,6 +155,10 @@ static void sweep_run_files(void)
 		unlink(path);
 		pfe_reg_path(path, sizeof(path), dir, (pid_t)t, "stats");
 		unlink(path);
+		if (de->d_name[0] == '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
 	}
 	closedir(d);
 }
