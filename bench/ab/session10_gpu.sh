@@ -63,13 +63,7 @@ if [ $DRY = 1 ]; then
 		AB_RESERVE=5 "$D/run.sh" --dry-run --budget "$(scaled "$4")" --rounds "$3" --min-rounds "$3" --workloads "$1" \
 			--configs "$2" "${POLARGS[@]}" || exit 1
 	done
-	echo "## windows: torch-cache"
-	python3 "$D/window.py" --dry-run --workload torch-cache --plan "$WIN_CACHE" --rotations 3 --discard 1 \
-		--measure 4 "${POLARGS[@]}" --max-bytes 1G --pieces PIECES || exit 1
-	python3 -c 'import ast,sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' \
-		"$D/window.py" "$D/summarize.py" && bash -n "$0" && bash -n "$D/session_lib.sh" &&
-		echo "session10 dry run: ok"
-	exit $?
+	s_dry_end session10 "$WIN_CACHE"
 fi
 
 s_begin
@@ -79,10 +73,7 @@ s_footer() {
 	echo "Configurations: ref = REF's \`$POL\` (main before the merge: eager 2, the per-size decision),"
 	echo "tree = the tree's \`$POL\` (eager 1: moved when made, the new default), tree-alt = the tree's"
 	echo "\`$ALT\` (moved on the first GPU fault)$OLD_SAY."
-	echo "Whole programs (wall time beside the metric, CPU phase where printed): cpumix, sweep, cupy,"
-	echo "torch, gnn.  torch-cache~win: windows within one process (steady state, no wall time)."
-	echo "Sizes: sweep ${SWEEP_MIB} MiB, cupy ${CUPY_GIB} GiB, torch ${TORCH_STEPS} steps,"
-	echo "gnn ${GNN_NODES} nodes / ${GNN_EDGES} edges, ${GNN_EPOCHS} epochs."
+	s_sizes
 }
 
 plan | tee -a "$OUTD/session.txt"

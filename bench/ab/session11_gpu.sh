@@ -69,13 +69,7 @@ if [ $DRY = 1 ]; then
 		AB_RESERVE=5 "$D/run.sh" --dry-run --budget "$(scaled "$3")" --rounds "$2" --min-rounds "$2" --workloads "$1" \
 			--configs "$mx" "${POLARGS[@]}" "${extra[@]}" || exit 1
 	done
-	echo "## windows: torch-cache"
-	python3 "$D/window.py" --dry-run --workload torch-cache --plan "$MATRIX" --rotations 3 --discard 1 \
-		--measure 4 "${POLARGS[@]}" --max-bytes 1G --pieces PIECES || exit 1
-	python3 -c 'import ast,sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' \
-		"$D/window.py" "$D/summarize.py" && bash -n "$0" && bash -n "$D/session_lib.sh" &&
-		echo "session11 dry run: ok"
-	exit $?
+	s_dry_end session11 "$MATRIX"
 fi
 
 s_begin
@@ -85,10 +79,7 @@ s_footer() {
 	echo "tree = the tree's \`$POL\` (moves in calls of 64 MiB; a new allocation's move between two of"
 	echo "them: move_yields counts the pauses)."
 	[ "$AHEAD_MB" -gt 0 ] && echo "tree-alt (cpumix, sweep, cupy) = the tree's \`$POL ahead_mb $AHEAD_MB\`."
-	echo "Whole programs (wall time beside the metric, CPU phase where printed): cpumix, sweep, cupy,"
-	echo "torch, gnn.  torch-cache~win: windows within one process (steady state, no wall time)."
-	echo "Sizes: sweep ${SWEEP_MIB} MiB, cupy ${CUPY_GIB} GiB, torch ${TORCH_STEPS} steps,"
-	echo "gnn ${GNN_NODES} nodes / ${GNN_EDGES} edges, ${GNN_EPOCHS} epochs."
+	s_sizes
 	echo
 	python3 "$D/summarize.py" --ages ref,tree "$OUTD/results.jsonl"
 }

@@ -66,13 +66,7 @@ if [ $DRY = 1 ]; then
 		AB_RESERVE=5 "$D/run.sh" --dry-run --budget "$(scaled "$3")" --rounds "$2" --min-rounds "$2" \
 			--workloads "$1" --configs "$MATRIX" "${POLARGS[@]}" || exit 1
 	done
-	echo "## windows: torch-cache"
-	python3 "$D/window.py" --dry-run --workload torch-cache --plan "$MATRIX" --rotations 3 --discard 1 \
-		--measure 4 "${POLARGS[@]}" --max-bytes 1G --pieces PIECES || exit 1
-	python3 -c 'import ast,sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' \
-		"$D/window.py" "$D/summarize.py" && bash -n "$0" && bash -n "$D/session_lib.sh" &&
-		echo "session12 dry run: ok"
-	exit $?
+	s_dry_end session12 "$MATRIX"
 fi
 
 s_begin
@@ -80,10 +74,7 @@ s_footer() {
 	echo
 	echo "Configurations: ref = REF's \`$POL\` (main before the change: ahead_mb 0),"
 	echo "tree = the tree's \`$POL\` (ahead_mb 256 by default: ahead_moves, ahead_bytes count it)."
-	echo "Whole programs (wall time beside the metric, CPU phase where printed): cpumix, sweep, cupy,"
-	echo "torch, gnn.  torch-cache~win: windows within one process (steady state, no wall time)."
-	echo "Sizes: sweep ${SWEEP_MIB} MiB, cupy ${CUPY_GIB} GiB, torch ${TORCH_STEPS} steps,"
-	echo "gnn ${GNN_NODES} nodes / ${GNN_EDGES} edges, ${GNN_EPOCHS} epochs."
+	s_sizes
 	echo
 	python3 "$D/summarize.py" --ages ref,tree "$OUTD/results.jsonl"
 }

@@ -112,6 +112,26 @@ mat() {	# mat WORKLOADS CONFIGS BUDGET [MIN_ROUNDS [ROUNDS]]: whole programs (ru
 	log "run.sh $1: rc $?"
 }
 
+# s_dry_end NAME PLAN: the dry runs' last part: torch-cache's windows under
+# PLAN, the Python and shell pieces parsed, "NAME dry run: ok"; exits
+s_dry_end() {
+	echo "## windows: torch-cache"
+	python3 "$D/window.py" --dry-run --workload torch-cache --plan "$2" --rotations 3 --discard 1 \
+		--measure 4 "${POLARGS[@]}" --max-bytes 1G --pieces PIECES || exit 1
+	python3 -c 'import ast,sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' \
+		"$D/window.py" "$D/summarize.py" && bash -n "$0" && bash -n "$D/session_lib.sh" &&
+		echo "$1 dry run: ok"
+	exit $?
+}
+
+# s_sizes: the footer's lines on the whole programs and the workloads' sizes
+s_sizes() {
+	echo "Whole programs (wall time beside the metric, CPU phase where printed): cpumix, sweep, cupy,"
+	echo "torch, gnn.  torch-cache~win: windows within one process (steady state, no wall time)."
+	echo "Sizes: sweep ${SWEEP_MIB} MiB, cupy ${CUPY_GIB} GiB, torch ${TORCH_STEPS} steps,"
+	echo "gnn ${GNN_NODES} nodes / ${GNN_EDGES} edges, ${GNN_EPOCHS} epochs."
+}
+
 # results.jsonl, summary.md (summarize.py's over all, then the caller's
 # s_footer) and log.txt in OUTD, from what WORK holds so far
 s_collect() {
