@@ -18,7 +18,7 @@ mkdir -p "$F"
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
 expect_stderr_line "static_gpu.sh: an unknown SET"
-expect_err "the SETs named" "mps, uid, all, g1 or goals"
+expect_err "the SETs named" "mps, uid, rot, all, g1 or goals"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
@@ -103,6 +103,20 @@ P=$T_DIR/g/phases.txt
 grep -q "lc-p99" "$FAKE_LOG" && fail "g1: no lc-p99 run" "$(grep lc-p99 "$FAKE_LOG")" || ok "SET=g1: no lc-p99 phase"
 grep -q "^   LC P99 1.000x .* over 3 rounds, pooled 1.000x" "$T_DIR/g/summary.txt" &&
 	ok "SET=g1: the one command against MPS by hand, 3 rounds" || fail "g1 summary" "$(tail -5 "$T_DIR/g/summary.txt")"
+# --- SET=rot: another uid's BE (setpriv), be-rotate beside the TSG-path target -----
+: >"$FAKE_LOG"
+chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=rot NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=1 OUT="$T_DIR/rot" W="$T_DIR/rotw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/rot/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
+	"alone_plain be_alone none ts200_f30 p99_p110 ts50_rot50 ts50_rot50_f0" ] &&
+	ok "SET=rot: uid's phases but p99_m20p, and the two rotations" || fail "rot phases" "$(grep '^P 1 ' "$P" | cut -c1-40)"
+grep -q "^sched run lc-be lc comm:lcbert be-timeslice 50 be-rotate 50 be-off channels be-floor 0$" "$FAKE_LOG" &&
+	ok "SET=rot: the rotation with the LC's timeslice unbounded (floor 0)" || fail "rot run" "$(grep 'sched run' "$FAKE_LOG")"
+grep -q "mps\|MPS" "$FAKE_LOG" && fail "rot: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=rot: no MPS daemon or client"
+grep -Eq '^   ts50_rot50 +LC P99 1\.000x .* BE [0-9.]+% of alone' "$T_DIR/rot/summary.txt" &&
+	ok "SET=rot: the rotation judged against goal 3" || fail "rot summary" "$(tail -8 "$T_DIR/rot/summary.txt")"
 # --- SET=goals: both MPS goals, five phases a round -----------------------------------
 : >"$FAKE_LOG"
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=goals NBE=1 SKIP=0 MEAS=1 \
