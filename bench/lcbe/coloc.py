@@ -4,14 +4,15 @@ nothing downloaded).
 
   coloc.py be LOGFILE              a CNN trainer (ResNet-like, written here),
                                    one line "T" per step (time.monotonic) to LOGFILE
-  coloc.py lc {bert|mlp} PERIOD_MS an LC server: reads "run LABEL SECONDS [HINTFILE]"
-                                   lines on stdin, answers "lc LABEL n p50_us p99_us max_us"
+  coloc.py lc {bert|mlp} PERIOD_MS an LC server: reads "run LABEL SECONDS [HINTFILE]
+                                   [skip=S]" lines on stdin, answers "lc LABEL n p50_us p99_us max_us"
 
 bert: a BERT-base-sized encoder (12 layers, d 768, 12 heads, FFN 3072, seq 128,
 batch 1, fp16); mlp: 8 fp16 Linear(1024), batch 1.  With HINTFILE the request
 is bracketed as libgpuctl-hint.so does (busy += 1 ... busy -= 1, futex wake on
 0 <-> 1), on a mapping made for that run.  $COLOC_SKIP_S: the first seconds
-of each run are not counted (t0 printed is the end of that skip).
+of each run are not counted (t0 printed is the end of that skip); a run's
+skip=S counts from S instead.
 """
 import ctypes, mmap, os, struct, sys, time
 
@@ -131,10 +132,12 @@ def lc(kind, period_ms):
             if not w or w[0] != "run":
                 continue
             label, secs = w[1], float(w[2])
-            hint = Hint(w[3]) if len(w) > 3 else None
+            opt = [x for x in w[3:] if x.startswith("skip=")]	# this run's own skip
+            path = [x for x in w[3:] if not x.startswith("skip=")]
+            hint = Hint(path[0]) if path else None
             lat, last = [], 0.0
             t0 = time.monotonic()
-            tskip = t0 + skip
+            tskip = t0 + (float(opt[-1][5:]) if opt else skip)
             nxt = t0
             while time.monotonic() - t0 < secs:
                 now = time.monotonic()

@@ -34,6 +34,10 @@
 # adds a twin of every lc-p99 phase (p99_*, gp99_*) run by it, LABEL_ref,
 # beside the tree's in every round; the summary pairs them (the A/B of a
 # change to the target's loop, one call).
+# SETTLE=S (default 0) adds a twin LABEL_s of every lc-p99 phase (and of
+# its _ref) whose run starts S s before the usual skip and measured seconds,
+# the LC's requests counted only after them: the target's settled state
+# beside the first seconds of a run (the issue's phase, judged as before).
 # The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
 # gives each configuration's median (is a quiet GPU's LC slower, clocked down?).
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
@@ -52,6 +56,8 @@ g1) MPSG="p1t100" UG="" XG="go" LCS=lcm ROT=1 ;;
 goals) MPSG="p0t50 p1t100" UG="" XG="gt go" LCS=lcm ROT=1 M20=no ;;
 *) echo "Error: SET is mps, uid, rot, all, g1 or goals, not '$SET'" >&2; exit 2 ;;
 esac
+SETTLE=${SETTLE:-0}
+case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
 GPUCTL_REF=${GPUCTL_REF:-}
 [ -z "$GPUCTL_REF" ] || [ -x "$GPUCTL_REF" ] ||
 	{ echo "Error: GPUCTL_REF is not an executable: '$GPUCTL_REF'" >&2; exit 2; }
@@ -148,14 +154,15 @@ only() {	# only GROUP: that BE group runs, the others stop ("" none)
 	done
 }
 phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: another length
-	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph ph=${PH:-$PHASE} bin
+	local r=$1 label=$2 lc=$3 g=$4 run="" fd n t0 t1 hintarg="" t_ph ph=${PH:-$PHASE} bin sk=$SKIP
 	shift 4
+	case $label in *_s) ph=$((ph + SETTLE)) sk=$((SKIP + SETTLE)) hintarg=" skip=$sk" ;; esac
 	only "$g"
 	if [ $# -gt 0 ]; then
-		bin=$GPUCTL; case $label in *_ref) bin=$GPUCTL_REF ;; esac
+		bin=$GPUCTL; case $label in *_ref | *_ref_s) bin=$GPUCTL_REF ;; esac
 		"$bin" sched run "$@" >"$W/run_${label}_$r.out" 2>"$W/run_${label}_$r.err" & run=$!
 		for k in $(seq 200); do grep -q active "$W/run_${label}_$r.err" && break; sleep 0.05; done
-		case " $* " in *" hint "*) hintarg=" $H" ;; esac
+		case " $* " in *" hint "*) hintarg=" $H$hintarg" ;; esac
 	fi
 	sleep 1.5
 	if [ "$lc" = - ]; then
@@ -173,7 +180,7 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: anoth
 		if [ "$(grep -c "^lc [a-z]* $label " "$W/$lc.out")" -gt "$n" ]; then
 			echo "P $r $label be=${g:--} $(grep "^lc [a-z]* $label " "$W/$lc.out" | tail -1)"
 		else	# starved past the phase: its answer comes late and is not counted
-			echo "P $r $label be=${g:--} lc starved n=0 p50_us=$((ph * 1000000)) p99_us=$((ph * 1000000)) t0=$(python3 -c "print('%.3f' % ($t_ph + $SKIP))") t1=$(mono)"
+			echo "P $r $label be=${g:--} lc starved n=0 p50_us=$((ph * 1000000)) p99_us=$((ph * 1000000)) t0=$(python3 -c "print('%.3f' % ($t_ph + $sk))") t1=$(mono)"
 		fi | tee -a "$OUT/phases.txt"
 	fi
 	if [ -n "$run" ]; then
@@ -208,8 +215,10 @@ p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
 	case " $XG :${M20:-}" in *" gt "*:) echo "gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us" ;; esac
 	case " $XG " in *" go "*) echo "gone|lcm|go|$LCM" ;; esac
 }
-twins() {	# each lc-p99 phase, and with GPUCTL_REF its twin LABEL_ref after it
-	awk -F'|' -v ref="$GPUCTL_REF" '{ print } ref != "" && $1 ~ /^g?p99_/ { $1 = $1 "_ref"; print }' OFS='|'
+twins() {	# each lc-p99 phase, with GPUCTL_REF its twin LABEL_ref, with SETTLE each one's LABEL_s
+	awk -F'|' -v ref="$GPUCTL_REF" -v settle="$SETTLE" '
+		function out(l) { print; if (settle > 0 && $1 ~ /^g?p99_/) { l = $1; $1 = l "_s"; print; $1 = l } }
+		{ out() } ref != "" && $1 ~ /^g?p99_/ { $1 = $1 "_ref"; out() }' OFS='|'
 }
 p99_of() { sed -n "s/^P 0 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
 while [ $r -lt "$MAXROUNDS" ]; do

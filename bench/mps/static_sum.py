@@ -13,7 +13,8 @@ call (by the pooled P99 where the LC wrote its requests' times):
   - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with
     priority set by hand (mps_p1t100, paired by round), BE >= 95 % of its.
 Each lc-p99 phase run by GPUCTL_REF too (LABEL_ref) is judged as its twin,
-and the two are paired by round (LC P99 and BE: this gpuctl / REF's).
+and the two are paired by round (LC P99 and BE: this gpuctl / REF's); so
+are the settled twins (LABEL_s, LABEL_ref_s: static_gpu.sh's SETTLE).
 Where WORKDIR/clocks.txt holds clocks.py's samples: each configuration's
 median SM clock, power and utilization over its phases' windows.
 """
@@ -74,7 +75,7 @@ bealone = med("be_alone", "be")
 print("\ntargets (from round 1's alones): %s" % targets)
 TARGETED = (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
             ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20"))
-for name, label in [(n, x + s) for n, x in TARGETED for s in ("", "_ref")]:
+for name, label in [(n, x + s) for n, x in TARGETED for s in ("", "_ref", "_s", "_ref_s")]:
     t, p99, be = targets.get(name), lc99(label), med(label, "be")
     if not t or not p99:
         continue
@@ -94,7 +95,7 @@ for name, label in [(n, x + s) for n, x in TARGETED for s in ("", "_ref")]:
             be[0] / best[2] if best[2] else 0))
 
 print("\nBE of another uid (uid 65534, outside MPS), paired by round against the alones:")
-for label in [x + s for x in ("none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12") for s in ("", "_ref")] + [
+for label in [x + s for x in ("none", "p99_p110", "p99_m20p", "p99_m20", "p99_m12") for s in ("", "_ref", "_s", "_ref_s")] + [
         x for x in static if x.startswith("ts")]:
     lc, b = paired(label, "alone_plain", "p99"), med(label, "be")
     if not lc:
@@ -104,15 +105,23 @@ for label in [x + s for x in ("none", "p99_p110", "p99_m20p", "p99_m20", "p99_m1
     print("   %-10s LC P99 %.3fx [%.3f-%.3f] over %d rounds%s, BE %.1f%% of alone: goal %s" % (
         label, lc[0], lc[1], lc[2], lc[3], ", pooled %.3fx" % pr if pr else "", 100 * share,
         "MET" if (pr or lc[0]) <= 1.10 and share >= 0.70 else "not met"))
-twins = [x for _, x in TARGETED if x in rows and x + "_ref" in rows]
+twins = [x + s for _, x in TARGETED for s in ("", "_s") if x + s in rows and x + "_ref" + s in rows]
 if twins:
     print("\nlc-p99, this gpuctl against GPUCTL_REF's (LABEL_ref), paired by round:")
 for label in twins:
-    lc, b = paired(label, label + "_ref", "p99"), paired(label, label + "_ref", "be")
-    pa, pb = pooled(label), pooled(label + "_ref")
+    ref = label[:-2] + "_ref_s" if label.endswith("_s") else label + "_ref"
+    lc, b = paired(label, ref, "p99"), paired(label, ref, "be")
+    pa, pb = pooled(label), pooled(ref)
     print("   %-10s LC P99 %s over %d rounds%s, BE %s" % (
         label, "%.3fx [%.3f-%.3f]" % lc[:3] if lc else "-", lc[3] if lc else 0,
         ", pooled %.3fx" % (pa / pb) if pa and pb else "", "%.3fx [%.3f-%.3f]" % b[:3] if b else "-"))
+settled = [x + s for _, x in TARGETED for s in ("", "_ref") if x + s + "_s" in rows and x + s in rows]
+if settled:
+    print("\nlc-p99 settled (LABEL_s, SETTLE s more before its skip) against the same from its start, paired by round:")
+for label in settled:
+    lc, b = paired(label + "_s", label, "p99"), paired(label + "_s", label, "be")
+    print("   %-12s LC P99 %s, BE %s" % (label + "_s", "%.3fx [%.3f-%.3f] over %d rounds" % lc if lc else "-",
+                                          "%.3fx [%.3f-%.3f]" % b[:3] if b else "-"))
 am = paired("alone_mps", "alone_plain", "p99")
 if am:
     print("\nLC alone under MPS / outside, P99: %.3f [%.3f-%.3f] over %d rounds" % am)

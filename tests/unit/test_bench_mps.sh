@@ -49,6 +49,7 @@ if [ "$1" = be ]; then
 fi
 echo "lc ready pid=$$"
 while read -r cmd label secs hint; do
+	echo "coloc $cmd $label $secs $hint" >>"$FAKE_LOG"
 	t0=$(now); sleep "$secs"; t1=$(now)
 	[ -n "${COLOC_LAT_FILE:-}" ] && echo "$label t0=$t0 $(seq 5000 5199 | tr '\n' ' ')" >>"$COLOC_LAT_FILE"
 	echo "lc bert $label n=200 p50_us=5100 p99_us=5198 max_us=5199 t0=$t0 t1=$t1"
@@ -152,6 +153,29 @@ grep -q "^m12: target [0-9]* us; gp99_m12_ref P99 5198 (kept)" "$S" && ok "GPUCT
 	fail "ref target" "$(grep -A3 '^m12' "$S")"
 grep -Eq '^   gp99_m12 +LC P99 1\.000x \[1\.000-1\.000\] over 2 rounds, pooled 1\.000x, BE [0-9.]+x' "$S" &&
 	ok "GPUCTL_REF: the tree against REF's, paired by round" || fail "ref pairs" "$(grep -A2 'GPUCTL_REF' "$S")"
+# --- SETTLE: each lc-p99 phase's settled twin (LABEL_s, LABEL_ref_s) -----------------
+expect_exit 2 env SET=goals SETTLE=5s OUT="$T_DIR/s0" W="$T_DIR/s0w" bash $M/static_gpu.sh
+expect_stderr_line "SETTLE not whole seconds"
+[ -e "$T_DIR/s0" ] && fail "SETTLE refused: nothing set up" "$T_DIR/s0 made" || ok "SETTLE refused: nothing set up"
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" GPUCTL_REF="$F/gpuctl-ref" COLOC="$F/coloc" SET=goals NBE=1 \
+	SKIP=0 MEAS=1 SETTLE=2 MAXROUNDS=1 OUT="$T_DIR/st" W="$T_DIR/stw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/st/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
+	"alone_mps mps_p0t50 mps_p1t100 gp99_m12 gp99_m12_s gp99_m12_ref gp99_m12_ref_s gone" ] &&
+	ok "SETTLE: each lc-p99 phase and its REF twin, each followed by its settled twin" ||
+	fail "settle phases" "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')"
+[ "$(grep -c '^REF sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 2 ] &&
+	ok "SETTLE: REF's gpuctl runs gp99_m12_ref and gp99_m12_ref_s" || fail "settle ref" "$(grep 'sched run' "$FAKE_LOG")"
+grep -q '^coloc run gp99_m12_s 3 .*/lc.hint skip=2$' "$FAKE_LOG" && grep -q '^coloc run gp99_m12_ref_s 3 .*/lc.hint skip=2$' "$FAKE_LOG" &&
+	grep -q '^coloc run gp99_m12 1 [^ ]*/lc.hint$' "$FAKE_LOG" &&
+	ok "SETTLE: a settled phase runs 2 s longer and its LC counts after them" || fail "settle lc" "$(grep '^coloc' "$FAKE_LOG")"
+S=$T_DIR/st/summary.txt
+grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, BE [0-9.]+x' "$S" &&
+	grep -Eq '^   gp99_m12_ref_s +LC P99 1\.000x' "$S" &&
+	grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, pooled 1\.000x' "$S" &&
+	grep -q "^m12: target [0-9]* us; gp99_m12_s P99 5198 (kept)" "$S" &&
+	ok "SETTLE: the settled twins judged, against their start and against REF's" || fail "settle summary" "$(tail -25 "$S")"
 left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
