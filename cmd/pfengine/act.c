@@ -2,9 +2,10 @@
 /*
  * act.c - carrying out a policy's requests: the destination (a GPU of the
  * process, --gpu, or the CPU), the budget (the GPU's free memory less a
- * reserve, --max-bytes), UVM_MIGRATE on the process's own UVM file, the
- * DONE event back to the policy, and the allocations it served (their age:
- * to the call's start).
+ * reserve, --max-bytes, the calls still running), UVM_MIGRATE on the
+ * process's own UVM file (made by lane.c's threads), and once a call has
+ * ended the DONE event back to the policy and the allocations it served
+ * (their age: to the call's start).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -2,8 +2,9 @@
 /*
  * engine_priv.h - one engine's state, shared by its parts: loop.c (set-up,
  * the loop, foreground and detached), feed.c (what the policy is given and
- * what the driver is asked to record), act.c (carrying out requests) and
- * stats.c (counters, the stats file, the report).
+ * what the driver is asked to record), act.c (carrying out requests),
+ * lane.c (the threads that make the calls) and stats.c (counters, the
+ * stats file, the report).
  */
 #ifndef GPUCTL_PFENGINE_ENGINE_PRIV_H
 #define GPUCTL_PFENGINE_ENGINE_PRIV_H
