@@ -25,7 +25,8 @@
 #   SET=lvl            uid's without p99_m20p, and the interleave levels (LC
 #                      high, BE low) without lc-be's short BE timeslice: ts1024_lvl
 #                      (every TSG 1024 us), ts500_lvl (BE 500 us); session 13:
-#                      the timeslice rung's BE 200 us is what cost BE 63 %
+#                      at lc-be's timeslices (BE 200 us) BE kept 37 %; the
+#                      levels alone were never measured as a static setting
 #   SET=all            both, and ts50_f10 ts50_f30 ts200_f10, p99_m12/m20 (TSG
 #                      path), mps_p{0,1}t25: session 9's set
 #   SET=g1             alone_mps; mps_p1t100; gone: the one-command goal alone,
