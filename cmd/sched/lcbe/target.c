@@ -62,8 +62,8 @@
  * priority.  These MPS steps are taken at each miss as before, without
  * the confirmation (the TSG rung still waits for it): they reach only
  * clients started afterwards, the first (priority 1) cost BE 1-2 % of its
- * steps on an H100 (issue 39's runs), and two calm windows give them back
- * on RM's values; a knob that comes late reaches fewer clients.
+ * steps on an H100 (issue 39's runs), and on RM's values every two calm
+ * windows give one back; a knob that comes late reaches fewer clients.
  */
 #include <stdio.h>
 
