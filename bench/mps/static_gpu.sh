@@ -22,6 +22,11 @@
 #                      p99_m20p (lc-p99 at 1.1x / 2x alone_plain's P99, TSG path)
 #   SET=rot            uid's without p99_m20p, and be-rotate (one BE process on
 #                      the runlist at a time): ts50_rot50 (floor 10), ts50_rot50_f0
+#   SET=lvl            uid's without p99_m20p, and the interleave levels (LC
+#                      high, BE low) without lc-be's short BE timeslice: ts1024_lvl
+#                      (every TSG 1024 us), ts500_lvl (BE 500 us); session 13:
+#                      at lc-be's timeslices (BE 200 us) BE kept 37 %; the
+#                      levels alone were never measured as a static setting
 #   SET=all            both, and ts50_f10 ts50_f30 ts200_f10, p99_m12/m20 (TSG
 #                      path), mps_p{0,1}t25: session 9's set
 #   SET=g1             alone_mps; mps_p1t100; gone: the one-command goal alone,
@@ -50,11 +55,11 @@ set -u
 SET=${SET:-mps}
 case $SET in	# before anything is set up
 mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
-uid|rot) MPSG="" UG=u XG="" LCS=lcp ;;
+uid|rot|lvl) MPSG="" UG=u XG="" LCS=lcp ;;
 all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
 g1) MPSG="p1t100" UG="" XG="go" LCS=lcm ROT=1 ;;
 goals) MPSG="p0t50 p1t100" UG="" XG="gt go" LCS=lcm ROT=1 M20=no ;;
-*) echo "Error: SET is mps, uid, rot, all, g1 or goals, not '$SET'" >&2; exit 2 ;;
+*) echo "Error: SET is mps, uid, rot, lvl, all, g1 or goals, not '$SET'" >&2; exit 2 ;;
 esac
 SETTLE=${SETTLE:-0}
 case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
@@ -98,7 +103,7 @@ for i in $(seq "$NBE"); do	# another uid's BE, after watch, before any run
 		$C be "$W/u$i.log" >"$W/u$i.out" 2>&1 & ALL="$ALL $!"
 done
 mkdir -p "$HP" "$HL"
-case $SET in uid|rot) ;; *) false ;; esac || CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d
+case $SET in uid|rot|lvl) ;; *) false ;; esac || CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d
 mkfifo "$W/lcp.in" "$W/lcm.in"
 case " $LCS " in *" lcp "*)
 	PROC_COMM=lcbert $C lc bert 5 <"$W/lcp.in" >"$W/lcp.out" 2>&1 & ALL="$ALL $!" ;; esac
@@ -193,17 +198,19 @@ LCB="lc-be lc comm:lcbert"
 r=0 per=0
 LCM="lc-be lc comm:lcbertm mechanism mps mps-dir $HP"
 ALONES="alone_plain|lcp||"	# the alones this SET's ratios need (round 1: first, in this order)
-case $SET in uid|rot) ;; *) false ;; esac || ALONES="$ALONES
+case $SET in uid|rot|lvl) ;; *) false ;; esac || ALONES="$ALONES
 alone_mps|lcm||"
 case $SET in mps|g1|goals) ALONES="alone_mps|lcm||" ;; esac
 plan() {	# the phases of a round but the alones, for SET (targets known)
 	local g
-	case $SET in uid|rot|all) echo "be_alone|-|u|
+	case $SET in uid|rot|lvl|all) echo "be_alone|-|u|
 none|lcp|u|
 ts200_f30|lcp|u|$LCB be-timeslice 200 be-floor 30
 p99_p110|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP110}us" ;; esac
 	[ "$SET" = rot ] && echo "ts50_rot50|lcp|u|$LCB be-timeslice 50 be-rotate 50 be-off channels
 ts50_rot50_f0|lcp|u|$LCB be-timeslice 50 be-rotate 50 be-off channels be-floor 0"
+	[ "$SET" = lvl ] && echo "ts1024_lvl|lcp|u|$LCB lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 1024
+ts500_lvl|lcp|u|$LCB lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500"
 	[ "$SET" = uid ] && echo "p99_m20p|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP200}us"
 	[ "$SET" = all ] && echo "ts50_f10|lcp|u|$LCB be-timeslice 50 be-floor 10
 ts50_f30|lcp|u|$LCB be-timeslice 50 be-floor 30

@@ -18,7 +18,7 @@ mkdir -p "$F"
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
 expect_stderr_line "static_gpu.sh: an unknown SET"
-expect_err "the SETs named" "mps, uid, rot, all, g1 or goals"
+expect_err "the SETs named" "mps, uid, rot, lvl, all, g1 or goals"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
@@ -118,6 +118,18 @@ grep -q "^sched run lc-be lc comm:lcbert be-timeslice 50 be-rotate 50 be-off cha
 grep -q "mps\|MPS" "$FAKE_LOG" && fail "rot: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=rot: no MPS daemon or client"
 grep -Eq '^   ts50_rot50 +LC P99 1\.000x .* BE [0-9.]+% of alone' "$T_DIR/rot/summary.txt" &&
 	ok "SET=rot: the rotation judged against goal 3" || fail "rot summary" "$(tail -8 "$T_DIR/rot/summary.txt")"
+# --- SET=lvl: the interleave levels without lc-be's short BE timeslice --------------
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=lvl NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=1 OUT="$T_DIR/lvl" W="$T_DIR/lvlw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/lvl/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
+	"alone_plain be_alone none ts200_f30 p99_p110 ts1024_lvl ts500_lvl" ] &&
+	ok "SET=lvl: uid's phases but p99_m20p, and the two level settings" || fail "lvl phases" "$(grep '^P 1 ' "$P" | cut -c1-40)"
+grep -q "^sched run lc-be lc comm:lcbert lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500$" "$FAKE_LOG" &&
+	ok "SET=lvl: LC high, BE low, BE 500 us" || fail "lvl run" "$(grep 'sched run' "$FAKE_LOG")"
+grep -Eq '^   ts1024_lvl +LC P99 1\.000x .* BE [0-9.]+% of alone' "$T_DIR/lvl/summary.txt" &&
+	ok "SET=lvl: the levels judged against goal 3" || fail "lvl summary" "$(tail -8 "$T_DIR/lvl/summary.txt")"
 # --- SET=goals: both MPS goals, five phases a round -----------------------------------
 : >"$FAKE_LOG"
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=goals NBE=1 SKIP=0 MEAS=1 \
