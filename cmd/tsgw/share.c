@@ -8,8 +8,15 @@
  *	gpuctl-sched-share 1
  *	policy PID FLOOR_PCT STALL_MS LC_TS_US BE_TS_US HINT ROTATE_MS
  *	gate MIN_OFF_MS SWITCHES SUPPRESSED CALLS BUSY_TURNS REPORTED	(with a hint)
+ *	lat BEGUN TIMED P50_US P99_US MAX_US				(with a hint)
+ *	target TARGET_US P99_US KEPT DUTY_PM MPS_THREADS WINDOWS KEPT_WINDOWS MOVES
+ *	       UNREACHABLE_US RUNG MPS_PRIORITY CONFIRM			(with lc-p99)
  *	be GPU PID COMM ON_PCT SHARE_PCT FLOOR_PCT LONGEST_OFF_MS RM_WAIT_MS AGE_S KEPT STALL_KEPT
  * written whole under a temporary name in RUN_DIR (root's) and renamed.
+ * The version stays 1 as long as lines and fields are only added: a reader
+ * skips lines it does not know and the fields past those it reads (target's
+ * last three came later: a line without them reads as rung 0, priority 1,
+ * no miss being confirmed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,12 +55,12 @@ static void share_lines(FILE *f, const struct gate_share *s)
 		fprintf(f, "lat %llu %llu %.1f %.1f %.1f\n", (unsigned long long)s->lat.begun,
 			(unsigned long long)s->lat.count, s->lat.p50_us, s->lat.p99_us, s->lat.max_us);
 	if (s->target_us)
-		fprintf(f, "target %u %.1f %d %u %u %llu %llu %llu %.1f %u %u\n", s->target_us,
+		fprintf(f, "target %u %.1f %d %u %u %llu %llu %llu %.1f %u %u %llu\n", s->target_us,
 			s->target_p99_us, s->target_kept, s->duty_pm, s->be_threads,
 			(unsigned long long)s->target_windows,
 			(unsigned long long)s->target_kept_windows,
 			(unsigned long long)s->target_moves, s->unreachable_us, s->rung,
-			s->be_priority);
+			s->be_priority, (unsigned long long)s->target_confirm);
 	for (int i = 0; i < s->n; i++) {
 		const struct gate_share_row *r = &s->rows[i];
 
@@ -114,13 +121,14 @@ int share_file_read(struct gate_share *s)
 			   (unsigned long long *)&s->calls, (unsigned long long *)&s->busy_turns,
 			   (unsigned long long *)&s->reported) == 6)
 			continue;
-		/* rung, the tenth, and the BE clients' priority came later: without them 0, 1 */
-		if (sscanf(line, "target %u %lf %d %u %u %llu %llu %llu %lf %u %u", &s->target_us,
+		/* rung, the tenth, the BE clients' priority, then confirm came later: without them 0, 1, 0 */
+		if (sscanf(line, "target %u %lf %d %u %u %llu %llu %llu %lf %u %u %llu", &s->target_us,
 			   &s->target_p99_us, &s->target_kept, &s->duty_pm, &s->be_threads,
 			   (unsigned long long *)&s->target_windows,
 			   (unsigned long long *)&s->target_kept_windows,
 			   (unsigned long long *)&s->target_moves, &s->unreachable_us,
-			   &s->rung, &s->be_priority) >= 9)
+			   &s->rung, &s->be_priority,
+			   (unsigned long long *)&s->target_confirm) >= 9)
 			continue;
 		if (sscanf(line, "lat %llu %llu %lf %lf %lf", (unsigned long long *)&s->lat.begun,
 			   (unsigned long long *)&s->lat.count, &s->lat.p50_us, &s->lat.p99_us,

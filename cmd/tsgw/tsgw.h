@@ -161,6 +161,8 @@ struct gate_share {
 	double target_p99_us, unreachable_us;	/* unreachable: P99 at the largest duty, above */
 	int target_kept;
 	__u64 target_windows, target_kept_windows, target_moves;
+	/* a miss on RM's values being confirmed: the windows since it, counting it (0: none) */
+	__u64 target_confirm;
 	int n;
 	struct gate_share_row rows[64];
 	int nwarn;

@@ -104,32 +104,23 @@ P=$T_DIR/g/phases.txt
 grep -q "lc-p99" "$FAKE_LOG" && fail "g1: no lc-p99 run" "$(grep lc-p99 "$FAKE_LOG")" || ok "SET=g1: no lc-p99 phase"
 grep -q "^   LC P99 1.000x .* over 3 rounds, pooled 1.000x" "$T_DIR/g/summary.txt" &&
 	ok "SET=g1: the one command against MPS by hand, 3 rounds" || fail "g1 summary" "$(tail -5 "$T_DIR/g/summary.txt")"
-# --- SET=rot: another uid's BE (setpriv), be-rotate beside the TSG-path target -----
-: >"$FAKE_LOG"
+# --- SET=rot and SET=lvl: another uid's BE (setpriv), beside the TSG-path target ----
 chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=rot NBE=1 SKIP=0 MEAS=1 \
-	MAXROUNDS=1 OUT="$T_DIR/rot" W="$T_DIR/rotw" timeout 200 bash $M/static_gpu.sh
-P=$T_DIR/rot/phases.txt
-[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
-	"alone_plain be_alone none ts200_f30 p99_p110 ts50_rot50 ts50_rot50_f0" ] &&
-	ok "SET=rot: uid's phases but p99_m20p, and the two rotations" || fail "rot phases" "$(grep '^P 1 ' "$P" | cut -c1-40)"
-grep -q "^sched run lc-be lc comm:lcbert be-timeslice 50 be-rotate 50 be-off channels be-floor 0$" "$FAKE_LOG" &&
-	ok "SET=rot: the rotation with the LC's timeslice unbounded (floor 0)" || fail "rot run" "$(grep 'sched run' "$FAKE_LOG")"
-grep -q "mps\|MPS" "$FAKE_LOG" && fail "rot: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=rot: no MPS daemon or client"
-grep -Eq '^   ts50_rot50 +LC P99 1\.000x .* BE [0-9.]+% of alone' "$T_DIR/rot/summary.txt" &&
-	ok "SET=rot: the rotation judged against goal 3" || fail "rot summary" "$(tail -8 "$T_DIR/rot/summary.txt")"
-# --- SET=lvl: the interleave levels without lc-be's short BE timeslice --------------
-: >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=lvl NBE=1 SKIP=0 MEAS=1 \
-	MAXROUNDS=1 OUT="$T_DIR/lvl" W="$T_DIR/lvlw" timeout 200 bash $M/static_gpu.sh
-P=$T_DIR/lvl/phases.txt
-[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
-	"alone_plain be_alone none ts200_f30 p99_p110 ts1024_lvl ts500_lvl" ] &&
-	ok "SET=lvl: uid's phases but p99_m20p, and the two level settings" || fail "lvl phases" "$(grep '^P 1 ' "$P" | cut -c1-40)"
-grep -q "^sched run lc-be lc comm:lcbert lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500$" "$FAKE_LOG" &&
-	ok "SET=lvl: LC high, BE low, BE 500 us" || fail "lvl run" "$(grep 'sched run' "$FAKE_LOG")"
-grep -Eq '^   ts1024_lvl +LC P99 1\.000x .* BE [0-9.]+% of alone' "$T_DIR/lvl/summary.txt" &&
-	ok "SET=lvl: the levels judged against goal 3" || fail "lvl summary" "$(tail -8 "$T_DIR/lvl/summary.txt")"
+tsg_set() {	# tsg_set SET PHASES RUN LABEL: one round against stand-ins; its phases, RUN, no MPS, LABEL judged
+	: >"$FAKE_LOG"
+	expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET="$1" NBE=1 SKIP=0 MEAS=1 \
+		MAXROUNDS=1 OUT="$T_DIR/$1" W="$T_DIR/$1w" timeout 200 bash $M/static_gpu.sh
+	P=$T_DIR/$1/phases.txt
+	[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_plain be_alone none ts200_f30 p99_p110 $2" ] &&
+		ok "SET=$1: uid's phases but p99_m20p, and $2" || fail "$1 phases" "$(grep '^P 1 ' "$P" | cut -c1-40)"
+	grep -q "^sched run lc-be lc comm:lcbert $3\$" "$FAKE_LOG" &&
+		ok "SET=$1: sched run lc-be ... $3" || fail "$1 run" "$(grep 'sched run' "$FAKE_LOG")"
+	grep -q "mps\|MPS" "$FAKE_LOG" && fail "$1: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=$1: no MPS daemon or client"
+	grep -Eq "^   $4 +LC P99 1\.000x .* BE [0-9.]+% of alone" "$T_DIR/$1/summary.txt" &&
+		ok "SET=$1: $4 judged against goal 3" || fail "$1 summary" "$(tail -8 "$T_DIR/$1/summary.txt")"
+}
+tsg_set rot "ts50_rot50 ts50_rot50_f0" "be-timeslice 50 be-rotate 50 be-off channels be-floor 0" ts50_rot50
+tsg_set lvl "ts1024_lvl ts500_lvl" "lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500" ts1024_lvl
 # --- SET=goals: both MPS goals, five phases a round -----------------------------------
 : >"$FAKE_LOG"
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=goals NBE=1 SKIP=0 MEAS=1 \

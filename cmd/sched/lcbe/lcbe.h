@@ -119,6 +119,13 @@ struct gate_target {
 	__u32 rung;
 	__u32 relax_wait;
 	__u64 up_at, down_at;	/* the windows of the last move up, of the last rung down */
+	/*
+	 * A miss on RM's values waiting for its confirmation (target.c): the
+	 * window of the first miss there (0: none).  The rung leaves RM's
+	 * values only if the span still misses once it holds no window up to
+	 * this one.
+	 */
+	__u64 miss_at;
 	__u32 calm, at_max;
 	double unreachable_us;	/* at the largest duty and still above the target: the P99 then */
 	/*

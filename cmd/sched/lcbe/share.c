@@ -75,6 +75,7 @@ void share_write(const struct gate_opts *o, const struct gate_stats *st,
 		sh.target_kept_windows = tgt->kept_windows;
 		sh.target_moves = tgt->moves;
 		sh.unreachable_us = tgt->unreachable_us;
+		sh.target_confirm = tgt->miss_at ? tgt->windows - tgt->miss_at + 1 : 0;
 	}
 	sh.n = n < (int)(sizeof(sh.rows) / sizeof(sh.rows[0])) ? n :
 	       (int)(sizeof(sh.rows) / sizeof(sh.rows[0]));
@@ -163,6 +164,9 @@ static void target_json(const struct gate_share *sh)
 	jsonw_u64_field(json_wtr, "kept_windows", sh->target_kept_windows);
 	jsonw_u64_field(json_wtr, "moves", sh->target_moves);
 	jsonw_string_field(json_wtr, "tsg_rung", rung_name[rung_of(sh)]);
+	/* a miss on RM's values waits for a span without it before the rung leaves them */
+	jsonw_bool_field(json_wtr, "confirming", sh->target_confirm > 0);
+	jsonw_u64_field(json_wtr, "confirming_windows", sh->target_confirm);
 	jsonw_float_field(json_wtr, "be_held_off_max_pct", sh->duty_pm / 10.0);
 	if (sh->be_threads) {
 		jsonw_uint_field(json_wtr, "mps_be_threads_pct", sh->be_threads);
@@ -185,9 +189,13 @@ static void target_text(const struct gate_share *sh)
 		       (unsigned long long)sh->target_kept_windows,
 		       (unsigned long long)sh->target_windows);
 	/* under mps the gate leaves MPS clients alone: the TSG knobs reach BE outside MPS only */
-	printf("; knobs%s: TSGs at %s, the hint may hold BE off up to %.0f%% of the time",
-	       sh->be_threads ? " (for BE outside MPS)" : "", rung_text[rung_of(sh)],
-	       sh->duty_pm / 10.0);
+	printf("; knobs%s: TSGs at ", sh->be_threads ? " (for BE outside MPS)" : "");
+	if (sh->target_confirm && rung_of(sh) == TARGET_RUNG_RM)
+		printf("RM's values (above the target since %llu s: confirming before leaving "
+		       "them)", (unsigned long long)sh->target_confirm);
+	else
+		printf("%s", rung_text[rung_of(sh)]);
+	printf(", the hint may hold BE off up to %.0f%% of the time", sh->duty_pm / 10.0);
 	if (sh->be_threads)
 		printf("; MPS BE clients started from now get priority %u and %u%% of the SMs",
 		       sh->be_priority, sh->be_threads);

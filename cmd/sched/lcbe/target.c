@@ -12,8 +12,20 @@
  *    GATE_HINT_DUTY, which be-floor's timeslices are reckoned with: the
  *    floor always wins), half its range a step.
  * Above the target (after the first span, which only measures) it goes up
- * a step at once, and again only once the span holds two seconds measured
- * after the step; under 90 % of the target for
+ * a step, and again only once the span holds two seconds measured after
+ * the step.  Off RM's values the step is taken at once: the LC has shown a
+ * need there.  From RM's values a miss must be confirmed first: the first
+ * window above marks itself (miss_at); the span judged GATE_LAT_SPAN
+ * windows later, which holds no window up to the mark, steps if it still
+ * misses and cancels the mark if kept (so does any kept span after that,
+ * before a step); the windows in between neither step nor cancel.  A burst,
+ * such as an LC's first requests after a pause (H100, BERT: 25-45 ms, the
+ * phases' maxima in bench/results/static-2026-11-27-h100-session13.md),
+ * must not cost BE its share: there one span above the target climbed to
+ * lc-be's timeslices, where BE keeps ~37 % of its throughput, and coming
+ * back down takes TARGET_CALM plus relax_wait calm windows a rung, the
+ * rest of a 10-s phase.  The cost is GATE_LAT_SPAN windows more on RM's
+ * values under a sustained miss.  Under 90 % of the target for
  * TARGET_CALM windows it comes down one (the duty halved, under a tenth of
  * its range to 0; at duty 0 a rung, after relax_wait calm windows, a wait
  * that doubles each time the lower rung missed within TARGET_RELAX_RECENT
@@ -47,7 +59,11 @@
  * be-threads (or TARGET_MPS_THREADS).  A miss puts the priority to 1 (below
  * the LC) first, then takes the threads to 70 % (not under 10); calm gives
  * back threads 10 points at a time up to where they started, then the
- * priority.
+ * priority.  These MPS steps are taken at each miss as before, without
+ * the confirmation (the TSG rung still waits for it): they reach only
+ * clients started afterwards, the first (priority 1) cost BE 1-2 % of its
+ * steps on an H100 (issue 39's runs), and on RM's values every two calm
+ * windows give one back; a knob that comes late reaches fewer clients.
  */
 #include <stdio.h>
 
@@ -171,6 +187,27 @@ static __u32 step_up(struct gate_target *t, __u32 duty)
 	return duty + DUTY_MAX_PM / 2;
 }
 
+/*
+ * A miss on RM's values is confirmed before the rung leaves them (see the
+ * top): the first marks its window and steps nothing; the windows up to
+ * GATE_LAT_SPAN after it neither step nor cancel; then a span still above,
+ * which holds no window up to the mark, steps.  Off RM's values a miss
+ * steps at once.  True: step up now.
+ */
+static bool confirmed(struct gate_target *t)
+{
+	if (t->rung > TARGET_RUNG_RM)
+		return true;
+	if (!t->miss_at) {
+		t->miss_at = t->windows;
+		return false;
+	}
+	if (t->windows - t->miss_at < GATE_LAT_SPAN)
+		return false;
+	t->miss_at = 0;
+	return true;
+}
+
 /* Calm: one step down.  Returns the duty wanted next. */
 static __u32 step_down(struct gate_target *t, __u32 duty)
 {
@@ -211,13 +248,18 @@ void target_step(struct gate *g, const struct gate_lat *last, const struct gate_
 		if (t->windows < GATE_LAT_SPAN ||
 		    (t->up_at && t->windows - t->up_at < GATE_LAT_SPAN - 1))
 			goto out;
-		next = step_up(t, duty);
-		if (g->o.mps_threads)
-			knob_mps(g, true);
+		if (confirmed(t))
+			next = step_up(t, duty);
+		if (g->o.mps_threads) {
+			knob_mps(g, true);	/* at once, as before (see the top) */
+			t->up_at = t->windows;
+		}
 	} else {
 		t->at_max = 0;
 		t->unreachable_us = 0;
 		t->kept_windows++;
+		if (t->miss_at && t->windows - t->miss_at >= GATE_LAT_SPAN)
+			t->miss_at = 0;	/* a span without the first miss kept: not confirmed */
 		if (w->p99_us >= 0.9 * (double)g->o.target_us)
 			t->calm = 0;
 		else if (++t->calm >= TARGET_CALM &&
