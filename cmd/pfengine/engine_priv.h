@@ -104,7 +104,7 @@ void lane_submit(struct engine *g, const struct pfe_request *q, int gpu, uint64_
 		 const struct uvm_uuid *dst);
 /* Ends the moves that ended (act_end). */
 void lane_reap(struct engine *g);
-/* Waits for every move given, ends them, and the lanes. */
+/* Waits for the moves under way and ends them, drops those not started, ends the lanes. */
 void lane_stop(struct engine *g);
 
 /* --- stats.c --------------------------------------------------------------- */

@@ -18,7 +18,8 @@
  * the lane with the fewest.  The loop alone touches the engine's state:
  * a lane only calls the driver and records the call's times and status;
  * the loop reaps them (lane_reap: counters, the allocations served, the
- * DONE event) when the lanes' eventfd wakes it.
+ * DONE event) when the lanes' eventfd wakes it.  When the engine ends, the
+ * calls under way finish and the requests not started are dropped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +39,7 @@ struct lane_job {
 	int gpu;			/* act.c's index: -1 the CPU */
 	int ret;
 	uint32_t st;
+	bool dropped;			/* never started: the engine ended first */
 };
 
 struct lane {
@@ -57,6 +59,21 @@ struct lanes {
 	bool async, stop;
 };
 
+/*
+ * A lane's requests not started, handed back unmade (under ls->mu).  The
+ * engine stops when the process is gone (its ranges with it: every call
+ * would fail after waiting its turn), at --duration's end, or when told to:
+ * nothing waits for these moves any more.
+ */
+static void drop(struct lanes *ls, struct lane *l)
+{
+	for (; l->head != l->tail; l->head++) {
+		ls->done[ls->ndone] = l->q[l->head % LANE_JOBS];
+		ls->done[ls->ndone++].dropped = true;
+	}
+	(void)!write(ls->efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+}
+
 static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
@@ -69,6 +86,10 @@ static void *lane_main(void *arg)
 			pthread_cond_wait(&ls->work, &ls->mu);
 		if (l->head == l->tail)
 			break;	/* stopped, nothing left */
+		if (ls->stop) {	/* the engine ends: what has not started never will */
+			drop(ls, l);
+			continue;
+		}
 		j = l->q[l->head % LANE_JOBS];
 		pthread_mutex_unlock(&ls->mu);
 		j.t0 = monoraw_ns();
@@ -206,11 +227,13 @@ void lane_reap(struct engine *g)
 
 		if (j->gpu >= 0)
 			g->inflight[j->gpu] -= j->len;
+		if (j->dropped)
+			continue;
 		act_end(g, &j->q, j->gpu, j->len, j->ret, j->st, j->t0, j->t1);
 	}
 }
 
-/* Every request given carried out (or failed: the process gone), reaped, the lanes ended. */
+/* The moves under way ended and reaped, those not started dropped, the lanes ended. */
 void lane_stop(struct engine *g)
 {
 	struct lanes *ls = g->lanes;

@@ -170,7 +170,7 @@ static void engine_loop(struct engine *g)
 		if (mono_s() - g->stats_at >= 1.0)
 			stats_write(g);
 	}
-	lane_stop(g);	/* the moves given end before the report */
+	lane_stop(g);	/* the moves under way end before the report */
 }
 
 static void engine_end(struct engine *g)

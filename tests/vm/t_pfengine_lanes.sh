@@ -12,6 +12,10 @@
 #    in the order the policy asked for them), all of its pages arrive.
 #  - The engine's report comes after every move given to the lanes ended:
 #    its ioctls are the model's calls.
+#  - The process gone with moves still waiting in a lane: they are dropped,
+#    not made against ranges that are gone (with every move made, 16
+#    allocations moved 4 at once by 400 ms calls, the program gone 600 ms
+#    after its touch: 12 calls failed, 4.8 s after it).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/model.sh"
 G=$GPUCTL
@@ -53,5 +57,20 @@ n=$(stat_of user_migrations) at_once=$(stat_of migrations_at_once_max)
 [ "$(stat_of pages_migrated_user)" -ge 2048 ] && ok "all of its pages moved" ||
 	fail "chunk pages" "pages_migrated_user $(stat_of pages_migrated_user)"
 expect_json_eq "no chunk's call refused" .errors 0
+# --- the process gone with moves still given: those not started are dropped ----------
+# (one allocation in 16 chunks, a 400 ms call each, one lane: the program gone
+# 600 ms after its touch, with 13 or more of them still waiting)
+uvmsim reset va_blocks 64 migrate_us 400000 >/dev/null
+expect_exit 0 $G -j prefetch load populate eager 1 chunk_mb 2 $MAX -- \
+	uvmsim run alloc blocks 16 alloc 16 wait_ms 3000 hold_ms 600
+STATS=$(uvmsim stats)
+n=$(stat_of user_migrations) calls=$(jnum ioctls) errs=$(jnum errors)
+[ -n "$calls" ] && [ "$calls" -ge 1 ] && [ "$calls" -le 4 ] &&
+	ok "the moves left when it exited were not made ($calls calls for 16 chunks)" ||
+	fail "gone" "$calls calls for 16 chunks: the engine went on after the process: $OUT"
+# the call under way when it exited may fail (its range went): at most that one
+[ -n "$errs" ] && [ "$errs" -le 1 ] && [ $((calls - errs)) = "$n" ] &&
+	ok "only a call under way at the exit failed ($errs), the rest moved ($n)" ||
+	fail "gone report" "errors '$errs' of $calls calls, the model moved $n: $OUT"
 uvmsim reset va_blocks 64 >/dev/null
 summary
