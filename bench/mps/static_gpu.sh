@@ -100,11 +100,11 @@ pick() {	# SET=pick: PICK's labels checked; PL, the LCs, groups and calibrated a
 	local l lc g known need_m="" need_p="" picks
 	known=" alone_plain alone_mps $(TM12=0 TM20=0 TP110=0 TP200=0 LCB="" LCM="" H="" catalog | cut -d'|' -f1 | tr '\n' ' ')"
 	read -ra picks -d '' <<<"$PICK"
-	[ ${#picks[@]} -gt 0 ] || { echo "Error: SET=pick needs PICK, the phases' labels:$known" >&2; return 2; }
+	[ ${#picks[@]} -gt 0 ] || { echo "Error: SET=pick needs PICK, the phases' labels:${known% }" >&2; return 2; }
 	PL=""
 	for l in "${picks[@]}"; do
 		case $known in *" $l "*) ;; *)
-			echo "Error: PICK: no phase '${l//[^[:alnum:]_.-]/?}'; the labels:$known" >&2; return 2 ;; esac
+			echo "Error: PICK: no phase '${l//[^[:print:]]/?}'; the labels:${known% }" >&2; return 2 ;; esac
 		case $l in alone_mps | mps_* | gp99_* | gone | p99_m12 | p99_m20 | ts50_f[13]0 | ts200_f[13]0) need_m=1 ;;
 		*) need_p=1 ;; esac	# alone_plain, be_alone, none, p99_p110, p99_m20p, rot, lvl
 		PL="$PL $l"
@@ -281,7 +281,7 @@ labels() {	# the labels of a round but the alones, for SET
 	lvl) echo ts1024_lvl ts500_lvl ;;
 	uid) echo p99_m20p ;;
 	all) echo ts50_f10 ts50_f30 ts200_f10 p99_m12 p99_m20 ;;
-	pick) echo "$PL" ;;
+	pick) echo "$PL"; return ;;	# the anchor among them
 	esac
 	for g in $MPSG; do echo "mps_$g"; done
 	case " $XG " in *" gt "*) echo gp99_m12 ;; esac

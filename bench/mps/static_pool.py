@@ -6,7 +6,8 @@ cannot hold the whole static set (SET=pick, bench/mps/README.md).
 
 Each OUT is a call's directory: phases.txt, and its work directory as w.tgz,
 as OUT/w/, or unpacked in OUT itself (lat.txt, the trainers' step logs).
-Per call, each configuration (round 0's *_warm and *_cal left out): its LC
+Per call, each configuration (round 0's *_warm and *_cal left out): the
+fewest LC requests a phase of it counted (the issue asks >= 1000), its LC
 P99 (pooled over its rounds as static_sum.py does, else the rounds' median),
 kept or not against each of the call's own targets (its "T" line), its BE
 steps/s (median over rounds) and BE / the call's anchor, MPS by hand with
@@ -79,8 +80,8 @@ def load_call(out, tmp):
     for label in rows:
         if label.endswith("_warm") or label.endswith("_cal"):
             continue
-        be = phases.med(rows, label, "be")
-        figs[label] = dict(rounds=len(rows[label]), p99=phases.lc99(rows, label),
+        be, n = phases.med(rows, label, "be"), phases.med(rows, label, "n")
+        figs[label] = dict(rounds=len(rows[label]), p99=phases.lc99(rows, label), n=n[1] if n else None,
                            be=be[0] if be else None, ratio=be[0] / a[0] if be else None)
     return dict(out=out, t=t, anchor=a[0], figs=figs)
 
@@ -90,13 +91,13 @@ def table(i, c):
         i, esc(c["out"]), ", ".join("%s %d us" % (n, c["t"][n]) for n in NAMES if n in c["t"]),
         ANCHOR, c["anchor"]))
     names = [n for n in NAMES if n in c["t"]]
-    print("   %-14s %6s %10s %s %10s %9s" % ("config", "rounds", "LC P99 us",
+    print("   %-14s %6s %7s %10s %s %10s %9s" % ("config", "rounds", "LC n>=", "LC P99 us",
                                             " ".join("%5s" % n for n in names), "BE step/s", "BE/anchor"))
     for label, f in c["figs"].items():
         kept = " ".join("%5s" % ("-" if f["p99"] is None else "kept" if f["p99"] <= c["t"][n] else "over")
                         for n in names)
-        print("   %-14s %6d %10s %s %10s %9s" % (
-            esc(label), f["rounds"], "%.0f" % f["p99"] if f["p99"] is not None else "-", kept,
+        print("   %-14s %6d %7s %10s %s %10s %9s" % (
+            esc(label), f["rounds"], f["n"] if f["n"] is not None else "-", "%.0f" % f["p99"] if f["p99"] is not None else "-", kept,
             "%.1f" % f["be"] if f["be"] is not None else "-",
             "%.3f" % f["ratio"] if f["ratio"] is not None else "-"))
 

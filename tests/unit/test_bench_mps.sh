@@ -10,6 +10,7 @@
 # request times are known (the pooled P99, the paired ratios, each verdict).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+. tests/bench_mps_fakes.sh
 
 M=bench/mps
 F=$T_DIR/fake
@@ -18,52 +19,11 @@ mkdir -p "$F"
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
 expect_stderr_line "static_gpu.sh: an unknown SET"
-expect_err "the SETs named" "mps, uid, rot, lvl, all, g1 or goals"
+expect_err "the SETs named" "mps, uid, rot, lvl, all, g1, goals or pick"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
-cat >"$F/gpuctl" <<'EOF'
-#!/bin/bash
-echo "$*" >>"$FAKE_LOG"
-case "$1 $2" in
-"sched run") exec python3 -c '
-import signal, sys, time
-print("policy lc-be active", file=sys.stderr, flush=True)
-def h(*a):
-    print("policy lc-be stopped: 0 applied, 0 re-applied, 0 failed"); sys.exit(0)
-signal.signal(signal.SIGINT, h)
-while True: time.sleep(0.05)' ;;
-"sched exec") while [ "$1" != -- ]; do shift; done; shift
-	CUDA_MPS_CLIENT_PRIORITY=0 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 exec "$@" ;;
-*) echo "stand-in gpuctl $*" ;;
-esac
-EOF
-cat >"$F/coloc" <<'EOF'
-#!/bin/bash
-# the LC/BE workload's stand-in: BE steps every 0.1 s; the LC answers each
-# "run LABEL SECS" with 200 request times of 5000..5199 us (lat file) and a line
-now() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
-if [ "$1" = be ]; then
-	echo "be ready pid=$$"
-	while :; do now >>"$2"; sleep 0.1; done
-fi
-echo "lc ready pid=$$"
-while read -r cmd label secs hint; do
-	echo "coloc $cmd $label $secs $hint" >>"$FAKE_LOG"
-	t0=$(now); sleep "$secs"; t1=$(now)
-	[ -n "${COLOC_LAT_FILE:-}" ] && echo "$label t0=$t0 $(seq 5000 5199 | tr '\n' ' ')" >>"$COLOC_LAT_FILE"
-	echo "lc bert $label n=200 p50_us=5100 p99_us=5198 max_us=5199 t0=$t0 t1=$t1"
-done
-EOF
-cat >"$F/nvidia-smi" <<'EOF'
-#!/bin/sh
-# clocks.py's -lms: a sample every 0.1 s (SM 1980 MHz, memory 2619, 312.5 W, 87 %)
-case " $* " in *" -lms "*) while :; do echo "1980, 2619, 312.50, 87" || exit; sleep 0.1; done ;; esac
-echo "Stand-in GPU, 580.159.04, 0 MiB, 81559 MiB"
-EOF
-printf '#!/bin/sh\ncat >/dev/null; exit 0\n' >"$F/nvidia-cuda-mps-control"
-printf '#!/bin/sh\necho "mount $*" >>"$FAKE_LOG"\n' >"$F/mount"	# the host's mounts stay as they are
-chmod +x "$F"/*
+mps_fakes "$F"
 export FAKE_LOG=$T_DIR/gpuctl.log
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=mps NBE=1 SKIP=0 MEAS=1 \
 	MAXROUNDS=2 OUT="$T_DIR/o" W="$T_DIR/w" timeout 200 bash $M/static_gpu.sh
