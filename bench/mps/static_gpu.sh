@@ -313,7 +313,7 @@ while [ $r -lt "$MAXROUNDS" ]; do
 		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
 	fi
 	list=$(printf '%s\n%s\n' "$ALONES" "$(plan | twins)" |
-		awk -v k=$(((r - 1) * ${ROT:-3})) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
+		awk -v k=$(((r - 1) * ${ROT:-3})) 'NF {a[++n]=$0} END {for (i = 0; i < n; i++) print a[(i + k) % n + 1]}')
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086
 		phase "$r" "$label" "$lc" "$g" $args

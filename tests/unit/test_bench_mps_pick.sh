@@ -9,7 +9,7 @@
 # warmed, the anchor mps_p1t100 added, only the BE groups they use started,
 # the order turning by one a round; static_pool.py reads the call (w.tgz);
 # a pick of goal 3's phases sets up no MPS and holds alone_plain, and
-# static_pool.py refuses it (no anchor).
+# static_pool.py refuses it (no anchor); a pick of an alone only runs it.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
@@ -65,4 +65,9 @@ P=$T_DIR/pu/phases.txt
 grep -qi "mps" "$FAKE_LOG" && fail "pick uid: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=pick, goal 3's phases: no MPS daemon or client"
 expect_exit 2 python3 $M/static_pool.py "$T_DIR/pk" "$T_DIR/pu"
 expect_stderr_line "static_pool: a call without the anchor"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=pick PICK="alone_plain" \
+	NBE=1 SKIP=0 MEAS=1 MAXROUNDS=2 OUT="$T_DIR/pa" W="$T_DIR/paw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/pa/phases.txt
+[ "$(on 1) / $(on 2)" = "alone_plain / alone_plain" ] && ok "SET=pick, an alone only: that phase a round, no empty one" ||
+	fail "pick alone only" "$(on 1) / $(on 2)"
 summary
