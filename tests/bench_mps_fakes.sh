@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # tests/bench_mps_fakes.sh - sourced by the bench/mps tests (test_bench_mps*.sh):
 # mps_fakes DIR makes, in DIR, the stand-ins static_gpu.sh runs against:
 # gpuctl (sched run: "active", then at SIGINT its stopped line; sched exec:
