@@ -6,6 +6,7 @@
  * file, rename.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -88,6 +89,22 @@ static void random_name(struct safefile *sf, int tries)
 		     (unsigned int)ts.tv_nsec;
 	}
 	snprintf(sf->tmp, sizeof(sf->tmp), ".%.32s.%08x.tmp", sf->base, r);
+}
+
+/* random_name's names, read back: .BASE.<8 hex>.tmp */
+bool safefile_tmp_of(const char *name, char *base, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (n < 15 || name[0] != '.' || name[n - 13] != '.' || strcmp(name + n - 4, ".tmp") ||
+	    n - 14 >= len)
+		return false;
+	for (size_t i = n - 12; i < n - 4; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return false;
+	memcpy(base, name + 1, n - 14);
+	base[n - 14] = '\0';
+	return true;
 }
 
 /*

@@ -45,5 +45,10 @@ void safefile_abort(struct safefile *sf);
  * ("refusing to write PATH: it is a symbolic link ...") and -1.
  */
 int safefile_check(const char *path);
+/*
+ * Whether name is the name of a temporary file safefile_open made (one a
+ * kill left behind): true with its destination's name in base (len bytes).
+ */
+bool safefile_tmp_of(const char *name, char *base, size_t len);
 
 #endif

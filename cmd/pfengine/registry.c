@@ -12,6 +12,7 @@
  * process, whatever its run directory).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +29,7 @@
 #include "engine.h"
 #include "allocw.h"
 #include "liveproc.h"
+#include "safefile.h"
 #include "units.h"
 
 /* Housekeeping says nothing: a tree it may not use is the command's to report. */
@@ -107,22 +109,25 @@ static void remove_dir(const char *dir)
 
 /*
  * T when name is one of an engine's run files: <T>.pid, <T>.stats, or the
- * temporary file of a <T>.stats being written (safefile.c:
- * .<T>.stats.<8 hex>.tmp, left by a kill between its naming and its
- * rename); else 0.
+ * temporary file of a <T>.stats being written (safefile_tmp_of: one a kill
+ * left between its naming and its rename); else 0.
  */
 static long run_file_of(const char *name)
 {
-	bool tmp = name[0] == '.';
+	char base[64];
+	bool tmp = safefile_tmp_of(name, base, sizeof(base));
+	const char *f = tmp ? base : name;
 	char *end;
-	long t = strtol(name + tmp, &end, 10);
+	long t;
 
-	if (t <= 0 || end == name + tmp)
+	if (!isdigit((unsigned char)f[0]))
 		return 0;
-	if (!tmp)
-		return strcmp(end, ".pid") && strcmp(end, ".stats") ? 0 : t;
-	return !strncmp(end, ".stats.", 7) && strlen(end) == 7 + 8 + 4 &&
-	       !strcmp(end + 15, ".tmp") ? t : 0;
+	t = strtol(f, &end, 10);
+	if (t <= 0)
+		return 0;
+	if (tmp)
+		return strcmp(end, ".stats") ? 0 : t;
+	return strcmp(end, ".pid") && strcmp(end, ".stats") ? 0 : t;
 }
 
 /*
