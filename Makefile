@@ -197,7 +197,7 @@ bench: need-deps
 	bench/run
 
 # The engine's decision cost (bench/prefetch_engine/decide.c): root, no GPU.
-DECIDE_SRCS := bench/prefetch_engine/decide.c cmd/pfengine/bpfrun.c cmd/lib/output.c cmd/lib/units.c cmd/lib/param.c cmd/lib/json_writer.c cmd/lib/text.c cmd/lib/clock.c
+DECIDE_SRCS := bench/prefetch_engine/decide.c cmd/pfengine/bpfrun.c cmd/pfengine/btfvar.c cmd/pfengine/objcheck.c cmd/pfengine/mapcost.c cmd/drv/uvm_maps.c cmd/drv/uvm.c cmd/lib/output.c cmd/lib/units.c cmd/lib/param.c cmd/lib/json_writer.c cmd/lib/text.c cmd/lib/clock.c cmd/lib/trustfile.c
 bench/prefetch_engine/decide: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS)
 	$(CC) $(CFLAGS) -o $@ $(DECIDE_SRCS) $(LDFLAGS) $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 bench/prefetch_engine/decide-static: $(DECIDE_SRCS) $(CMD_HDRS) $(SKELS) $(STATIC_PREFIX)/lib/libelf.a

@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 		if (bench(pfe_builtin(i), rounds, json, &first))
 			ret = 1;
 	for (int i = 0; i < nf; i++)
-		if (pfe_policy_file(files[i], &user[i], NULL) || bench(&user[i], rounds, json, &first))
+		if (pfe_policy_file(files[i], false, &user[i], NULL) || bench(&user[i], rounds, json, &first))
 			ret = 1;
 	if (json)
 		printf("]\n");

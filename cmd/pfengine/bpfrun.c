@@ -25,6 +25,7 @@
 #include "gpuctl.h"
 #include "pfengine.h"
 #include "trustfile.h"
+#include "btfvar.h"
 
 #include "engine_none.elf.h"
 #include "engine_stream.elf.h"
@@ -66,69 +67,24 @@ const char *const pfe_ctr_names[PFE_C_MAX] = {
 	[PFE_C_PULL_ON] = "cpu_faults_on",
 };
 
-/* --- the objects' data by BTF name ---------------------------------------- */
-
-struct var {
-	const char *sec, *name;
-	uint32_t off, size;
-};
-
-/* Calls fn for each global of btf (its datasec, name, offset, size); stops at nonzero. */
-static int each_var(const struct btf *btf, int (*fn)(const struct var *v, void *arg), void *arg)
-{
-	int n = btf ? (int)btf__type_cnt(btf) : 0;
-
-	for (int id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_var_secinfo *vs;
-
-		if (!btf_is_datasec(t))
-			continue;
-		vs = btf_var_secinfos(t);
-		for (int j = 0; j < btf_vlen(t); j++, vs++) {
-			const struct btf_type *vt = btf__type_by_id(btf, vs->type);
-			struct var v = { btf__name_by_offset(btf, t->name_off),
-					 btf__name_by_offset(btf, vt->name_off), vs->offset, vs->size };
-			int ret = fn(&v, arg);
-
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-struct find {
-	const char *sec, *name;
-	struct var found;
-};
-
-static int find_cb(const struct var *v, void *arg)
-{
-	struct find *f = arg;
-
-	if ((f->sec && strcmp(v->sec, f->sec)) || strcmp(v->name, f->name))
-		return 0;
-	f->found = *v;
-	return 1;
-}
+/* --- the objects' data by BTF name (btfvar.c) -------------------------- */
 
 /* The initial value of global name (before load): a pointer into it, or NULL. */
 static const void *initial(struct bpf_object *obj, const char *name, uint32_t *size)
 {
-	struct find f = { .sec = NULL, .name = name };
+	struct pfe_var f;
 	struct bpf_map *m;
 	const void *base;
 	size_t sz;
 
-	if (each_var(bpf_object__btf(obj), find_cb, &f) != 1)
+	if (!pfe_var_find(bpf_object__btf(obj), NULL, name, &f))
 		return NULL;
-	m = bpf_object__find_map_by_name(obj, f.found.sec);
+	m = bpf_object__find_map_by_name(obj, f.sec);
 	base = m ? bpf_map__initial_value(m, &sz) : NULL;
-	if (!base || f.found.off + f.found.size > sz)
+	if (!base || f.off + f.size > sz)
 		return NULL;
-	*size = f.found.size;
-	return (const char *)base + f.found.off;
+	*size = f.size;
+	return (const char *)base + f.off;
 }
 
 struct collect {
@@ -137,7 +93,7 @@ struct collect {
 	bool bad;
 };
 
-static int param_cb(const struct var *v, void *arg)
+static int param_cb(const struct pfe_var *v, void *arg)
 {
 	struct collect *c = arg;
 	struct pfe_policy *pol = c->pol;
@@ -253,7 +209,7 @@ static int check_obj(struct bpf_object *obj, struct pfe_policy *pol, enum pfe_fi
 	if (doc && sz)
 		snprintf(pol->doc, sizeof(pol->doc), "%.*s", (int)sz, doc);
 	pol->nparams = 0;
-	each_var(bpf_object__btf(obj), param_cb, &c);
+	pfe_var_each(bpf_object__btf(obj), param_cb, &c);
 	if (c.bad) {
 		snprintf(why, len, "its parameters are not %d __u64s at most (PFE_PARAM)", PFE_MAX_PARAMS);
 		return -1;
@@ -441,7 +397,7 @@ static void *map_data(struct pfe_run *r, const char *sec, size_t *size)
 	return p;
 }
 
-static int ctr_cb(const struct var *v, void *arg)
+static int ctr_cb(const struct pfe_var *v, void *arg)
 {
 	struct pfe_run *r = arg;
 
@@ -477,7 +433,7 @@ int pfe_run_load(struct pfe_run *r)
 	struct bpf_program *prog = NULL, *p;
 	libbpf_print_fn_t prev;
 	enum pfe_file_kind k;
-	struct find f;
+	struct pfe_var f = { 0 };
 	char why[256], *log;
 	size_t logsz = 1 << 20, sz;
 	char *base;
@@ -543,14 +499,13 @@ int pfe_run_load(struct pfe_run *r)
 	free(log);
 	r->prog_fd = bpf_program__fd(prog);
 	/* the batch */
-	f = (struct find){ .name = "pfe_io" };
-	each_var(bpf_object__btf(r->obj), find_cb, &f);
-	base = map_data(r, f.found.sec, &sz);
-	if (!base || f.found.off + sizeof(struct pfe_io) > sz) {
+	pfe_var_find(bpf_object__btf(r->obj), NULL, "pfe_io", &f);
+	base = f.sec ? map_data(r, f.sec, &sz) : NULL;
+	if (!base || f.off + sizeof(struct pfe_io) > sz) {
 		p_err("policy %s: cannot map its global data (%s)", pol->name, strerror(errno));
 		return -1;
 	}
-	r->io = (struct pfe_io *)(base + f.found.off);
+	r->io = (struct pfe_io *)(base + f.off);
 	r->io->abi = PFE_ABI_VERSION;
 	r->io->nev = r->io->nreq = 0;
 	/* the parameters */
@@ -561,17 +516,17 @@ int pfe_run_load(struct pfe_run *r)
 			return -1;
 		}
 		for (int i = 0; i < pol->nparams; i++) {
-			f = (struct find){ .sec = PFE_SEC_PARAMS, .name = pol->params[i].name };
-			if (each_var(bpf_object__btf(r->obj), find_cb, &f) != 1 || f.found.off + 8 > sz) {
+			if (!pfe_var_find(bpf_object__btf(r->obj), PFE_SEC_PARAMS, pol->params[i].name,
+					  &f) || f.off + 8 > sz) {
 				p_err("policy %s: parameter %s not found", pol->name, pol->params[i].name);
 				return -1;
 			}
-			r->pv[i] = (uint64_t *)(base + f.found.off);
+			r->pv[i] = (uint64_t *)(base + f.off);
 			*r->pv[i] = r->params[i];
 		}
 	}
 	/* the counters */
-	each_var(bpf_object__btf(r->obj), ctr_cb, r);
+	pfe_var_each(bpf_object__btf(r->obj), ctr_cb, r);
 	if (r->nctrs) {
 		base = map_data(r, PFE_SEC_CTRS, &sz);
 		if (!base) {
@@ -687,112 +642,4 @@ void pfe_run_free(struct pfe_run *r)
 	r->obj = NULL;
 	r->io = NULL;
 	r->prog_fd = -1;
-}
-
-/* --- a pinned engine ------------------------------------------------------------ */
-
-/* The map pinned at dir/name with its BTF: fd, or -errno. */
-static int pinned_map(const char *dir, const char *name, struct btf **btf, uint32_t *vsize,
-		      uint32_t *value_type)
-{
-	struct bpf_map_info info = { 0 };
-	uint32_t ilen = sizeof(info);
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_get_info_by_fd(fd, &info, &ilen) || !info.btf_id) {
-		close(fd);
-		return -ENOENT;
-	}
-	*btf = btf__load_from_kernel_by_id(info.btf_id);
-	if (!*btf) {
-		close(fd);
-		return -errno;
-	}
-	*vsize = info.value_size;
-	*value_type = info.btf_value_type_id;
-	return fd;
-}
-
-struct names {
-	char buf[512];
-	size_t n;
-	const char *sec;
-};
-
-static int names_cb(const struct var *v, void *arg)
-{
-	struct names *nm = arg;
-
-	if (!strcmp(v->sec, nm->sec) && nm->n < sizeof(nm->buf))
-		nm->n += snprintf(nm->buf + nm->n, sizeof(nm->buf) - nm->n, "%s%s",
-				  nm->n ? ", " : "", v->name);
-	return 0;
-}
-
-int pfe_pinned_set(const char *dir, const char *key, const char *value)
-{
-	struct btf *btf = NULL, *rbtf = NULL;
-	uint32_t vsize, vt, rsize, rvt, zero = 0;
-	unsigned long long v, lo = 0, hi = UINT64_MAX;
-	struct find f = { .sec = PFE_SEC_PARAMS, .name = key };
-	char info[96];
-	uint8_t *val = NULL;
-	int fd, rfd, ret = EXIT_FAIL;
-
-	fd = pinned_map(dir, "params", &btf, &vsize, &vt);
-	if (fd < 0) {
-		p_err("this engine's policy has no parameters");
-		return EXIT_FAIL;
-	}
-	if (each_var(btf, find_cb, &f) != 1 || f.found.size != 8) {
-		struct names nm = { .sec = PFE_SEC_PARAMS };
-
-		each_var(btf, names_cb, &nm);
-		p_err("the engine's policy has no parameter '%s' (it has %s)", key, nm.buf);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	/* the limits, from its .rodata */
-	rfd = pinned_map(dir, "rodata", &rbtf, &rsize, &rvt);
-	if (rfd >= 0) {
-		struct find g = { .sec = ".rodata", .name = info };
-		uint8_t *rv = calloc(1, rsize);
-
-		snprintf(info, sizeof(info), PFE_PARAM_INFO_PREFIX "%s", key);
-		if (rv && !bpf_map_lookup_elem(rfd, &zero, rv) && each_var(rbtf, find_cb, &g) == 1 &&
-		    g.found.size == sizeof(struct pfe_param_info)) {
-			const struct pfe_param_info *pi = (void *)(rv + g.found.off);
-
-			lo = pi->min;
-			hi = pi->max;
-		}
-		free(rv);
-		close(rfd);
-	}
-	if (parse_u64(key, value, lo, hi, &v)) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	val = calloc(1, vsize);
-	if (!val || bpf_map_lookup_elem(fd, &zero, val)) {
-		p_err("cannot read the engine's parameters: %s", strerror(errno));
-		goto out;
-	}
-	memcpy(val + f.found.off, &(uint64_t){ v }, 8);
-	if (bpf_map_update_elem(fd, &zero, val, 0)) {
-		p_err("cannot write the engine's parameters: %s", strerror(errno));
-		goto out;
-	}
-	ret = EXIT_OK;
-out:
-	free(val);
-	btf__free(btf);
-	btf__free(rbtf);
-	close(fd);
-	return ret;
 }

@@ -18,7 +18,7 @@ if ! make -s $SKELS >"$T/make.err" 2>&1; then
 fi
 if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-format-truncation -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined -Icmd -Icmd/lib -Icmd/drv -Ibpf -Ibuild -o "$T/pfe" tests/unit/pfengine_test.c \
-	cmd/pfengine/bpfrun.c cmd/drv/uvm_maps.c cmd/drv/uvm.c cmd/lib/output.c cmd/lib/units.c cmd/lib/param.c \
+	cmd/pfengine/bpfrun.c cmd/pfengine/btfvar.c cmd/pfengine/pinned.c cmd/drv/uvm_maps.c cmd/drv/uvm.c cmd/lib/output.c cmd/lib/units.c cmd/lib/param.c \
 	cmd/lib/json_writer.c cmd/lib/text.c cmd/lib/clock.c cmd/lib/trustfile.c cmd/pfengine/objcheck.c cmd/pfengine/mapcost.c \
 	$(pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
 	2>"$T/cc.err"; then
