@@ -71,7 +71,9 @@
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
 # the targets come from them); every round then holds the alones again, its
 # order rotated.  Rounds run while a whole one still fits in
-# DEADLINE s from the start.
+# DEADLINE s from the start.  WAKE=S (default 1.5): the seconds between
+# waking a phase's groups (and starting its run) and the LC's first request
+# (the stand-in tests shorten it).
 # Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
 # w.tgz (the trainers' step logs, each policy's status and run output).
 set -u
@@ -135,6 +137,8 @@ pick) pick || exit 2 ;;
 esac
 SETTLE=${SETTLE:-0}
 case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
+WAKE=${WAKE:-1.5}
+case $WAKE in *[!0-9.]* | '' | *.*.* | .) echo "Error: WAKE is seconds (e.g. 1.5), not '$WAKE'" >&2; exit 2 ;; esac
 GPUCTL_REF=${GPUCTL_REF:-}
 [ -z "$GPUCTL_REF" ] || [ -x "$GPUCTL_REF" ] ||
 	{ echo "Error: GPUCTL_REF is not an executable: '$GPUCTL_REF'" >&2; exit 2; }
@@ -242,7 +246,7 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: anoth
 		for k in $(seq 200); do grep -q active "$W/run_${label}_$r.err" && break; sleep 0.05; done
 		case " $* " in *" hint "*) hintarg=" $H$hintarg" ;; esac
 	fi
-	sleep 1.5
+	sleep "$WAKE"
 	if [ "$lc" = - ]; then
 		t0=$(mono); sleep "$PHASE"; t1=$(mono)
 		echo "P $r $label be=$g lc - t0=$(python3 -c "print('%.3f' % ($t0 + $SKIP))") t1=$t1" >>"$OUT/phases.txt"

@@ -7,7 +7,7 @@ static-2026-11-27-h100-run1), then issue 39's goals, each judged within the
 call (by the pooled P99 where the LC wrote its requests' times):
   - the latency target: its LC P99 <= the target, and its BE >= that of
     every static configuration (MPS priority x threads, lc-be be-timeslice x
-    be-floor, no policy) whose median P99 meets the same target;
+    be-floor, no policy) whose P99 (judged as the target's) meets the same target;
   - a BE of another uid: LC P99 <= 1.10x LC alone outside MPS (paired by
     round), BE >= 70 % of BE alone;
   - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with

@@ -30,7 +30,7 @@ expect_stderr_line "PICK without SET=pick"
 [ -e "$T_DIR/k0" ] || [ -e "$T_DIR/k0w" ] && fail "PICK refused: nothing set up" "$(ls -d "$T_DIR"/k0*)" ||
 	ok "PICK refused: nothing set up"
 : >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=pick PICK="gp99_m20 ts50_f10 mps_p0t25" \
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=pick PICK="gp99_m20 ts50_f10 mps_p0t25" \
 	NBE=1 SKIP=0 MEAS=1 MAXROUNDS=2 OUT="$T_DIR/pk" W="$T_DIR/pkw" timeout 200 bash $M/static_gpu.sh
 P=$T_DIR/pk/phases.txt
 on() { grep "^P $1 " "$P" | awk '{print $3}' | paste -sd' '; }
@@ -57,7 +57,7 @@ expect_exit 0 python3 $M/static_pool.py "$T_DIR/pk"
 expect_out "static_pool on a SET=pick call: the anchor, 1.000 of itself" '^   mps_p1t100 +2 +200 +5198 +kept +kept +[0-9.]+ +1\.000$'
 expect_out "static_pool on a SET=pick call: goal 2 judged" '^gp99_m20: goal (MET|not met): kept in 1 of 1 calls'
 : >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=pick PICK="p99_p110 be_alone" \
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=pick PICK="p99_p110 be_alone" \
 	NBE=1 SKIP=0 MEAS=1 MAXROUNDS=1 OUT="$T_DIR/pu" W="$T_DIR/puw" timeout 200 bash $M/static_gpu.sh
 P=$T_DIR/pu/phases.txt
 [ "$(on 0) / $(on 1)" = "alone_plain_warm alone_plain_cal / alone_plain be_alone p99_p110" ] &&
@@ -65,7 +65,7 @@ P=$T_DIR/pu/phases.txt
 grep -qi "mps" "$FAKE_LOG" && fail "pick uid: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=pick, goal 3's phases: no MPS daemon or client"
 expect_exit 2 python3 $M/static_pool.py "$T_DIR/pk" "$T_DIR/pu"
 expect_stderr_line "static_pool: a call without the anchor"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=pick PICK="alone_plain" \
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=pick PICK="alone_plain" \
 	NBE=1 SKIP=0 MEAS=1 MAXROUNDS=2 OUT="$T_DIR/pa" W="$T_DIR/paw" timeout 200 bash $M/static_gpu.sh
 P=$T_DIR/pa/phases.txt
 [ "$(on 1) / $(on 2)" = "alone_plain / alone_plain" ] && ok "SET=pick, an alone only: that phase a round, no empty one" ||
