@@ -7,9 +7,24 @@ same window, from the trainers' step logs in the work directory.
 
 lat: the phase's request times (us) when the LC wrote them to WORKDIR/lat.txt
 (COLOC_LAT_FILE; a line "LABEL t0=T US...", found by its label and t0), else [].
+
+What static_sum.py (one call) and static_pool.py (calls side by side) both
+judge by:
+  targets(PHASES) -> {name: us}    the call's "T" line (1.2x/2x alone ...)
+  pooled(rows, label)              P99 of all its requests together (None
+                                   without lat.txt or under 100 requests)
+  lc99(rows, label)                the figure a target is judged by: pooled,
+                                   else the median over rounds of phase P99s
+  med(rows, label, key)            (median, min, max) over rounds, or None
+  is_static(label)                 a static configuration of goal 2's set
+  TARGETED                         (target name, lc-p99 phase label) pairs
 """
 import glob
 import re
+import statistics as st
+
+TARGETED = (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
+            ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20"))
 
 
 def _be_rate(logs, w, group, t0, t1):
@@ -53,3 +68,31 @@ def load(phases, w):
             p99=int(lc.group(3)) if lc else None, be=_be_rate(logs, w, group, t0, t1),
             lat=lats.get((label, t.group(1)), []), t0=t0, t1=t1)
     return rows
+
+
+def targets(phases):
+    t = {}
+    for line in open(phases):
+        if line.startswith("T "):
+            t = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    return t
+
+
+def med(rows, label, key):
+    v = [x[key] for x in rows.get(label, {}).values() if x[key] is not None]
+    return (st.median(v), min(v), max(v)) if v else None
+
+
+def pooled(rows, label):
+    v = sorted(x for r in rows.get(label, {}).values() for x in r["lat"])
+    return v[int(len(v) * 0.99)] if len(v) >= 100 else None
+
+
+def lc99(rows, label):
+    p = pooled(rows, label)
+    return p if p else (med(rows, label, "p99") or (None,))[0]
+
+
+def is_static(label):
+    """No policy, a TSG setting (lc-be ts*) or MPS set by hand (mps_*)."""
+    return label == "none" or label.startswith("ts") or label.startswith("mps_")

@@ -35,6 +35,29 @@
 #                      the target met by most BE in sessions 9-10, what lc-p99
 #                      gives BE clients at their start): both MPS goals, five
 #                      phases a round (MAXROUNDS=7)
+#   SET=pick PICK="LABEL ..."  only the named phases a round (the labels
+#                      above: mps_pXtY for X in 0 1, Y in 25 50 100; gp99_m12,
+#                      gp99_m20, gone; ts50_f10 ts50_f30 ts200_f10 ts200_f30,
+#                      p99_m12, p99_m20; be_alone, none, p99_p110, p99_m20p,
+#                      ts50_rot50(_f0), ts1024_lvl, ts500_lvl; alone_plain,
+#                      alone_mps), only the processes and groups they use, and
+#                      what they are judged against:
+#                      - alone_mps and MPS by hand mps_p1t100 (the anchor:
+#                        static_pool.py divides each call's BE by it, so that
+#                        calls can be set side by side) with any phase of goal
+#                        2's: the MPS ones, lc-p99 at the MPS targets (gp99_*,
+#                        p99_m12/m20), gone, and the TSG static set
+#                        ts{50,200}_f{10,30}.  As in SET=all, the TSG set's LC
+#                        is the one outside MPS (lcp), held to the targets from
+#                        LC alone *under* MPS: what a static TSG setting gives
+#                        a user who asks MPS's latency, not 1.2x its own alone;
+#                      - alone_plain with goal 3's (be_alone, none, p99_p110,
+#                        p99_m20p, the rot and lvl ones), the LC outside MPS;
+#                      - an LC whose alone is not in the call runs that alone
+#                        once first all the same (*_warm, dropped).
+#                      Rounds turn by one phase (ROT=1).  An unknown label:
+#                      one Error line, exit 2, nothing set up.  Calls that
+#                      together hold the static set: bench/mps/README.md.
 # GPUCTL_REF=PATH (another gpuctl, e.g. main's before a change to lc-p99)
 # adds a twin of every lc-p99 phase (p99_*, gp99_*) run by it, LABEL_ref,
 # beside the tree's in every round; the summary pairs them (the A/B of a
@@ -48,21 +71,74 @@
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
 # the targets come from them); every round then holds the alones again, its
 # order rotated.  Rounds run while a whole one still fits in
-# DEADLINE s from the start.
+# DEADLINE s from the start.  WAKE=S (default 1.5): the seconds between
+# waking a phase's groups (and starting its run) and the LC's first request
+# (the stand-in tests shorten it).
 # Out ($OUT, few files): phases.txt, summary.txt (static_sum.py), log.txt,
 # w.tgz (the trainers' step logs, each policy's status and run output).
 set -u
-SET=${SET:-mps}
+catalog() {	# every phase a round can hold but the alones: LABEL|LC|BE GROUP|sched run ARGS
+	local g
+	echo "be_alone|-|u|
+none|lcp|u|
+ts200_f30|lcp|u|$LCB be-timeslice 200 be-floor 30
+p99_p110|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP110}us
+ts50_rot50|lcp|u|$LCB be-timeslice 50 be-rotate 50 be-off channels
+ts50_rot50_f0|lcp|u|$LCB be-timeslice 50 be-rotate 50 be-off channels be-floor 0
+ts1024_lvl|lcp|u|$LCB lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 1024
+ts500_lvl|lcp|u|$LCB lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500
+p99_m20p|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP200}us
+ts50_f10|lcp|u|$LCB be-timeslice 50 be-floor 10
+ts50_f30|lcp|u|$LCB be-timeslice 50 be-floor 30
+ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
+p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
+p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
+	for g in p0t25 p0t50 p0t100 p1t25 p1t50 p1t100; do echo "mps_$g|lcm|$g|"; done
+	echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us
+gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us
+gone|lcm|go|$LCM"
+}
+pick() {	# SET=pick: PICK's labels checked; PL, the LCs, groups and calibrated alones they need
+	local l lc g known need_m="" need_p="" picks
+	known=" alone_plain alone_mps $(TM12=0 TM20=0 TP110=0 TP200=0 LCB="" LCM="" H="" catalog | cut -d'|' -f1 | tr '\n' ' ')"
+	read -ra picks -d '' <<<"$PICK"
+	[ ${#picks[@]} -gt 0 ] || { echo "Error: SET=pick needs PICK, the phases' labels:${known% }" >&2; return 2; }
+	PL=""
+	for l in "${picks[@]}"; do
+		case $known in *" $l "*) ;; *)
+			echo "Error: PICK: no phase '${l//[^[:print:]]/?}'; the labels:${known% }" >&2; return 2 ;; esac
+		case $l in alone_mps | mps_* | gp99_* | gone | p99_m12 | p99_m20 | ts50_f[13]0 | ts200_f[13]0) need_m=1 ;;
+		*) need_p=1 ;; esac	# alone_plain, be_alone, none, p99_p110, p99_m20p, rot, lvl
+		PL="$PL $l"
+	done
+	[ -n "$need_m" ] && PL="$PL mps_p1t100"	# the anchor
+	MPSG="" UG="" XG="" LCS="" ALC=""
+	[ -n "$need_p" ] && ALC=lcp
+	[ -n "$need_m" ] && ALC="$ALC lcm"
+	while IFS='|' read -r l lc g _; do	# catalog's order
+		case " $PL " in *" $l "*) ;; *) continue ;; esac
+		case $lc in lcp | lcm) LCS="$LCS $lc" ;; esac
+		case $g in u) UG=u ;; p*) MPSG="$MPSG $g" ;; gt | go) XG="$XG $g" ;; esac
+	done < <(TM12=0 TM20=0 TP110=0 TP200=0 LCB="" LCM="" H="" catalog)
+	LCS=$(for lc in $ALC $LCS; do echo "$lc"; done | sort -ru | paste -sd' ')	# lcp before lcm
+	XG=$(for g in $XG; do echo "$g"; done | sort -ru | paste -sd' ')	# gt before go
+	ROT=${ROT:-1}
+}
+SET=${SET:-mps} PICK=${PICK:-}
+[ -n "$PICK" ] && [ "$SET" != pick ] && { echo "Error: PICK is for SET=pick, not SET=$SET" >&2; exit 2; }
 case $SET in	# before anything is set up
 mps) MPSG="p0t50 p0t100 p1t50 p1t100" UG="" XG="gt go" LCS=lcm ;;
 uid|rot|lvl) MPSG="" UG=u XG="" LCS=lcp ;;
 all) MPSG="p0t25 p0t50 p0t100 p1t25 p1t50 p1t100" UG=u XG="gt go" LCS="lcp lcm" ;;
 g1) MPSG="p1t100" UG="" XG="go" LCS=lcm ROT=1 ;;
 goals) MPSG="p0t50 p1t100" UG="" XG="gt go" LCS=lcm ROT=1 M20=no ;;
-*) echo "Error: SET is mps, uid, rot, lvl, all, g1 or goals, not '$SET'" >&2; exit 2 ;;
+pick) pick || exit 2 ;;
+*) echo "Error: SET is mps, uid, rot, lvl, all, g1, goals or pick, not '$SET'" >&2; exit 2 ;;
 esac
 SETTLE=${SETTLE:-0}
 case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
+WAKE=${WAKE:-1.5}
+case $WAKE in *[!0-9.]* | '' | *.*.* | .) echo "Error: WAKE is seconds (e.g. 1.5), not '$WAKE'" >&2; exit 2 ;; esac
 GPUCTL_REF=${GPUCTL_REF:-}
 [ -z "$GPUCTL_REF" ] || [ -x "$GPUCTL_REF" ] ||
 	{ echo "Error: GPUCTL_REF is not an executable: '$GPUCTL_REF'" >&2; exit 2; }
@@ -103,7 +179,8 @@ for i in $(seq "$NBE"); do	# another uid's BE, after watch, before any run
 		$C be "$W/u$i.log" >"$W/u$i.out" 2>&1 & ALL="$ALL $!"
 done
 mkdir -p "$HP" "$HL"
-case $SET in uid|rot|lvl) ;; *) false ;; esac || CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d
+case " $LCS " in *" lcm "*)	# the daemon set up by hand, where an LC is its client
+	CUDA_MPS_PIPE_DIRECTORY=$HP CUDA_MPS_LOG_DIRECTORY=$HL nvidia-cuda-mps-control -d ;; esac
 mkfifo "$W/lcp.in" "$W/lcm.in"
 case " $LCS " in *" lcp "*)
 	PROC_COMM=lcbert $C lc bert 5 <"$W/lcp.in" >"$W/lcp.out" 2>&1 & ALL="$ALL $!" ;; esac
@@ -169,7 +246,7 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: anoth
 		for k in $(seq 200); do grep -q active "$W/run_${label}_$r.err" && break; sleep 0.05; done
 		case " $* " in *" hint "*) hintarg=" $H$hintarg" ;; esac
 	fi
-	sleep 1.5
+	sleep "$WAKE"
 	if [ "$lc" = - ]; then
 		t0=$(mono); sleep "$PHASE"; t1=$(mono)
 		echo "P $r $label be=$g lc - t0=$(python3 -c "print('%.3f' % ($t0 + $SKIP))") t1=$t1" >>"$OUT/phases.txt"
@@ -197,30 +274,26 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: anoth
 LCB="lc-be lc comm:lcbert"
 r=0 per=0
 LCM="lc-be lc comm:lcbertm mechanism mps mps-dir $HP"
-ALONES="alone_plain|lcp||"	# the alones this SET's ratios need (round 1: first, in this order)
-case $SET in uid|rot|lvl) ;; *) false ;; esac || ALONES="$ALONES
-alone_mps|lcm||"
-case $SET in mps|g1|goals) ALONES="alone_mps|lcm||" ;; esac
-plan() {	# the phases of a round but the alones, for SET (targets known)
+alone_of() { case $1 in lcp) echo "alone_plain|lcp||" ;; lcm) echo "alone_mps|lcm||" ;; esac; }
+WARMS=$(for lc in $LCS; do alone_of "$lc"; done)	# each LC's alone, run once first and dropped
+ALONES=$(for lc in ${ALC-$LCS}; do alone_of "$lc"; done)	# calibrated, in every round (round 1: first)
+labels() {	# the labels of a round but the alones, for SET
 	local g
-	case $SET in uid|rot|lvl|all) echo "be_alone|-|u|
-none|lcp|u|
-ts200_f30|lcp|u|$LCB be-timeslice 200 be-floor 30
-p99_p110|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP110}us" ;; esac
-	[ "$SET" = rot ] && echo "ts50_rot50|lcp|u|$LCB be-timeslice 50 be-rotate 50 be-off channels
-ts50_rot50_f0|lcp|u|$LCB be-timeslice 50 be-rotate 50 be-off channels be-floor 0"
-	[ "$SET" = lvl ] && echo "ts1024_lvl|lcp|u|$LCB lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 1024
-ts500_lvl|lcp|u|$LCB lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500"
-	[ "$SET" = uid ] && echo "p99_m20p|lcp|u|$LCB hint $H be-off channels lc-p99 ${TP200}us"
-	[ "$SET" = all ] && echo "ts50_f10|lcp|u|$LCB be-timeslice 50 be-floor 10
-ts50_f30|lcp|u|$LCB be-timeslice 50 be-floor 30
-ts200_f10|lcp|u|$LCB be-timeslice 200 be-floor 10
-p99_m12|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM12}us
-p99_m20|lcp|u|$LCB hint $H be-off channels lc-p99 ${TM20}us"
-	for g in $MPSG; do echo "mps_$g|lcm|$g|"; done
-	case " $XG " in *" gt "*) echo "gp99_m12|lcm|gt|$LCM hint $H lc-p99 ${TM12}us" ;; esac
-	case " $XG :${M20:-}" in *" gt "*:) echo "gp99_m20|lcm|gt|$LCM hint $H lc-p99 ${TM20}us" ;; esac
-	case " $XG " in *" go "*) echo "gone|lcm|go|$LCM" ;; esac
+	case $SET in uid|rot|lvl|all) echo be_alone none ts200_f30 p99_p110 ;; esac
+	case $SET in
+	rot) echo ts50_rot50 ts50_rot50_f0 ;;
+	lvl) echo ts1024_lvl ts500_lvl ;;
+	uid) echo p99_m20p ;;
+	all) echo ts50_f10 ts50_f30 ts200_f10 p99_m12 p99_m20 ;;
+	pick) echo "$PL"; return ;;	# the anchor among them
+	esac
+	for g in $MPSG; do echo "mps_$g"; done
+	case " $XG " in *" gt "*) echo gp99_m12 ;; esac
+	case " $XG :${M20:-}" in *" gt "*:) echo gp99_m20 ;; esac
+	case " $XG " in *" go "*) echo gone ;; esac
+}
+plan() {	# the phases of a round but the alones, for SET (targets known), in catalog's order
+	catalog | awk -F'|' -v want=" $(labels | tr '\n' ' ') " 'index(want, " " $1 " ")'
 }
 twins() {	# each lc-p99 phase, with GPUCTL_REF its twin LABEL_ref, with SETTLE each one's LABEL_s
 	awk -F'|' -v ref="$GPUCTL_REF" -v settle="$SETTLE" '
@@ -236,14 +309,15 @@ while [ $r -lt "$MAXROUNDS" ]; do
 		# (after one of the usual length, dropped: the first after the start ran 1.45x the rest)
 		while IFS='|' read -r label lc g args; do
 			phase 0 "${label}_warm" "$lc" "$g"
-			PH=$((SKIP + 3 * MEAS)) phase 0 "${label}_cal" "$lc" "$g"; done <<<"$ALONES"
+			case $'\n'"$ALONES" in *$'\n'"$label|"*)
+				PH=$((SKIP + 3 * MEAS)) phase 0 "${label}_cal" "$lc" "$g" ;; esac; done <<<"$WARMS"
 		ap=$(p99_of alone_plain_cal); am=$(p99_of alone_mps_cal); ap=${ap:-0} am=${am:-0}
 		TM12=$((am * 12 / 10)) TM20=$((am * 2)) TP110=$((ap * 11 / 10)) TP200=$((ap * 2))
 		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110, 2x $TP200"
 		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
 	fi
 	list=$(printf '%s\n%s\n' "$ALONES" "$(plan | twins)" |
-		awk -v k=$(((r - 1) * ${ROT:-3})) '{a[NR]=$0} END {for (i = 0; i < NR; i++) print a[(i + k) % NR + 1]}')
+		awk -v k=$(((r - 1) * ${ROT:-3})) 'NF {a[++n]=$0} END {for (i = 0; i < n; i++) print a[(i + k) % n + 1]}')
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086
 		phase "$r" "$label" "$lc" "$g" $args

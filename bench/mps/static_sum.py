@@ -7,7 +7,7 @@ static-2026-11-27-h100-run1), then issue 39's goals, each judged within the
 call (by the pooled P99 where the LC wrote its requests' times):
   - the latency target: its LC P99 <= the target, and its BE >= that of
     every static configuration (MPS priority x threads, lc-be be-timeslice x
-    be-floor, no policy) whose median P99 meets the same target;
+    be-floor, no policy) whose P99 (judged as the target's) meets the same target;
   - a BE of another uid: LC P99 <= 1.10x LC alone outside MPS (paired by
     round), BE >= 70 % of BE alone;
   - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with
@@ -19,35 +19,29 @@ Where WORKDIR/clocks.txt holds clocks.py's samples: each configuration's
 median SM clock, power and utilization over its phases' windows.
 """
 import os
-import re
 import statistics as st
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from phases import load  # noqa: E402
+import phases  # noqa: E402
+from phases import TARGETED  # noqa: E402
 
-rows = load(sys.argv[1], sys.argv[2])
-targets = {}
-for line in open(sys.argv[1]):
-    if line.startswith("T "):
-        targets = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+rows = phases.load(sys.argv[1], sys.argv[2])
+targets = phases.targets(sys.argv[1])
 
 
 def pooled(label):
     """The P99 of every request of label's phases together (None without lat.txt)."""
-    v = sorted(x for r in rows.get(label, {}).values() for x in r["lat"])
-    return v[int(len(v) * 0.99)] if len(v) >= 100 else None
+    return phases.pooled(rows, label)
 
 
 def lc99(label):
     """The figure a target is judged by: the pooled P99, else the rounds' median."""
-    p = pooled(label)
-    return p if p else (med(label, "p99") or (None,))[0]
+    return phases.lc99(rows, label)
 
 
 def med(label, key):
-    v = [x[key] for x in rows.get(label, {}).values() if x[key] is not None]
-    return (st.median(v), min(v), max(v)) if v else None
+    return phases.med(rows, label, key)
 
 
 def paired(a, b, key):
@@ -70,11 +64,9 @@ for label in rows:
                                              fmt(med(label, "p99")), "%.0f" % pp if pp else "-",
                                              fmt(med(label, "be"), "%.1f")))
 
-static = [x for x in rows if x == "none" or x.startswith("ts") or x.startswith("mps_")]
+static = [x for x in rows if phases.is_static(x)]
 bealone = med("be_alone", "be")
 print("\ntargets (from round 1's alones): %s" % targets)
-TARGETED = (("m12", "p99_m12"), ("m20", "p99_m20"), ("p110", "p99_p110"),
-            ("p200", "p99_m20p"), ("m12", "gp99_m12"), ("m20", "gp99_m20"))
 for name, label in [(n, x + s) for n, x in TARGETED for s in ("", "_ref", "_s", "_ref_s")]:
     t, p99, be = targets.get(name), lc99(label), med(label, "be")
     if not t or not p99:

@@ -5,11 +5,13 @@
 # is set up; a whole SET=mps call against stand-ins (gpuctl, the LC/BE
 # workload, nvidia-smi, nvidia-cuda-mps-control) runs every phase of each
 # round, its BE clients through `sched exec`, and leaves the summary with the
-# pooled P99 and the goals' verdicts; GPUCTL_REF's twins of the lc-p99
-# phases, paired; static_sum.py's figures on phases whose
-# request times are known (the pooled P99, the paired ratios, each verdict).
+# pooled P99 and the goals' verdicts; SET=g1, rot and lvl; static_sum.py's
+# figures on phases whose request times are known (the pooled P99, the
+# paired ratios, each verdict).  SET=goals, GPUCTL_REF and SETTLE:
+# test_bench_mps_twins.sh.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+. tests/bench_mps_fakes.sh
 
 M=bench/mps
 F=$T_DIR/fake
@@ -18,54 +20,13 @@ mkdir -p "$F"
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
 expect_stderr_line "static_gpu.sh: an unknown SET"
-expect_err "the SETs named" "mps, uid, rot, lvl, all, g1 or goals"
+expect_err "the SETs named" "mps, uid, rot, lvl, all, g1, goals or pick"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
-cat >"$F/gpuctl" <<'EOF'
-#!/bin/bash
-echo "$*" >>"$FAKE_LOG"
-case "$1 $2" in
-"sched run") exec python3 -c '
-import signal, sys, time
-print("policy lc-be active", file=sys.stderr, flush=True)
-def h(*a):
-    print("policy lc-be stopped: 0 applied, 0 re-applied, 0 failed"); sys.exit(0)
-signal.signal(signal.SIGINT, h)
-while True: time.sleep(0.05)' ;;
-"sched exec") while [ "$1" != -- ]; do shift; done; shift
-	CUDA_MPS_CLIENT_PRIORITY=0 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 exec "$@" ;;
-*) echo "stand-in gpuctl $*" ;;
-esac
-EOF
-cat >"$F/coloc" <<'EOF'
-#!/bin/bash
-# the LC/BE workload's stand-in: BE steps every 0.1 s; the LC answers each
-# "run LABEL SECS" with 200 request times of 5000..5199 us (lat file) and a line
-now() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
-if [ "$1" = be ]; then
-	echo "be ready pid=$$"
-	while :; do now >>"$2"; sleep 0.1; done
-fi
-echo "lc ready pid=$$"
-while read -r cmd label secs hint; do
-	echo "coloc $cmd $label $secs $hint" >>"$FAKE_LOG"
-	t0=$(now); sleep "$secs"; t1=$(now)
-	[ -n "${COLOC_LAT_FILE:-}" ] && echo "$label t0=$t0 $(seq 5000 5199 | tr '\n' ' ')" >>"$COLOC_LAT_FILE"
-	echo "lc bert $label n=200 p50_us=5100 p99_us=5198 max_us=5199 t0=$t0 t1=$t1"
-done
-EOF
-cat >"$F/nvidia-smi" <<'EOF'
-#!/bin/sh
-# clocks.py's -lms: a sample every 0.1 s (SM 1980 MHz, memory 2619, 312.5 W, 87 %)
-case " $* " in *" -lms "*) while :; do echo "1980, 2619, 312.50, 87" || exit; sleep 0.1; done ;; esac
-echo "Stand-in GPU, 580.159.04, 0 MiB, 81559 MiB"
-EOF
-printf '#!/bin/sh\ncat >/dev/null; exit 0\n' >"$F/nvidia-cuda-mps-control"
-printf '#!/bin/sh\necho "mount $*" >>"$FAKE_LOG"\n' >"$F/mount"	# the host's mounts stay as they are
-chmod +x "$F"/*
+mps_fakes "$F"
 export FAKE_LOG=$T_DIR/gpuctl.log
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=mps NBE=1 SKIP=0 MEAS=1 \
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=mps NBE=1 SKIP=0 MEAS=1 \
 	MAXROUNDS=2 OUT="$T_DIR/o" W="$T_DIR/w" timeout 200 bash $M/static_gpu.sh
 P=$T_DIR/o/phases.txt
 n=$(grep -c '^P [12] ' "$P")
@@ -93,7 +54,7 @@ left=$(grep -ls "$F/colo[c]" /proc/[0-9]*/cmdline)	# ([c]: not this grep's own)
 
 # --- SET=g1: the one-command goal alone, rotated each round -------------------------
 : >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=g1 NBE=1 SKIP=0 MEAS=1 \
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=g1 NBE=1 SKIP=0 MEAS=1 \
 	MAXROUNDS=3 OUT="$T_DIR/g" W="$T_DIR/gw" timeout 200 bash $M/static_gpu.sh
 P=$T_DIR/g/phases.txt
 [ "$(grep -c '^P [123] ' "$P")" = 9 ] && ok "SET=g1: 3 phases a round, 3 rounds" || fail "g1 phases" "$(cut -c1-40 "$P")"
@@ -108,7 +69,7 @@ grep -q "^   LC P99 1.000x .* over 3 rounds, pooled 1.000x" "$T_DIR/g/summary.tx
 chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
 tsg_set() {	# tsg_set SET PHASES RUN LABEL: one round against stand-ins; its phases, RUN, no MPS, LABEL judged
 	: >"$FAKE_LOG"
-	expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET="$1" NBE=1 SKIP=0 MEAS=1 \
+	expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET="$1" NBE=1 SKIP=0 MEAS=1 \
 		MAXROUNDS=1 OUT="$T_DIR/$1" W="$T_DIR/$1w" timeout 200 bash $M/static_gpu.sh
 	P=$T_DIR/$1/phases.txt
 	[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_plain be_alone none ts200_f30 p99_p110 $2" ] &&
@@ -121,64 +82,7 @@ tsg_set() {	# tsg_set SET PHASES RUN LABEL: one round against stand-ins; its pha
 }
 tsg_set rot "ts50_rot50 ts50_rot50_f0" "be-timeslice 50 be-rotate 50 be-off channels be-floor 0" ts50_rot50
 tsg_set lvl "ts1024_lvl ts500_lvl" "lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500" ts1024_lvl
-# --- SET=goals: both MPS goals, five phases a round -----------------------------------
-: >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" SET=goals NBE=1 SKIP=0 MEAS=1 \
-	MAXROUNDS=2 OUT="$T_DIR/q5" W="$T_DIR/q5w" timeout 200 bash $M/static_gpu.sh
-P=$T_DIR/q5/phases.txt
-[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_mps mps_p0t50 mps_p1t100 gp99_m12 gone" ] &&
-	[ "$(grep -c '^P 2 ' "$P")" = 5 ] && ok "SET=goals: alone, p0t50, p1t100, gp99_m12, gone a round" ||
-	fail "goals phases" "$(grep '^P [12] ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
-grep -q "gp99_m20" "$P" && fail "goals: no gp99_m20" "$(grep gp99_m20 "$P")" || ok "SET=goals: no gp99_m20"
-grep -q "^m12: target [0-9]* us; gp99_m12 P99" "$T_DIR/q5/summary.txt" && grep -q "^   LC P99 1.000x .* over 2 rounds" "$T_DIR/q5/summary.txt" &&
-	ok "SET=goals: both goals judged" || fail "goals summary" "$(tail -12 "$T_DIR/q5/summary.txt")"
-# --- GPUCTL_REF: each lc-p99 phase twice, the twin by REF's gpuctl, paired ------------
-expect_exit 2 env SET=goals GPUCTL_REF="$T_DIR/no-such-gpuctl" OUT="$T_DIR/r0" W="$T_DIR/r0w" bash $M/static_gpu.sh
-expect_stderr_line "GPUCTL_REF not an executable"
-[ -e "$T_DIR/r0" ] && fail "GPUCTL_REF refused: nothing set up" "$T_DIR/r0 made" || ok "GPUCTL_REF refused: nothing set up"
-printf '#!/bin/bash\necho "REF $*" >>"$FAKE_LOG"\nexec "%s/gpuctl" "$@"\n' "$F" >"$F/gpuctl-ref"
-chmod +x "$F/gpuctl-ref"
-: >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" GPUCTL_REF="$F/gpuctl-ref" COLOC="$F/coloc" SET=goals NBE=1 \
-	SKIP=0 MEAS=1 MAXROUNDS=2 OUT="$T_DIR/rr" W="$T_DIR/rrw" timeout 200 bash $M/static_gpu.sh
-P=$T_DIR/rr/phases.txt
-[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_mps mps_p0t50 mps_p1t100 gp99_m12 gp99_m12_ref gone" ] &&
-	[ "$(grep -c '^P 2 ' "$P")" = 6 ] && ok "GPUCTL_REF: gp99_m12's twin right after it, each round" ||
-	fail "ref phases" "$(grep '^P [12] ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
-[ "$(grep -c '^REF sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 2 ] &&
-	[ "$(grep -c '^sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 4 ] &&
-	! grep -q '^REF sched run lc-be lc comm:lcbertm mechanism mps mps-dir [^ ]*$' "$FAKE_LOG" &&
-	ok "GPUCTL_REF: REF's gpuctl runs the twins' lc-p99 only (2 of 4)" || fail "ref runs" "$(grep 'sched run' "$FAKE_LOG")"
-grep -q "^gpuctl-ref stand-in gpuctl version" "$T_DIR/rr/log.txt" && ok "GPUCTL_REF: its version in the log" ||
-	fail "ref version" "$(grep gpuctl "$T_DIR/rr/log.txt" | head -3)"
-S=$T_DIR/rr/summary.txt
-grep -q "^m12: target [0-9]* us; gp99_m12_ref P99 5198 (kept)" "$S" && ok "GPUCTL_REF: the twin judged against the target too" ||
-	fail "ref target" "$(grep -A3 '^m12' "$S")"
-grep -Eq '^   gp99_m12 +LC P99 1\.000x \[1\.000-1\.000\] over 2 rounds, pooled 1\.000x, BE [0-9.]+x' "$S" &&
-	ok "GPUCTL_REF: the tree against REF's, paired by round" || fail "ref pairs" "$(grep -A2 'GPUCTL_REF' "$S")"
-# --- SETTLE: each lc-p99 phase's settled twin (LABEL_s, LABEL_ref_s) -----------------
-expect_exit 2 env SET=goals SETTLE=5s OUT="$T_DIR/s0" W="$T_DIR/s0w" bash $M/static_gpu.sh
-expect_stderr_line "SETTLE not whole seconds"
-[ -e "$T_DIR/s0" ] && fail "SETTLE refused: nothing set up" "$T_DIR/s0 made" || ok "SETTLE refused: nothing set up"
-: >"$FAKE_LOG"
-expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" GPUCTL_REF="$F/gpuctl-ref" COLOC="$F/coloc" SET=goals NBE=1 \
-	SKIP=0 MEAS=1 SETTLE=2 MAXROUNDS=1 OUT="$T_DIR/st" W="$T_DIR/stw" timeout 200 bash $M/static_gpu.sh
-P=$T_DIR/st/phases.txt
-[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
-	"alone_mps mps_p0t50 mps_p1t100 gp99_m12 gp99_m12_s gp99_m12_ref gp99_m12_ref_s gone" ] &&
-	ok "SETTLE: each lc-p99 phase and its REF twin, each followed by its settled twin" ||
-	fail "settle phases" "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')"
-[ "$(grep -c '^REF sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 2 ] &&
-	ok "SETTLE: REF's gpuctl runs gp99_m12_ref and gp99_m12_ref_s" || fail "settle ref" "$(grep 'sched run' "$FAKE_LOG")"
-grep -q '^coloc run gp99_m12_s 3 .*/lc.hint skip=2$' "$FAKE_LOG" && grep -q '^coloc run gp99_m12_ref_s 3 .*/lc.hint skip=2$' "$FAKE_LOG" &&
-	grep -q '^coloc run gp99_m12 1 [^ ]*/lc.hint$' "$FAKE_LOG" &&
-	ok "SETTLE: a settled phase runs 2 s longer and its LC counts after them" || fail "settle lc" "$(grep '^coloc' "$FAKE_LOG")"
-S=$T_DIR/st/summary.txt
-grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, BE [0-9.]+x' "$S" &&
-	grep -Eq '^   gp99_m12_ref_s +LC P99 1\.000x' "$S" &&
-	grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, pooled 1\.000x' "$S" &&
-	grep -q "^m12: target [0-9]* us; gp99_m12_s P99 5198 (kept)" "$S" &&
-	ok "SETTLE: the settled twins judged, against their start and against REF's" || fail "settle summary" "$(tail -25 "$S")"
+
 left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test_bench_mps_twins.sh - bench/mps/static_gpu.sh against the stand-ins
+# (tests/bench_mps_fakes.sh), no GPU: SET=goals (both MPS goals, five phases
+# a round), GPUCTL_REF's twin of each lc-p99 phase paired with it, SETTLE's
+# settled twins judged against their start and REF's; and the clock sampler
+# gone with the bench.  (Split from test_bench_mps.sh: together they took
+# 2.7 min of its 5.)
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+. tests/bench_mps_fakes.sh
+
+M=bench/mps
+F=$T_DIR/fake
+mkdir -p "$F"
+mps_fakes "$F"
+export FAKE_LOG=$T_DIR/gpuctl.log
+# --- SET=goals: both MPS goals, five phases a round -----------------------------------
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=goals NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=2 OUT="$T_DIR/q5" W="$T_DIR/q5w" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/q5/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_mps mps_p0t50 mps_p1t100 gp99_m12 gone" ] &&
+	[ "$(grep -c '^P 2 ' "$P")" = 5 ] && ok "SET=goals: alone, p0t50, p1t100, gp99_m12, gone a round" ||
+	fail "goals phases" "$(grep '^P [12] ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
+grep -q "gp99_m20" "$P" && fail "goals: no gp99_m20" "$(grep gp99_m20 "$P")" || ok "SET=goals: no gp99_m20"
+grep -q "^m12: target [0-9]* us; gp99_m12 P99" "$T_DIR/q5/summary.txt" && grep -q "^   LC P99 1.000x .* over 2 rounds" "$T_DIR/q5/summary.txt" &&
+	ok "SET=goals: both goals judged" || fail "goals summary" "$(tail -12 "$T_DIR/q5/summary.txt")"
+# --- GPUCTL_REF: each lc-p99 phase twice, the twin by REF's gpuctl, paired ------------
+expect_exit 2 env SET=goals GPUCTL_REF="$T_DIR/no-such-gpuctl" OUT="$T_DIR/r0" W="$T_DIR/r0w" bash $M/static_gpu.sh
+expect_stderr_line "GPUCTL_REF not an executable"
+[ -e "$T_DIR/r0" ] && fail "GPUCTL_REF refused: nothing set up" "$T_DIR/r0 made" || ok "GPUCTL_REF refused: nothing set up"
+printf '#!/bin/bash\necho "REF $*" >>"$FAKE_LOG"\nexec "%s/gpuctl" "$@"\n' "$F" >"$F/gpuctl-ref"
+chmod +x "$F/gpuctl-ref"
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" GPUCTL_REF="$F/gpuctl-ref" COLOC="$F/coloc" WAKE=0.1 SET=goals NBE=1 \
+	SKIP=0 MEAS=1 MAXROUNDS=2 OUT="$T_DIR/rr" W="$T_DIR/rrw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/rr/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_mps mps_p0t50 mps_p1t100 gp99_m12 gp99_m12_ref gone" ] &&
+	[ "$(grep -c '^P 2 ' "$P")" = 6 ] && ok "GPUCTL_REF: gp99_m12's twin right after it, each round" ||
+	fail "ref phases" "$(grep '^P [12] ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
+[ "$(grep -c '^REF sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 2 ] &&
+	[ "$(grep -c '^sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 4 ] &&
+	! grep -q '^REF sched run lc-be lc comm:lcbertm mechanism mps mps-dir [^ ]*$' "$FAKE_LOG" &&
+	ok "GPUCTL_REF: REF's gpuctl runs the twins' lc-p99 only (2 of 4)" || fail "ref runs" "$(grep 'sched run' "$FAKE_LOG")"
+grep -q "^gpuctl-ref stand-in gpuctl version" "$T_DIR/rr/log.txt" && ok "GPUCTL_REF: its version in the log" ||
+	fail "ref version" "$(grep gpuctl "$T_DIR/rr/log.txt" | head -3)"
+S=$T_DIR/rr/summary.txt
+grep -q "^m12: target [0-9]* us; gp99_m12_ref P99 5198 (kept)" "$S" && ok "GPUCTL_REF: the twin judged against the target too" ||
+	fail "ref target" "$(grep -A3 '^m12' "$S")"
+grep -Eq '^   gp99_m12 +LC P99 1\.000x \[1\.000-1\.000\] over 2 rounds, pooled 1\.000x, BE [0-9.]+x' "$S" &&
+	ok "GPUCTL_REF: the tree against REF's, paired by round" || fail "ref pairs" "$(grep -A2 'GPUCTL_REF' "$S")"
+# --- SETTLE: each lc-p99 phase's settled twin (LABEL_s, LABEL_ref_s) -----------------
+expect_exit 2 env SET=goals SETTLE=5s OUT="$T_DIR/s0" W="$T_DIR/s0w" bash $M/static_gpu.sh
+expect_stderr_line "SETTLE not whole seconds"
+expect_exit 2 env SET=goals WAKE=1,5 OUT="$T_DIR/k0" W="$T_DIR/k0w" bash $M/static_gpu.sh
+expect_stderr_line "WAKE not seconds"
+[ -e "$T_DIR/s0" ] && fail "SETTLE refused: nothing set up" "$T_DIR/s0 made" || ok "SETTLE refused: nothing set up"
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" GPUCTL_REF="$F/gpuctl-ref" COLOC="$F/coloc" WAKE=0.1 SET=goals NBE=1 \
+	SKIP=0 MEAS=1 SETTLE=2 MAXROUNDS=1 OUT="$T_DIR/st" W="$T_DIR/stw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/st/phases.txt
+[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = \
+	"alone_mps mps_p0t50 mps_p1t100 gp99_m12 gp99_m12_s gp99_m12_ref gp99_m12_ref_s gone" ] &&
+	ok "SETTLE: each lc-p99 phase and its REF twin, each followed by its settled twin" ||
+	fail "settle phases" "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')"
+[ "$(grep -c '^REF sched run lc-be .*lc-p99 [0-9]*us$' "$FAKE_LOG")" = 2 ] &&
+	ok "SETTLE: REF's gpuctl runs gp99_m12_ref and gp99_m12_ref_s" || fail "settle ref" "$(grep 'sched run' "$FAKE_LOG")"
+grep -q '^coloc run gp99_m12_s 3 .*/lc.hint skip=2$' "$FAKE_LOG" && grep -q '^coloc run gp99_m12_ref_s 3 .*/lc.hint skip=2$' "$FAKE_LOG" &&
+	grep -q '^coloc run gp99_m12 1 [^ ]*/lc.hint$' "$FAKE_LOG" &&
+	ok "SETTLE: a settled phase runs 2 s longer and its LC counts after them" || fail "settle lc" "$(grep '^coloc' "$FAKE_LOG")"
+S=$T_DIR/st/summary.txt
+grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, BE [0-9.]+x' "$S" &&
+	grep -Eq '^   gp99_m12_ref_s +LC P99 1\.000x' "$S" &&
+	grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, pooled 1\.000x' "$S" &&
+	grep -q "^m12: target [0-9]* us; gp99_m12_s P99 5198 (kept)" "$S" &&
+	ok "SETTLE: the settled twins judged, against their start and against REF's" || fail "settle summary" "$(tail -25 "$S")"
+left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
+[ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
+[ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
+summary
