@@ -5,7 +5,8 @@
 # gpuctl (sched run: "active", then at SIGINT its stopped line; sched exec:
 # the command with CUDA_MPS_CLIENT_PRIORITY=0 and ACTIVE_THREAD_PERCENTAGE=50;
 # its arguments appended to $FAKE_LOG), coloc (the LC/BE workload: BE steps
-# every 0.1 s, the LC's 200 request times of 5000..5199 us a phase),
+# every 0.1 s, the LC's 200 request times of 5000..5199 us a phase and one
+# slow request of 20 ms at its start),
 # nvidia-smi (clocks.py's samples), nvidia-cuda-mps-control ("mps-control -d"
 # to $FAKE_LOG when the daemon is started) and mount (logged, nothing mounted).
 mps_fakes() {
@@ -41,6 +42,7 @@ while read -r cmd label secs hint; do
 	echo "coloc $cmd $label $secs $hint" >>"$FAKE_LOG"
 	t0=$(now); sleep "$secs"; t1=$(now)
 	[ -n "${COLOC_LAT_FILE:-}" ] && echo "$label t0=$t0 $(seq 5000 5199 | tr '\n' ' ')" >>"$COLOC_LAT_FILE"
+	[ -n "${COLOC_SLOW_FILE:-}" ] && echo "$label $t0:20000" >>"$COLOC_SLOW_FILE"	# one slow request, at its start
 	echo "lc bert $label n=200 p50_us=5100 p99_us=5198 max_us=5199 t0=$t0 t1=$t1"
 done
 EOF

@@ -12,7 +12,10 @@ batch 1, fp16); mlp: 8 fp16 Linear(1024), batch 1.  With HINTFILE the request
 is bracketed as libgpuctl-hint.so does (busy += 1 ... busy -= 1, futex wake on
 0 <-> 1), on a mapping made for that run.  $COLOC_SKIP_S: the first seconds
 of each run are not counted (t0 printed is the end of that skip); a run's
-skip=S counts from S instead.
+skip=S counts from S instead.  $COLOC_LAT_FILE: each run's request times
+(us, counted ones) appended as one line; $COLOC_SLOW_FILE: the counted
+requests slower than twice the run's P50, each as START:US (START its
+time.monotonic(), as clocks.py stamps the GPU's samples).
 """
 import ctypes, mmap, os, struct, sys, time
 
@@ -113,6 +116,14 @@ class Hint:
             self.libc.syscall(202, ctypes.c_void_p(self.addr), 1, 1, None, None, 0)
 
 
+def slow_of(starts, lat):
+    """The requests over twice the median, as (start, us), in their order."""
+    if not lat:
+        return []
+    cut = 2 * sorted(lat)[len(lat) // 2]
+    return [(s, v) for s, v in zip(starts, lat) if v > cut]
+
+
 def lc(kind, period_ms):
     period = period_ms / 1e3
     skip = float(os.environ.get("COLOC_SKIP_S", "0"))	# P50/P99 over the phase after this
@@ -135,7 +146,7 @@ def lc(kind, period_ms):
             opt = [x for x in w[3:] if x.startswith("skip=")]	# this run's own skip
             path = [x for x in w[3:] if not x.startswith("skip=")]
             hint = Hint(path[0]) if path else None
-            lat, last = [], 0.0
+            lat, starts, last = [], [], 0.0
             t0 = time.monotonic()
             tskip = t0 + (float(opt[-1][5:]) if opt else skip)
             nxt = t0
@@ -154,8 +165,10 @@ def lc(kind, period_ms):
                 last = (time.monotonic() - s) * 1e6
                 if s >= tskip:
                     lat.append(last)
+                    starts.append(s)
                 if nxt < time.monotonic():
                     nxt = time.monotonic()	# late: no burst to catch up
+            slow = slow_of(starts, lat)
             lat.sort()
             n = len(lat)
             if not n:	# starved: no request began and ended in the window; the last one's time stands
@@ -165,6 +178,9 @@ def lc(kind, period_ms):
             if os.environ.get("COLOC_LAT_FILE"):	# every request's time, for a P99 over rounds
                 with open(os.environ["COLOC_LAT_FILE"], "a") as f:
                     f.write("%s t0=%.3f %s\n" % (label, tskip, " ".join("%.0f" % v for v in lat)))
+            if os.environ.get("COLOC_SLOW_FILE"):	# when the tail happened (bench/mps/slow_smi.py)
+                with open(os.environ["COLOC_SLOW_FILE"], "a") as f:
+                    f.write("%s %s\n" % (label, " ".join("%.4f:%.0f" % x for x in slow)))
             if hint:
                 hint.mm.close()
 

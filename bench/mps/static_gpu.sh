@@ -67,7 +67,9 @@
 # the LC's requests counted only after them: the target's settled state
 # beside the first seconds of a run (the issue's phase, judged as before).
 # The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
-# gives each configuration's median (is a quiet GPU's LC slower, clocked down?).
+# gives each configuration's median (is a quiet GPU's LC slower, clocked down?),
+# and slow_smi.py the LC's slow requests against the samples' times (are
+# they the sampler's doing?).
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
 # the targets come from them); every round then holds the alones again, its
 # order rotated.  Rounds run while a whole one still fits in
@@ -167,6 +169,7 @@ G sched unload >/dev/null 2>&1
 G sched watch || exit 1
 python3 "$D/clocks.py" >"$W/clocks.txt" 2>/dev/null & ALL="$ALL $!"
 export COLOC_SKIP_S=$SKIP COLOC_LAT_FILE=$W/lat.txt	# every request's time (static_sum.py pools them)
+export COLOC_SLOW_FILE=$W/slow.txt	# when the slow ones began (slow_smi.py: the sampler's doing?)
 C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
 waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
 
@@ -328,4 +331,5 @@ done
 only ""
 log "summary ($r rounds, the last took ${per}s)"
 python3 "$D/static_sum.py" "$OUT/phases.txt" "$W" | tee "$OUT/summary.txt"
+echo; python3 "$D/slow_smi.py" "$W" | tee -a "$OUT/summary.txt"
 log end

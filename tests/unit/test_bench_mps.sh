@@ -46,7 +46,10 @@ grep -q "^m12: target 6237 us; gp99_m12 P99 5198 (kept)" "$S" && ok "summary: th
 	|| fail "summary target" "$(grep -A2 '^m12' "$S")"
 grep -q "^   LC P99 1.000x .*pooled 1.000x, BE [0-9.]*% of by hand" "$S" && ok "summary: the one command against MPS by hand" \
 	|| fail "summary one command" "$(tail -3 "$S")"
-tar tzf "$T_DIR/o/w.tgz" | grep -q '^./lat.txt$' && ok "w.tgz keeps the request times" || fail "w.tgz" "$(tar tzf "$T_DIR/o/w.tgz" | head)"
+tar tzf "$T_DIR/o/w.tgz" | grep -q '^./lat.txt$' && tar tzf "$T_DIR/o/w.tgz" | grep -q '^./slow.txt$' &&
+	ok "w.tgz keeps the request times, and when the slow ones began" || fail "w.tgz" "$(tar tzf "$T_DIR/o/w.tgz" | head)"
+grep -Eq '^   alone_mps +2 slow of 400, +[0-2] at a sample, chance [0-9.]+' "$S" &&
+	ok "summary: the slow requests against the sampler's times" || fail "summary slow" "$(tail -8 "$S")"
 grep -Eq '^   gone +SM +1980 \[1980-1980\], power 312, util 87 \([0-9]+ samples\)$' "$S" &&
 	ok "summary: the GPU's SM clock over each configuration's phases" || fail "summary clocks" "$(tail -12 "$S")"
 left=$(grep -ls "$F/colo[c]" /proc/[0-9]*/cmdline)	# ([c]: not this grep's own)
