@@ -69,7 +69,9 @@
 # The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
 # gives each configuration's median (is a quiet GPU's LC slower, clocked down?),
 # and slow_smi.py the LC's slow requests against the samples' times (are
-# they the sampler's doing?).
+# they the sampler's doing?).  QUIET=1 adds to every round a twin LABEL_q of
+# each alone, run with the sampler stopped (SIGSTOP to its nvidia-smi); the
+# summary pairs it with its alone.
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
 # the targets come from them); every round then holds the alones again, its
 # order rotated.  Rounds run while a whole one still fits in
@@ -137,7 +139,8 @@ goals) MPSG="p0t50 p1t100" UG="" XG="gt go" LCS=lcm ROT=1 M20=no ;;
 pick) pick || exit 2 ;;
 *) echo "Error: SET is mps, uid, rot, lvl, all, g1, goals or pick, not '$SET'" >&2; exit 2 ;;
 esac
-SETTLE=${SETTLE:-0}
+SETTLE=${SETTLE:-0} QUIET=${QUIET:-0}
+case $QUIET in 0 | 1) ;; *) echo "Error: QUIET is 0 or 1, not '$QUIET'" >&2; exit 2 ;; esac
 case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
 WAKE=${WAKE:-1.5}
 case $WAKE in *[!0-9.]* | '' | *.*.* | .) echo "Error: WAKE is seconds (e.g. 1.5), not '$WAKE'" >&2; exit 2 ;; esac
@@ -167,7 +170,7 @@ echo "gpuctl $("$GPUCTL" version 2>&1 | head -1)"
 grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 G sched unload >/dev/null 2>&1
 G sched watch || exit 1
-python3 "$D/clocks.py" >"$W/clocks.txt" 2>/dev/null & ALL="$ALL $!"
+python3 "$D/clocks.py" >"$W/clocks.txt" 2>/dev/null & CLK=$! ALL="$ALL $!"
 export COLOC_SKIP_S=$SKIP COLOC_LAT_FILE=$W/lat.txt	# every request's time (static_sum.py pools them)
 export COLOC_SLOW_FILE=$W/slow.txt	# when the slow ones began (slow_smi.py: the sampler's doing?)
 C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
@@ -249,6 +252,7 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: anoth
 		for k in $(seq 200); do grep -q active "$W/run_${label}_$r.err" && break; sleep 0.05; done
 		case " $* " in *" hint "*) hintarg=" $H$hintarg" ;; esac
 	fi
+	case $label in *_q) pkill -STOP -P "$CLK" ;; esac	# nvidia-smi, clocks.py's child
 	sleep "$WAKE"
 	if [ "$lc" = - ]; then
 		t0=$(mono); sleep "$PHASE"; t1=$(mono)
@@ -268,6 +272,7 @@ phase() {	# phase ROUND LABEL LC(lcp|lcm|-) GROUP [sched run ARGS...]; PH: anoth
 			echo "P $r $label be=${g:--} lc starved n=0 p50_us=$((ph * 1000000)) p99_us=$((ph * 1000000)) t0=$(python3 -c "print('%.3f' % ($t_ph + $sk))") t1=$(mono)"
 		fi | tee -a "$OUT/phases.txt"
 	fi
+	case $label in *_q) pkill -CONT -P "$CLK" ;; esac
 	if [ -n "$run" ]; then
 		G sched status >"$W/status_${label}_$r.txt" 2>&1
 		kill -INT $run; wait $run
@@ -298,6 +303,9 @@ labels() {	# the labels of a round but the alones, for SET
 plan() {	# the phases of a round but the alones, for SET (targets known), in catalog's order
 	catalog | awk -F'|' -v want=" $(labels | tr '\n' ' ') " 'index(want, " " $1 " ")'
 }
+quiet() {	# QUIET=1: each alone's twin LABEL_q, run with the GPU's sampler stopped
+	[ "$QUIET" = 1 ] && awk -F'|' 'NF { $1 = $1 "_q"; print }' OFS='|'
+}
 twins() {	# each lc-p99 phase, with GPUCTL_REF its twin LABEL_ref, with SETTLE each one's LABEL_s
 	awk -F'|' -v ref="$GPUCTL_REF" -v settle="$SETTLE" '
 		function out(l) { print; if (settle > 0 && $1 ~ /^g?p99_/) { l = $1; $1 = l "_s"; print; $1 = l } }
@@ -319,7 +327,7 @@ while [ $r -lt "$MAXROUNDS" ]; do
 		echo "targets: LC alone under MPS P99 $am us -> 1.2x $TM12, 2x $TM20; outside MPS $ap us -> 1.1x $TP110, 2x $TP200"
 		echo "T m12=$TM12 m20=$TM20 p110=$TP110 p200=$TP200 alone_mps=$am alone_plain=$ap" >>"$OUT/phases.txt"
 	fi
-	list=$(printf '%s\n%s\n' "$ALONES" "$(plan | twins)" |
+	list=$(printf '%s\n%s\n%s\n' "$ALONES" "$(quiet <<<"$ALONES")" "$(plan | twins)" |
 		awk -v k=$(((r - 1) * ${ROT:-3})) 'NF {a[++n]=$0} END {for (i = 0; i < n; i++) print a[(i + k) % n + 1]}')
 	while IFS='|' read -r label lc g args; do
 		# shellcheck disable=SC2086

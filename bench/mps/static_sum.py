@@ -117,6 +117,13 @@ for label in settled:
 am = paired("alone_mps", "alone_plain", "p99")
 if am:
     print("\nLC alone under MPS / outside, P99: %.3f [%.3f-%.3f] over %d rounds" % am)
+quiet = [a for a in ("alone_mps", "alone_plain") if a + "_q" in rows and a in rows]
+if quiet:
+    print("\nLC alone with the GPU's sampler stopped (LABEL_q, static_gpu.sh's QUIET) / with it, paired by round:")
+for a in quiet:
+    q, pq, pa = paired(a + "_q", a, "p99"), pooled(a + "_q"), pooled(a)
+    print("   %-12s LC P99 %s%s" % (a + "_q", "%.3fx [%.3f-%.3f] over %d rounds" % q if q else "-",
+                                   ", pooled %.3fx" % (pq / pa) if pq and pa else ""))
 
 one = paired("gone", "mps_p1t100", "p99")
 if one:

@@ -3,9 +3,9 @@
 # test_bench_mps_twins.sh - bench/mps/static_gpu.sh against the stand-ins
 # (tests/bench_mps_fakes.sh), no GPU: SET=goals (both MPS goals, five phases
 # a round), GPUCTL_REF's twin of each lc-p99 phase paired with it, SETTLE's
-# settled twins judged against their start and REF's; and the clock sampler
-# gone with the bench.  (Split from test_bench_mps.sh: together they took
-# 2.7 min of its 5.)
+# settled twins judged against their start and REF's; QUIET's twins of the
+# alones, with the sampler stopped; and the clock sampler gone with the
+# bench.  (Split from test_bench_mps.sh: together they took 4.6 min of its 5.)
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
@@ -75,6 +75,19 @@ grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, BE [0-
 	grep -Eq '^   gp99_m12_s +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, pooled 1\.000x' "$S" &&
 	grep -q "^m12: target [0-9]* us; gp99_m12_s P99 5198 (kept)" "$S" &&
 	ok "SETTLE: the settled twins judged, against their start and against REF's" || fail "settle summary" "$(tail -25 "$S")"
+# --- QUIET: each alone's twin with the GPU's sampler stopped, paired ------------------
+expect_exit 2 env SET=g1 QUIET=yes OUT="$T_DIR/qq0" W="$T_DIR/qq0w" bash $M/static_gpu.sh
+expect_stderr_line "QUIET not 0 or 1"
+: >"$FAKE_LOG"
+expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=g1 QUIET=1 NBE=1 SKIP=0 MEAS=1 \
+	MAXROUNDS=1 OUT="$T_DIR/qq" W="$T_DIR/qqw" timeout 200 bash $M/static_gpu.sh
+P=$T_DIR/qq/phases.txt S=$T_DIR/qq/summary.txt
+[ "$(grep -c '^P 1 alone_mps_q ' "$P")" = 1 ] && [ "$(grep -c '^P 1 ' "$P")" = 4 ] &&
+	ok "QUIET: the alone's twin in each round" || fail "quiet phases" "$(grep '^P ' "$P" | awk '{print $2, $3}' | paste -sd' ')"
+grep -Eq '^   alone_mps_q +LC P99 1\.000x \[1\.000-1\.000\] over 1 rounds, pooled 1\.000x$' "$S" &&
+	ok "QUIET: the twin paired with its alone" || fail "quiet summary" "$(tail -12 "$S")"
+grep -Eq '^   alone_mps +SM ' "$S" && ! grep -Eq '^   alone_mps_q +SM ' "$S" &&
+	ok "QUIET: no sample of the GPU during the twin, samples during the alone" || fail "quiet clocks" "$(grep ' SM ' "$S")"
 left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
 [ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
