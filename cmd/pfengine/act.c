@@ -2,9 +2,10 @@
 /*
  * act.c - carrying out a policy's requests: the destination (a GPU of the
  * process, --gpu, or the CPU), the budget (the GPU's free memory less a
- * reserve, --max-bytes), UVM_MIGRATE on the process's own UVM file, the
- * DONE event back to the policy, and the allocations it served (their age:
- * to the call's start).
+ * reserve, --max-bytes, the calls still running), UVM_MIGRATE on the
+ * process's own UVM file (made by lane.c's threads), and once a call has
+ * ended the DONE event back to the policy and the allocations it served
+ * (their age: to the call's start).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,7 +95,8 @@ static uint64_t budget(struct engine *g, int i)
 		g->free_at[i] = mono_s();
 		g->since_free[i] = 0;
 	}
-	return pfe_budget(g->o->max_bytes, true, g->free_bytes[i], g->since_free[i]);
+	/* moves still running count as made (the free memory may show them, or not yet) */
+	return pfe_budget(g->o->max_bytes, true, g->free_bytes[i], g->since_free[i] + g->inflight[i]);
 }
 
 /* The destination of request q: GPU index (-1: the CPU, -3: a watch), or -2 when it names none to use. */
@@ -115,34 +117,80 @@ static int dest_of(struct engine *g, const struct pfe_request *q)
 	return i;
 }
 
+/* q's DONE event, into the next batch: len moved (0: nothing), ok. */
+static void done_event(struct engine *g, const struct pfe_request *q, uint64_t len, bool ok)
+{
+	struct pfe_event *done = pfe_run_slot(&g->run);
+
+	if (!done)
+		return;
+	done->kind = PFE_EV_DONE;
+	done->addr = q->addr;
+	done->len = len;
+	done->cookie = q->cookie;
+	done->gpu = q->dst;
+	done->ts_ns = monoraw_ns();
+	done->flags = ok ? PFE_F_OK : 0;
+}
+
+/* A move of len bytes for q that ended (ret, st) after running [t0, t1]: its counts and DONE. */
+void act_end(struct engine *g, const struct pfe_request *q, int i, uint64_t len, int ret,
+	     uint32_t st, uint64_t t0, uint64_t t1)
+{
+	uint64_t *c = g->run.ctr;
+	bool ok = !ret && !st;
+
+	if (len)
+		c[PFE_C_IOCTLS]++;
+	if (len && !ok) {
+		c[PFE_C_ERRORS]++;
+		if (!g->refused_said) {
+			char hl[UNITS_BUF];
+
+			p_info("engine: UVM_MIGRATE of %s at 0x%llx refused: %s",
+			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)), (unsigned long long)q->addr,
+			       ret ? strerror(-ret) : uvm_status_text(st));
+			g->refused_said = true;
+		}
+	} else if (len) {
+		c[PFE_C_BYTES] += len;
+		if (i >= 0) {
+			g->since_free[i] += len;
+			g->gpu_bytes[i] += len;
+			allocs_served(&g->al, q->addr, len, t0, t1);
+		}
+	}
+	done_event(g, q, len, ok);
+}
+
+/*
+ * Carries out q: what needs no call (a watch, a GPU it may not use, no
+ * room) at once; a move, given to a lane (lane.c), which ends it later.
+ */
 void act(struct engine *g, const struct pfe_request *q)
 {
-	uint64_t *c = g->run.ctr, len = q->len, cap, t0;
-	struct pfe_event *done;
-	uint32_t st = 0;
-	int ret, i = dest_of(g, q);
-	bool ok = false;
+	uint64_t len = q->len, cap;
+	int i = dest_of(g, q);
 
 	if (q->dst == PFE_DST_WATCH) {	/* nothing moves: the PULL watch again */
 		allocs_watch(&g->al, q->addr, q->len, monoraw_ns());
-		len = 0;
-		ok = true;
-		goto out;
+		done_event(g, q, 0, true);
+		return;
 	}
 	if (i == -2) {
-		c[PFE_C_BAD_REQS]++;
+		g->run.ctr[PFE_C_BAD_REQS]++;
 		if (!g->bad_said) {
 			p_info("engine: a request for GPU index %u dropped (%s)", q->dst,
 			       g->only >= 0 ? "--gpu names another" : "the process has no such GPU");
 			g->bad_said = true;
 		}
-		len = 0;
-		goto out;
+		done_event(g, q, 0, false);
+		return;
 	}
 	cap = budget(g, i);
 	if (len > cap) {
 		len = cap >= PFE_BLOCK ? cap & ~(PFE_BLOCK - 1) : cap & ~4095ull;
-		c[PFE_C_CAPPED]++;
+		g->run.ctr[PFE_C_CAPPED]++;
 		if (!g->capped_said) {
 			char hq[UNITS_BUF], hl[UNITS_BUF];
 
@@ -153,41 +201,9 @@ void act(struct engine *g, const struct pfe_request *q)
 			g->capped_said = true;
 		}
 	}
-	if (!len)
-		goto out;
-	t0 = monoraw_ns();
-	ret = uvm_migrate(g->s.uvm_fd, q->addr, len, i >= 0 ? &g->gpu[i] : &uvm_cpu_uuid,
-			  g->o->async, &st);
-	c[PFE_C_IOCTLS]++;
-	if (ret || st) {
-		c[PFE_C_ERRORS]++;
-		if (!g->refused_said) {
-			char hl[UNITS_BUF];
-
-			p_info("engine: UVM_MIGRATE of %s at 0x%llx refused: %s",
-			       units_fmt_size(len, UNITS_HUMAN, hl, sizeof(hl)), (unsigned long long)q->addr,
-			       ret ? strerror(-ret) : uvm_status_text(st));
-			g->refused_said = true;
-		}
-	} else {
-		ok = true;
-		c[PFE_C_BYTES] += len;
-		if (i >= 0) {
-			g->since_free[i] += len;
-			g->gpu_bytes[i] += len;
-			allocs_served(&g->al, q->addr, len, t0, monoraw_ns());
-		}
+	if (!len) {
+		done_event(g, q, 0, false);
+		return;
 	}
-out:
-	done = pfe_run_slot(&g->run);
-	if (done) {
-		done->kind = PFE_EV_DONE;
-		done->addr = q->addr;
-		done->len = len;
-		done->cookie = q->cookie;
-		done->gpu = q->dst;
-		done->ts_ns = monoraw_ns();
-		done->flags = ok ? PFE_F_OK : 0;
-	}
+	lane_submit(g, q, i, len, i >= 0 ? &g->gpu[i] : &uvm_cpu_uuid);
 }
-

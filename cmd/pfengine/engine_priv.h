@@ -2,8 +2,9 @@
 /*
  * engine_priv.h - one engine's state, shared by its parts: loop.c (set-up,
  * the loop, foreground and detached), feed.c (what the policy is given and
- * what the driver is asked to record), act.c (carrying out requests) and
- * stats.c (counters, the stats file, the report).
+ * what the driver is asked to record), act.c (carrying out requests),
+ * lane.c (the threads that make the calls) and stats.c (counters, the
+ * stats file, the report).
  */
 #ifndef GPUCTL_PFENGINE_ENGINE_PRIV_H
 #define GPUCTL_PFENGINE_ENGINE_PRIV_H
@@ -54,6 +55,8 @@ struct engine {
 	int flush_depth;		/* feed.c's flush: 2 when run again between requests */
 	bool poll_in_flush;		/* ... which reads new mappings only in the turn's own flush */
 	uint64_t free_bytes[PFE_MAX_GPUS], since_free[PFE_MAX_GPUS], gpu_bytes[PFE_MAX_GPUS];
+	uint64_t inflight[PFE_MAX_GPUS];	/* bytes given to the lanes, not reaped yet */
+	struct lanes *lanes;		/* lane.c: the threads that move */
 	double free_at[PFE_MAX_GPUS], started, stats_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */
 	uint32_t last_batch;
@@ -82,8 +85,27 @@ void feed_stop(struct engine *g);
 /* The process's GPUs, --gpu checked against them: 0; -1 after p_err (quiet when none yet). */
 int act_read_gpus(struct engine *g, bool quiet_if_none);
 int act_first_gpu(const struct engine *g);
-/* Carries out q; its DONE event goes into the next batch. */
+/* Carries out q; its DONE event goes into a later batch (at once, or when its move ends). */
 void act(struct engine *g, const struct pfe_request *q);
+/* The move of len bytes for q to GPU i (-1: the CPU) ended (ret, st), having run [t0, t1]. */
+void act_end(struct engine *g, const struct pfe_request *q, int i, uint64_t len, int ret,
+	     uint32_t st, uint64_t t0, uint64_t t1);
+
+/* --- lane.c ---------------------------------------------------------------- */
+#define LANES 4			/* moves at once */
+#define LANE_JOBS 64		/* requests a lane may hold */
+struct lanes;
+/* The lanes, once attached (the process's UVM file): 0, or -1 with err. */
+int lane_start(struct engine *g, char *err, size_t len);
+/* Their eventfd (readable: a move ended), or -1. */
+int lane_fd(const struct engine *g);
+/* Gives a move of len bytes to dst (GPU index gpu, -1 the CPU) to a lane; without lanes, makes it now. */
+void lane_submit(struct engine *g, const struct pfe_request *q, int gpu, uint64_t len,
+		 const struct uvm_uuid *dst);
+/* Ends the moves that ended (act_end). */
+void lane_reap(struct engine *g);
+/* Waits for the moves under way and ends them, drops those not started, ends the lanes. */
+void lane_stop(struct engine *g);
 
 /* --- stats.c --------------------------------------------------------------- */
 /* The counters at the engine's end, kept past its resources (the report). */

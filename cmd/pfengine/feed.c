@@ -319,12 +319,15 @@ int feed_start(struct engine *g)
 
 void feed_turn(struct engine *g)
 {
-	struct pollfd p[2] = { { .fd = g->s.queue_fd, .events = POLLIN },
-			       { .fd = allocw_fd(&g->aw), .events = POLLIN } };
+	/* (a negative fd, no watcher or no lanes, is left out by poll) */
+	struct pollfd p[3] = { { .fd = g->s.queue_fd, .events = POLLIN },
+			       { .fd = allocw_fd(&g->aw), .events = POLLIN },
+			       { .fd = lane_fd(g), .events = POLLIN } };
 	uint64_t lost;
 
-	poll(p, p[1].fd >= 0 ? 2 : 1, WAIT_MS);
+	poll(p, 3, WAIT_MS);
 	g->skew = raw_minus_mono();
+	lane_reap(g);	/* moves that ended: their DONE events first in this batch */
 	/* mappings first: a fault in a new allocation comes after its mapping */
 	allocw_poll(&g->aw);
 	lost = allocw_new_lost(&g->aw);

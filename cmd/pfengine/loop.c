@@ -150,6 +150,9 @@ static int engine_setup(struct engine *g)
 		p_err("cannot read the GPU's free memory (%s): give --max-bytes BYTES", err);
 		return -1;
 	}
+	/* the moves, beside the loop (lane.c); a policy that never moves needs none */
+	if (!g->o->pol->never_migrates && lane_start(g, err, sizeof(err)))
+		p_info("engine: moves from the loop itself (%s)", err);
 	return feed_start(g);
 }
 
@@ -167,10 +170,12 @@ static void engine_loop(struct engine *g)
 		if (mono_s() - g->stats_at >= 1.0)
 			stats_write(g);
 	}
+	lane_stop(g);	/* the moves under way end before the report */
 }
 
 static void engine_end(struct engine *g)
 {
+	lane_stop(g);
 	feed_stop(g);
 	ut_close(&g->s);
 	allocs_free(&g->al);

@@ -81,6 +81,7 @@ struct uvm_model {
 	NvU32 batches_since_replay;
 	NvU32 pid[UVM_MODEL_MAX_TENANTS];
 	NvU64 pages_migrated_total;	/* since load, not zeroed by reset */
+	atomic_t migrating;		/* UVM_MIGRATE calls in their migrate_us now */
 };
 extern struct uvm_model model;
 

@@ -499,7 +499,8 @@ static int model_reset(const struct uvm_model_config *cfg)
 	     cfg->replay_policy != UVM_MODEL_REPLAY_KEEP) ||
 	    cfg->threshold < 1 || cfg->threshold > 100 ||
 	    cfg->big_page_pages > PAGES ||
-	    (cfg->big_page_pages & (cfg->big_page_pages - 1)))
+	    (cfg->big_page_pages & (cfg->big_page_pages - 1)) ||
+	    cfg->migrate_us > 10000000)
 		return -EINVAL;
 
 	/* The chunks go back as when the VA space goes: policies see them go. */

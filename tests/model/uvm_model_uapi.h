@@ -42,7 +42,9 @@ struct uvm_model_config {
 	__u32 threshold;	/* prefetch occupancy threshold % (driver: 51) */
 	__u32 big_page_pages;	/* fault granularity growth in pages (64K: 16); 0 off */
 	__u32 prefetch;		/* 0 disables the prefetcher (uvm_perf_prefetch_enable) */
-	__u32 pad;
+	__u32 migrate_us;	/* each UVM_MIGRATE call first sleeps this long, outside
+				 * the model's lock (a driver's call that takes time: calls
+				 * from several threads overlap); 0: none, at most 10 s */
 };
 
 enum {
@@ -123,6 +125,7 @@ struct uvm_model_stats {
 	__u64 pages_mapped_remote;	/* GPU faults on CPU-preferred pages: mapped, not moved */
 	__u64 cpu_faults;		/* CPU accesses to pages a GPU held (each brings its block back) */
 	__u64 pages_migrated_user_gpu[4];	/* pages_migrated_user by destination GPU */
+	__u64 migrations_at_once_max;	/* UVM_MIGRATE calls in their migrate_us at once, at most */
 };
 
 /* Times compute_prefetch_region over iterations decisions. */

@@ -30,6 +30,7 @@
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
@@ -169,6 +170,30 @@ static u32 api_initialize(uvm_va_space_t *vs, struct uvm_initialize_params *p)
 	vs->init_flags = p->flags;
 	WRITE_ONCE(vs->initialized, true);
 	return UVM_NV_OK;
+}
+
+/*
+ * cfg.migrate_us: a UVM_MIGRATE call takes that long before it moves
+ * anything, outside model.lock, as the driver's calls for different
+ * blocks run at once; how many did at once is counted.
+ */
+static void migrate_delay(void)
+{
+	u32 us = READ_ONCE(model.cfg.migrate_us);
+	u64 now;
+
+	if (!us)
+		return;
+	now = atomic_inc_return(&model.migrating);
+	mutex_lock(&model.lock);
+	if (now > model.stats.migrations_at_once_max)
+		model.stats.migrations_at_once_max = now;
+	mutex_unlock(&model.lock);
+	if (us >= 20000)
+		msleep(us / 1000);
+	else
+		usleep_range(us, us + us / 10 + 1);
+	atomic_dec(&model.migrating);
 }
 
 /* The checks in the driver's order (uvm_api_migrate). */
@@ -369,6 +394,8 @@ static long uvm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EINVAL;
 	if (copy_from_user(&u, uarg, size))
 		return -EFAULT;
+	if (cmd == UVM_MIGRATE)
+		migrate_delay();
 	mutex_lock(&model.lock);
 	uvm_model_ev_current(file);	/* events of a migration are this va_space's */
 	*status_of(cmd, &u) = api_call(file, vs, cmd, &u);

@@ -8,7 +8,7 @@
  * gpuctl finds it as it finds a CUDA process.
  *
  *   uvmsim reset [KEY N]...        va_blocks gpu_chunks batch replay_policy
- *                                   threshold big_page prefetch
+ *                                   threshold big_page prefetch migrate_us
  *   uvmsim run PATTERN [KEY N]...  seq | stride | random | moe | hotcold |
  *                                   scan | tenants | alloc | trace FILE
  *   uvmsim stats [-j]
@@ -348,6 +348,7 @@ static int cmd_reset(int argc, char **argv)
 		else if (!strcmp(argv[i], "threshold")) c.threshold = v;
 		else if (!strcmp(argv[i], "big_page")) c.big_page_pages = v;
 		else if (!strcmp(argv[i], "prefetch")) c.prefetch = v;
+		else if (!strcmp(argv[i], "migrate_us")) c.migrate_us = v;
 		else die("unknown reset key '%s'", argv[i]);
 	}
 	if (i != argc)
@@ -480,7 +481,7 @@ static int cmd_run(int argc, char **argv)
 	X(decisions) X(decisions_native) X(act_default) X(act_bypass) \
 	X(act_enter_loop) X(tree_iters) X(chunks_used) X(thrashing_pages) \
 	X(batches_deferred) X(replay_bpf_calls) X(replay_policy) \
-	X(user_migrations) X(pages_migrated_user) X(pages_migrated_to_cpu) \
+	X(user_migrations) X(pages_migrated_user) X(pages_migrated_to_cpu) X(migrations_at_once_max) \
 	X(remote_accesses) X(va_blocks) X(pages_accessed_by) X(pages_read_dup) \
 	X(pages_preferred_gpu) X(pages_preferred_cpu) X(pages_mapped_remote) \
 	X(cpu_faults)
