@@ -59,7 +59,7 @@ const char *share_floor_problem(const struct gate_opts *o, char *buf, size_t len
 	/* an LC timeslice at the least one: only a longer BE one keeps the floor */
 	if (o->lc_ts <= GATE_TS_PROGRESS_US)
 		snprintf(how, sizeof(how), "an LC needs %u us: be-timeslice %.0f+",
-			 GATE_TS_PROGRESS_US, ceil(o->lc_ts * need / (1.0 - need)));
+			 GATE_TS_PROGRESS_US, ceil(o->lc_ts * need / (1.0 - need) - 1e-6));
 	else
 		snprintf(how, sizeof(how), "leave lc-timeslice out to have it derived");
 	snprintf(buf, len, "be-floor %u%% cannot be kept: lc-timeslice %llu us against "
