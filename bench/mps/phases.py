@@ -94,5 +94,7 @@ def lc99(rows, label):
 
 
 def is_static(label):
-    """No policy, a TSG setting (lc-be ts*) or MPS set by hand (mps_*)."""
-    return label == "none" or label.startswith("ts") or label.startswith("mps_")
+    """No policy, a TSG setting (lc-be ts*) or MPS set by hand (mps_*); not
+    GPUCTL_REF's twin of one (LABEL_ref: the same setting by another gpuctl)."""
+    return (label == "none" or label.startswith("ts") or label.startswith("mps_")) and \
+        not label.endswith("_ref")

@@ -61,7 +61,9 @@
 # GPUCTL_REF=PATH (another gpuctl, e.g. main's before a change to lc-p99)
 # adds a twin of every lc-p99 phase (p99_*, gp99_*) run by it, LABEL_ref,
 # beside the tree's in every round; the summary pairs them (the A/B of a
-# change to the target's loop, one call).
+# change to the target's loop, one call).  REFTWIN=ERE (default ^g?p99_)
+# names the phases that get such a twin instead, e.g. '^ts50_f30$' for a
+# change to lc-be's timeslices (a phase whose LC starves waits 30 s past it).
 # SETTLE=S (default 0) adds a twin LABEL_s of every lc-p99 phase (and of
 # its _ref) whose run starts S s before the usual skip and measured seconds,
 # the LC's requests counted only after them: the target's settled state
@@ -144,7 +146,9 @@ case $QUIET in 0 | 1) ;; *) echo "Error: QUIET is 0 or 1, not '$QUIET'" >&2; exi
 case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
 WAKE=${WAKE:-1.5}
 case $WAKE in *[!0-9.]* | '' | *.*.* | .) echo "Error: WAKE is seconds (e.g. 1.5), not '$WAKE'" >&2; exit 2 ;; esac
-GPUCTL_REF=${GPUCTL_REF:-}
+GPUCTL_REF=${GPUCTL_REF:-} REFTWIN=${REFTWIN:-^g?p99_}
+awk -v re="$REFTWIN" 'BEGIN { if ("" ~ re) exit 0 }' 2>/dev/null ||
+	{ echo "Error: REFTWIN is not an extended regular expression: '$REFTWIN'" >&2; exit 2; }
 [ -z "$GPUCTL_REF" ] || [ -x "$GPUCTL_REF" ] ||
 	{ echo "Error: GPUCTL_REF is not an executable: '$GPUCTL_REF'" >&2; exit 2; }
 D=$(dirname "$(readlink -f "$0")")
@@ -306,10 +310,10 @@ plan() {	# the phases of a round but the alones, for SET (targets known), in cat
 quiet() {	# QUIET=1: each alone's twin LABEL_q, run with the GPU's sampler stopped
 	[ "$QUIET" = 1 ] && awk -F'|' 'NF { $1 = $1 "_q"; print }' OFS='|'
 }
-twins() {	# each lc-p99 phase, with GPUCTL_REF its twin LABEL_ref, with SETTLE each one's LABEL_s
-	awk -F'|' -v ref="$GPUCTL_REF" -v settle="$SETTLE" '
+twins() {	# with GPUCTL_REF each REFTWIN phase's twin LABEL_ref, with SETTLE each lc-p99 one's LABEL_s
+	awk -F'|' -v ref="$GPUCTL_REF" -v settle="$SETTLE" -v re="$REFTWIN" '
 		function out(l) { print; if (settle > 0 && $1 ~ /^g?p99_/) { l = $1; $1 = l "_s"; print; $1 = l } }
-		{ out() } ref != "" && $1 ~ /^g?p99_/ { $1 = $1 "_ref"; out() }' OFS='|'
+		{ out() } ref != "" && $1 ~ re { $1 = $1 "_ref"; out() }' OFS='|'
 }
 p99_of() { sed -n "s/^P 0 $1 .*p99_us=\([0-9]*\).*/\1/p" "$OUT/phases.txt"; }
 while [ $r -lt "$MAXROUNDS" ]; do

@@ -12,9 +12,11 @@ call (by the pooled P99 where the LC wrote its requests' times):
     round), BE >= 70 % of BE alone;
   - gpuctl's one command through MPS (gone): LC P99 <= 1.05x of MPS with
     priority set by hand (mps_p1t100, paired by round), BE >= 95 % of its.
-Each lc-p99 phase run by GPUCTL_REF too (LABEL_ref) is judged as its twin,
-and the two are paired by round (LC P99 and BE: this gpuctl / REF's); so
-are the settled twins (LABEL_s, LABEL_ref_s: static_gpu.sh's SETTLE).
+Each lc-p99 phase run by GPUCTL_REF too (LABEL_ref) is judged as its twin.
+Every phase with such a twin (static_gpu.sh's REFTWIN) is paired with it by
+round (LC P99 and BE: this gpuctl / REF's); so are the settled twins
+(LABEL_s, LABEL_ref_s: static_gpu.sh's SETTLE).  A static setting's twin is
+not one of goal 2's static set.
 Where WORKDIR/clocks.txt holds clocks.py's samples: each configuration's
 median SM clock, power and utilization over its phases' windows.
 """
@@ -97,11 +99,18 @@ for label in [x + s for x in ("none", "p99_p110", "p99_m20p", "p99_m20", "p99_m1
     print("   %-10s LC P99 %.3fx [%.3f-%.3f] over %d rounds%s, BE %.1f%% of alone: goal %s" % (
         label, lc[0], lc[1], lc[2], lc[3], ", pooled %.3fx" % pr if pr else "", 100 * share,
         "MET" if (pr or lc[0]) <= 1.10 and share >= 0.70 else "not met"))
-twins = [x + s for _, x in TARGETED for s in ("", "_s") if x + s in rows and x + "_ref" + s in rows]
+
+
+def ref_of(label):
+    """The twin GPUCTL_REF ran of label (static_gpu.sh's REFTWIN; LABEL_s's is LABEL_ref_s)."""
+    return label[:-2] + "_ref_s" if label.endswith("_s") else label + "_ref"
+
+
+twins = [x for x in rows if not x.endswith(("_ref", "_ref_s")) and ref_of(x) in rows]
 if twins:
-    print("\nlc-p99, this gpuctl against GPUCTL_REF's (LABEL_ref), paired by round:")
+    print("\nthis gpuctl against GPUCTL_REF's (LABEL_ref), paired by round:")
 for label in twins:
-    ref = label[:-2] + "_ref_s" if label.endswith("_s") else label + "_ref"
+    ref = ref_of(label)
     lc, b = paired(label, ref, "p99"), paired(label, ref, "be")
     pa, pb = pooled(label), pooled(ref)
     print("   %-10s LC P99 %s over %d rounds%s, BE %s" % (
