@@ -69,9 +69,8 @@ def counted(w):
 GAP_S = 0.3
 
 
-def bursts(w):
-    """Per label: [burst count, the intervals between bursts' starts, requests a burst]."""
-    out = {}
+def runs_bursts(w):
+    """Per run of slow.txt: its label and its bursts (lists of start times)."""
     for line in open(os.path.join(w, "slow.txt")):
         f = line.split()
         if len(f) < 2:
@@ -83,7 +82,14 @@ def bursts(w):
                 b.append([s])
             else:
                 b[-1].append(s)
-        o = out.setdefault(f[0], [0, [], []])
+        yield f[0], b
+
+
+def bursts(w):
+    """Per label: [burst count, the intervals between bursts' starts, requests a burst]."""
+    out = {}
+    for label, b in runs_bursts(w):
+        o = out.setdefault(label, [0, [], []])
         o[0] += len(b)
         o[1].extend(y[0] - x[0] for x, y in zip(b, b[1:]))
         o[2].extend(len(x) for x in b)

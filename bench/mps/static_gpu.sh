@@ -71,9 +71,12 @@
 # The GPU's SM clock is sampled beside (clocks.py, every 500 ms): the summary
 # gives each configuration's median (is a quiet GPU's LC slower, clocked down?),
 # and slow_smi.py the LC's slow requests against the samples' times (are
-# they the sampler's doing?).  QUIET=1 adds to every round a twin LABEL_q of
-# each alone, run with the sampler stopped (SIGSTOP to its nvidia-smi); the
-# summary pairs it with its alone.
+# they the sampler's doing?) and their bursts.  The host's counters are
+# sampled every 100 ms (host_sample.py), and stall_host.py names those that
+# move at the bursts (what stalls the LC every ~1.5 s on some machines?).
+# QUIET=1 adds to every round a twin LABEL_q of each alone, run with the
+# sampler stopped (SIGSTOP to its nvidia-smi); the summary pairs it with its
+# alone.
 # First each alone once, dropped (*_warm), then over 3x MEAS (round 0, *_cal:
 # the targets come from them); every round then holds the alones again, its
 # order rotated.  Rounds run while a whole one still fits in
@@ -175,6 +178,7 @@ grep -q " /sys/fs/bpf bpf " /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 G sched unload >/dev/null 2>&1
 G sched watch || exit 1
 python3 "$D/clocks.py" >"$W/clocks.txt" 2>/dev/null & CLK=$! ALL="$ALL $!"
+python3 "$D/host_sample.py" >"$W/host.txt" 2>/dev/null & ALL="$ALL $!"	# stall_host.py's
 export COLOC_SKIP_S=$SKIP COLOC_LAT_FILE=$W/lat.txt	# every request's time (static_sum.py pools them)
 export COLOC_SLOW_FILE=$W/slow.txt	# when the slow ones began (slow_smi.py: the sampler's doing?)
 C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
@@ -344,4 +348,5 @@ only ""
 log "summary ($r rounds, the last took ${per}s)"
 python3 "$D/static_sum.py" "$OUT/phases.txt" "$W" | tee "$OUT/summary.txt"
 echo; python3 "$D/slow_smi.py" "$W" | tee -a "$OUT/summary.txt"
+echo; python3 "$D/stall_host.py" "$W" | tee -a "$OUT/summary.txt"
 log end
