@@ -230,10 +230,11 @@ build/watch_alt/uprobe.bpf.o: bench/watch_alt/uprobe.bpf.c bench/watch_alt/uprob
 	$(CLANG) $(BPF_CFLAGS) -Ibench/watch_alt -c $< -o $@
 build/watch_alt/watch_alt_uprobe.skel.h: build/watch_alt/uprobe.bpf.o
 	$(call write,$(BPFTOOL) gen skeleton $< name watch_alt_uprobe)
-$(WA_BIN)/watch-alt-uprobe: bench/watch_alt/uprobe.c bench/watch_alt/uprobe_abi.h build/watch_alt/watch_alt_uprobe.skel.h \
-		$(STATIC_PREFIX)/lib/libelf.a
+WA_UPROBE   := bench/watch_alt/uprobe.c bench/watch_alt/uprobe_report.c
+$(WA_BIN)/watch-alt-uprobe: $(WA_UPROBE) bench/watch_alt/uprobe.h bench/watch_alt/uprobe_abi.h \
+		build/watch_alt/watch_alt_uprobe.skel.h $(STATIC_PREFIX)/lib/libelf.a
 	mkdir -p $(WA_BIN)
-	$(CC) $(WA_CFLAGS) -static -o $@ $< $(LDFLAGS) -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd
+	$(CC) $(WA_CFLAGS) -static -o $@ $(WA_UPROBE) $(LDFLAGS) -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd
 $(WA_BIN)/libwatchalt-shim.so: bench/watch_alt/shim.c bench/watch_alt/cuda_min.h | check-tools
 	mkdir -p $(WA_BIN)
 	$(CC) $(WA_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $< -ldl

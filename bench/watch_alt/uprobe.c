@@ -44,28 +44,8 @@
 
 #include <bpf/libbpf.h>
 
-#include "uprobe_abi.h"
+#include "uprobe.h"
 #include "watch_alt_uprobe.skel.h"
-
-#define WU_FIRST 32
-#define WU_KEEP (1u << 20)	/* latencies kept a point, for the median */
-
-struct point {
-	const char *sym;		/* or NULL: at off */
-	unsigned long long off;
-	unsigned long long calls, ok, bytes, took_max;
-	unsigned long long sizes[WU_FIRST], addrs[WU_FIRST];
-	uint64_t *took;
-	size_t ntook;
-};
-
-struct opts {
-	const char *lib, *sym, *out;
-	struct point pt[WU_MAX_POINTS];
-	int npt;
-	pid_t pid;
-	char **cmd;
-};
 
 static volatile sig_atomic_t stop_sig;
 
@@ -236,92 +216,6 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void write_point(FILE *f, const struct point *p, unsigned long long entries)
-{
-	unsigned long long n = p->calls < WU_FIRST ? p->calls : WU_FIRST, k;
-
-	if (p->ntook)
-		qsort(p->took, p->ntook, sizeof(*p->took), cmp_u64);
-	fprintf(f, "{\"at\": \"%s\", \"offset\": ", p->sym ? p->sym : "offset");
-	if (p->sym)
-		fprintf(f, "null");
-	else
-		fprintf(f, "\"%#llx\"", p->off);
-	fprintf(f, ", \"entries\": %llu, \"calls\": %llu, \"ok\": %llu, \"bytes\": %llu, \"took_ns_p50\": %llu, "
-		"\"took_ns_max\": %llu, \"sizes\": [", entries, p->calls, p->ok, p->bytes,
-		p->ntook ? (unsigned long long)p->took[p->ntook / 2] : 0ull, p->took_max);
-	for (k = 0; k < n; k++)
-		fprintf(f, "%s%llu", k ? ", " : "", p->sizes[k]);
-	fprintf(f, "], \"addrs\": [");
-	for (k = 0; k < n; k++)
-		fprintf(f, "%s%llu", k ? ", " : "", p->addrs[k]);
-	fprintf(f, "]}");
-}
-
-/* The lib's name as a JSON string: the path with '"', '\\' and controls escaped. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static int report(const struct opts *o, const struct watch_alt_uprobe *s, pid_t pid, double secs)
-{
-	unsigned long long most = 0;
-	char tmp[4096];
-	FILE *f = stderr;
-	int i;
-
-	if (o->out) {
-		int fd;
-
-		snprintf(tmp, sizeof(tmp), "%s.%d.tmp", o->out, (int)getpid());
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			fprintf(stderr, "Error: cannot write %s: %s\n", tmp, strerror(errno));
-			if (fd >= 0)
-				close(fd), unlink(tmp);
-			return -1;
-		}
-	}
-	for (i = 0; i < o->npt; i++)
-		most = o->pt[i].calls > most ? o->pt[i].calls : most;
-	fprintf(f, "{\"tool\": \"watch-alt-uprobe\", \"pid\": %d, \"lib\": ", (int)pid);
-	json_str(f, o->lib);
-	fprintf(f, ", \"seconds\": %.3f, \"allocs\": %llu, \"lost\": %llu, \"untracked\": %llu, \"points\": [", secs,
-		most, (unsigned long long)s->bss->lost, (unsigned long long)s->bss->untracked);
-	for (i = 0; i < o->npt; i++) {
-		fprintf(f, i ? ", " : "");
-		write_point(f, &o->pt[i], s->bss->entries[i]);
-	}
-	fprintf(f, "]}\n");
-	if (!o->out)
-		return 0;
-	if (fclose(f) || rename(tmp, o->out)) {
-		fprintf(stderr, "Error: cannot write %s: %s\n", o->out, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 static double mono(void)
 {
 	struct timespec ts;
@@ -417,7 +311,7 @@ static int run(struct opts *o)
 	}
 	rc = watch(rb, pid, child > 0, pidfd);
 	child = -1;
-	if (report(o, s, pid, mono() - t0) < 0)
+	if (wu_report(o, pid, mono() - t0, s->bss->entries, s->bss->lost, s->bss->untracked) < 0)
 		rc = 1;
 out:
 	if (child > 0)

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 W=bench/watch_alt
 T=$T_DIR
-CF=(-std=gnu11 -O2 -Wall -Wextra -Werror)
+CF=(-std=gnu11 -O2 -Wall -Wextra -Werror -Ibench/watch_alt)
 
 # --- the fake driver and its caller, built now ------------------------------------
 mkdir -p "$T/lib"

@@ -10,7 +10,7 @@
  *   free        cuMemFree of the last address allocated (through the PLT)
  *   sleep:MS    wait MS milliseconds (a pid for the uprobe counter to attach to)
  * Exit: 0 every call returned CUDA_SUCCESS, 1 one did not, 2 a bad step.
- *   cc -o callcuda callcuda.c libcuda.so.1 -ldl
+ *   cc -Ibench/watch_alt -o callcuda callcuda.c libcuda.so.1 -ldl
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../bench/watch_alt/cuda_min.h"
+#include "cuda_min.h"	/* bench/watch_alt/ (-Ibench/watch_alt) */
 
 static wa_alloc_fn by_proc(wa_gpa2_fn gpa)
 {

@@ -9,12 +9,12 @@
  * probe on the exported symbol alone misses the runtime's calls.
  * An allocation of size S returns the next 2 MiB-aligned fake address; size 0
  * fails with CUDA_ERROR_INVALID_VALUE, as the driver does.
- *   cc -shared -fPIC -Wl,-soname,libcuda.so.1 -o libcuda.so.1 fakecuda.c
+ *   cc -Ibench/watch_alt -shared -fPIC -Wl,-soname,libcuda.so.1 -o libcuda.so.1 fakecuda.c
  */
 #include <stdatomic.h>
 #include <string.h>
 
-#include "../../bench/watch_alt/cuda_min.h"
+#include "cuda_min.h"	/* bench/watch_alt/ (-Ibench/watch_alt) */
 
 #define FAKE_BASE 0x7f0000000000ull
 
