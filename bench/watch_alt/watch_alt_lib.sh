@@ -47,6 +47,12 @@ resolve_cuda() {
 	[ "$poff" != - ] && [ "$poff" != "$eoff" ] && UARGS+=(--offset "$poff")
 	log "libcuda: $path; cuMemAllocManaged exported at $eoff, cuGetProcAddress gives $poff; uprobe: ${UARGS[*]}"
 	python3 "$D/walt.py" meta --out "$RES" libcuda="$path" export_off="$eoff" proc_off="$poff"
+	# does this kernel take uprobes at all? (a refusal: one Error line with the errno)
+	if "$UPROBE" "${UARGS[@]}" --out "$W/pre.json" -- true 2>"$W/pre.err"; then
+		log "uprobe preflight: attached and detached"
+	else
+		log "uprobe preflight: $(head -n 1 "$W/pre.err") (the uprobe runs will fail the same way)"
+	fi
 }
 
 run_one() {	# run_one CONFIG ROUND POS

@@ -159,6 +159,10 @@ for l in open(sys.argv[1]):
 grep -q -- "^--lib $T/lib/libcuda.so.1 --offset 0x[0-9a-f]* --out " "$T/f/uprobe.args" &&
 	ok "fake call: the uprobe at the resolved library and cuGetProcAddress's offset" ||
 	fail "fake call uprobe args" "$(cat "$T/f/uprobe.args")"
+grep -q 'uprobe preflight: attached and detached$' "$T/o/watch-alt/log.txt" && ok "fake call: the uprobe preflight logged" ||
+	fail "fake call preflight" "$(grep preflight "$T/o/watch-alt/log.txt")"
+grep -q 'shim and resolver: built here with cc$' "$T/o/watch-alt/log.txt" && ok "fake call: the shim built with the machine's cc" ||
+	fail "fake call cc" "$(grep 'shim and' "$T/o/watch-alt/log.txt")"
 grep -q '^| shim / alone | step_ms | 2 | 1.000 ' "$T/o/watch-alt/summary.md" && ok "fake call: the summary" ||
 	fail "fake call summary" "$(cat "$T/o/watch-alt/summary.md")"
 [ "$(ls -d /tmp/walt.* 2>/dev/null | wc -l)" = "$before" ] &&
