@@ -31,10 +31,12 @@ D=$(dirname "$(readlink -f "$0")")
 R=$(cd "$D/../.." && pwd)
 AB=$R/bench/ab
 BUDGET=${WATCH_ALT_BUDGET:-540} STEPS=${WATCH_ALT_STEPS:-2} WARMUP=${WATCH_ALT_WARMUP:-1}
+# shellcheck disable=SC2034  # ROUNDS, OUTD, RESERVE: watch_alt_lib.sh's
 RUN_TIMEOUT=${WATCH_ALT_RUN_TIMEOUT:-120} PY=${PYTHON:-python3} ROUNDS=${WATCH_ALT_ROUNDS:-100}
 CONFIGS=(alone none shim uprobe)
 ABB=${AB_BIN:-$AB/bin}
 TREE=$ABB/gpuctl-tree UPROBE=${WATCH_ALT_UPROBE:-$D/bin/watch-alt-uprobe}
+# shellcheck disable=SC2034
 OUTD=${OUT:-$D/out}/watch-alt
 RESERVE=15	# seconds kept for the summary
 EST_RUN=11	# seconds a run takes on an H100 (start ~7 s, 3 steps ~3.5 s): a guess
@@ -69,6 +71,7 @@ cmd_of() {	# cmd_of CONFIG
 
 dry_run() {
 	local rc=0 r c f n
+	# shellcheck disable=SC2016  # the plan names the scratch folder literally
 	W='$W' UARGS=(--lib LIBCUDA --offset PROC)
 	n=$(( (BUDGET - RESERVE - 30) / (EST_RUN * ${#CONFIGS[@]}) ))
 	echo "# watch_alt_gpu.sh --dry-run: the plan (no GPU touched)"
@@ -100,5 +103,6 @@ dry_run() {
 }
 [ "$DRY" = 1 ] && { dry_run; exit $?; }
 
+# shellcheck source=bench/watch_alt/watch_alt_lib.sh
 . "$D/watch_alt_lib.sh"
 real_run

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # bench/watch_alt/watch_alt_lib.sh - watch_alt_gpu.sh's real run, sourced by
 # it (its variables: D, R, AB, ABB, BUDGET, ROUNDS, STEPS, WARMUP, RUN_TIMEOUT, PY,
 # CONFIGS, TREE, UPROBE, OUTD, RESERVE; its order_of and cmd_of).

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # tests/watch_alt/fakes.sh - sourced by tests/unit/test_watch_alt.sh:
 # watch_alt_fakes DIR CALLCUDA makes the stand-ins of a GPU machine for
 # bench/watch_alt/watch_alt_gpu.sh: DIR/path (nvidia-smi; nvcc, which makes
