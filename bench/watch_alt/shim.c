@@ -22,9 +22,12 @@
  * At exit (a destructor: exit() or a return from main, not _exit or a
  * signal) one JSON line goes to the file named by WATCH_ALT_SHIM_OUT,
  * appended with one write() (O_APPEND, O_NOFOLLOW: a link is refused), mode
- * 0600; unset: nothing is written.  Fields: pid, allocs, alloc_bytes,
+ * 0600; unset: nothing is written, nor by a process that never reached the
+ * driver (no call, no lookup).  Fields: pid, allocs, alloc_bytes,
  * alloc_failed, frees, via {link, dlsym, proc}, proc_queries (times
- * cuGetProcAddress was asked for an allocation function), first_ns,
+ * cuGetProcAddress was asked for cuMemAllocManaged), lookups (dlsym of a
+ * cu* name and cuGetProcAddress calls the shim saw: > 0 with allocs 0 is a
+ * process that reached the driver by a way the shim does not count), first_ns,
  * last_ns, recorded, calls [[size, addr, entry_ns, took_ns, path], ...]
  * (the first WA_REPORT).
  * Known limits: dlsym(RTLD_NEXT, ...) made by the program resolves after the
@@ -56,7 +59,7 @@ struct wa_rec {
 };
 
 static struct wa_rec recs[WA_RECS];
-static atomic_ulong n_alloc, n_bytes, n_failed, n_free, n_via[P_N], n_queries;
+static atomic_ulong n_alloc, n_bytes, n_failed, n_free, n_via[P_N], n_queries, n_lookups;
 static atomic_ulong t_first, t_last;
 
 /* The driver's functions, as each path found them. */
@@ -196,6 +199,7 @@ static int is_shim_fn(void *p)
 /* After the driver's cuGetProcAddress answered SYM with *pfn: swap in ours. */
 static void swap_proc(const char *sym, void **pfn, int version)
 {
+	atomic_fetch_add(&n_lookups, 1);
 	if (!sym || !pfn || !*pfn || is_shim_fn(*pfn))
 		return;
 #ifndef WATCH_ALT_SHIM_NO_GPA
@@ -285,6 +289,7 @@ WA_EXPORT void *dlsym(void *handle, const char *name)
 
 	if (!p || is_shim_fn(p) || name[0] != 'c' || name[1] != 'u')
 		return p;
+	atomic_fetch_add(&n_lookups, 1);
 	if (strcmp(name, "cuMemAllocManaged") == 0) {
 		atomic_store(&real_alloc[P_DLSYM], (wa_alloc_fn)p);
 		return (void *)dlsym_alloc;
@@ -331,16 +336,16 @@ __attribute__((destructor)) static void report(void)
 	ssize_t w;
 	int fd;
 
-	if (!path || !*path)
-		return;
+	if (!path || !*path || (!n && !atomic_load(&n_free) && !atomic_load(&n_lookups)))
+		return;		/* a process that never reached the driver: no line */
 	at = put(buf, sizeof(buf), at,
 		 "{\"pid\": %d, \"allocs\": %lu, \"alloc_bytes\": %lu, \"alloc_failed\": %lu, \"frees\": %lu, "
-		 "\"via\": {\"%s\": %lu, \"%s\": %lu, \"%s\": %lu}, \"proc_queries\": %lu, "
+		 "\"via\": {\"%s\": %lu, \"%s\": %lu, \"%s\": %lu}, \"proc_queries\": %lu, \"lookups\": %lu, "
 		 "\"first_ns\": %lu, \"last_ns\": %lu, \"recorded\": %lu, \"calls\": [",
 		 (int)getpid(), n, atomic_load(&n_bytes), atomic_load(&n_failed), atomic_load(&n_free),
 		 path_name[P_LINK], atomic_load(&n_via[P_LINK]), path_name[P_DLSYM], atomic_load(&n_via[P_DLSYM]),
-		 path_name[P_PROC], atomic_load(&n_via[P_PROC]), atomic_load(&n_queries), atomic_load(&t_first),
-		 atomic_load(&t_last), n < WA_RECS ? n : (unsigned long)WA_RECS);
+		 path_name[P_PROC], atomic_load(&n_via[P_PROC]), atomic_load(&n_queries), atomic_load(&n_lookups),
+		 atomic_load(&t_first), atomic_load(&t_last), n < WA_RECS ? n : (unsigned long)WA_RECS);
 	for (k = 0; k < n && k < WA_REPORT && k < WA_RECS; k++)
 		at = put(buf, sizeof(buf), at, "%s[%lu, %lu, %lu, %lu, \"%s\"]", k ? ", " : "",
 			 (unsigned long)recs[k].size, (unsigned long)recs[k].addr, (unsigned long)recs[k].t_ns,

@@ -59,6 +59,18 @@ mkdir "$T/cwd"
 ln -s "$T/elsewhere" "$T/shim.link"
 expect_exit 0 env LD_PRELOAD="$T/shim.so" WATCH_ALT_SHIM_OUT="$T/shim.link" "$T/callcuda" link:1
 [ ! -e "$T/elsewhere" ] && ok "shim: a link as the report is refused (O_NOFOLLOW)" || fail "shim link" "written"
+expect_exit 0 env LD_PRELOAD="$T/shim.so" WATCH_ALT_SHIM_OUT="$T/quiet.jsonl" sh -c 'true; true'
+[ ! -e "$T/quiet.jsonl" ] && ok "shim: processes that never reach the driver write no line" || fail "shim quiet" "$(cat "$T/quiet.jsonl")"
+# Python's ctypes looks functions up with dlsym(handle, name): the dlsym way
+expect_exit 0 env LD_PRELOAD="$T/shim.so" WATCH_ALT_SHIM_OUT="$T/py.jsonl" python3 -c '
+import ctypes
+lib = ctypes.CDLL("libcuda.so.1")
+d = ctypes.c_ulonglong(0)
+assert lib.cuMemAllocManaged(ctypes.byref(d), ctypes.c_size_t(777), 1) == 0 and d.value == 0x7f0000000000
+assert lib.cuMemFree_v2(d) == 0'
+OUT=$(cat "$T/py.jsonl")
+expect_json_expr "shim in python: ctypes' call counted by the dlsym way, one line" \
+	'j["allocs"] == 1 and j["via"]["dlsym"] == 1 and j["frees"] == 1 and j["calls"][0][:2] == [777, 0x7f0000000000] and j["lookups"] == 2'
 # without the cuGetProcAddress wrap the runtime's calls are not seen: the
 # test above is not one the shim passes by symbol interposition alone
 cc "${CF[@]}" -DWATCH_ALT_SHIM_NO_GPA -shared -fPIC -fvisibility=hidden -o "$T/shim-nogpa.so" $W/shim.c -ldl
