@@ -184,6 +184,11 @@ def summary(path):
                 verdict = "no run finished"
             elif not any(seen):
                 verdict = "**blind**: saw no allocation"
+                looks = [x.get("lookups") for r in ok if isinstance(r.get("watch"), list)
+                         for x in r["watch"] if isinstance(x, dict)]
+                if c == "shim":
+                    verdict += (" (it reached the driver: %s lookups)" % sum(num(x) or 0 for x in looks)
+                                if any(looks) else " (no line: the shim never reached the driver)")
                 blind.add(c)
             else:
                 verdict = "saw allocations in %d of %d runs" % (sum(1 for s in seen if s), len(ok))

@@ -120,7 +120,7 @@ S=$T/sample.jsonl
 		printf '{"round": %d, "config": "alone", "status": "ok", "value": %d, "wall_s": 10.0, "seen": null}\n' $r $a
 		printf '{"round": %d, "config": "none", "status": "ok", "value": %s, "wall_s": 11.0, "seen": 1244}\n' $r \
 			"$(awk -v a=$a -v r=$r 'BEGIN { print a * (1.05 + (r % 2) * 0.02) }')"
-		printf '{"round": %d, "config": "shim", "status": "ok", "value": %d, "wall_s": 10.0, "seen": 0}\n' $r $a
+		printf '{"round": %d, "config": "shim", "status": "ok", "value": %d, "wall_s": 10.0, "seen": 0, "watch": [{"allocs": 0, "lookups": 3}]}\n' $r $a
 		printf '{"round": %d, "config": "uprobe", "status": "%s", "value": %d, "wall_s": 10.1, "seen": 1250, "rc": 0}\n' \
 			$r "$([ $r = 4 ] && echo timeout || echo ok)" $a
 	done
@@ -129,7 +129,8 @@ expect_exit 0 python3 $W/walt.py summary "$S"
 expect_out "summary: none's step ratio, its mean and CI (t, 3 df)" \
 	'^\| none / alone \| step_ms \| 4 \| 1\.060 \| 1\.060 \| \[1\.042, 1\.078\] \| above 1 \|$'
 expect_out "summary: none's wall ratio" '^\| none / alone \| wall_s \| 4 \| 1\.100 \| 1\.100 \| \[1\.100, 1\.100\] \| above 1 \|$'
-expect_out "summary: the shim that saw nothing is blind, not cheap" '^\| shim \| 4 / 4 \| .*\*\*blind\*\*'
+expect_out "summary: the shim that saw nothing is blind, not cheap" \
+	'^\| shim \| 4 / 4 \| .*\*\*blind\*\*: saw no allocation \(it reached the driver: 12 lookups\) \|$'
 expect_out "summary: the blind shim's pairs are marked" '^\| shim / alone \(blind\) \| step_ms \| 4 \| 1\.000 '
 expect_out "summary: a timed-out run is out of the pairs" '^\| uprobe / alone \| step_ms \| 3 \| 1\.000 '
 expect_out "summary: the allocations seen" '^\| none \| 4 / 4 \| 1086\.35 \| 11\.00 \| 1244 \| saw allocations in 4 of 4 runs \|$'
