@@ -38,7 +38,7 @@ build_pieces() {
 resolve_cuda() {
 	local line path eoff poff
 	UARGS=()
-	if ! line=$("$W/watch-alt-resolve" libcuda.so.1 cuMemAllocManaged 2>>"$LOG"); then
+	if ! line=$(timeout 30 "$W/watch-alt-resolve" libcuda.so.1 cuMemAllocManaged 2>>"$LOG"); then
 		log "resolve: failed (log.txt): uprobe runs will fail"
 		UARGS=(--lib /nonexistent/libcuda.so.1)
 		return
