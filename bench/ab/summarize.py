@@ -9,7 +9,8 @@
 # Beside the workload's metric, the whole program: each run's wall time
 # (wall_s, the command from start to exit, the engine's start included) and,
 # where the workload prints it, its CPU phase (fill_ms, cpu_write_ms or
-# cpu_ms): medians per configuration and the same paired ratios.
+# cpu_ms): medians per configuration and the same paired ratios; and where
+# it prints setup_s (the seconds from its start to its first step), those.
 # Rounds pair only within one call (run_id): the GPU machine can change
 # between calls.  Failed, timed-out and skipped runs are listed, never used.
 #
@@ -254,12 +255,20 @@ def pair_table(wl_runs, fk):
         if xs:
             rows.append(pair_row(label, xs, "ratio"))
     print_pairs("whole program (wall), per round", rows)
+    if fk:
+        field_pairs(rounds, fk, "CPU phase (%s), per round" % fk)
+    if any(isinstance((r.get("extra") or {}).get("setup_s"), (int, float)) for r in wl_runs):
+        field_pairs(rounds, "setup_s", "before the first step (setup_s: imports, CUDA, data), per round")
+
+
+def field_pairs(rounds, key, title):
+    """The WHOLE ratios of a field the workload printed."""
     rows = []
-    for label, a, b in WHOLE if fk else ():
-        xs = paired(rounds, a + ":" + fk, b + ":" + fk, "ratio")
+    for label, a, b in WHOLE:
+        xs = paired(rounds, a + ":" + key, b + ":" + key, "ratio")
         if xs:
             rows.append(pair_row(label, xs, "ratio"))
-    print_pairs("CPU phase (%s), per round" % fk, rows)
+    print_pairs(title, rows)
 
 
 def main(paths):

@@ -525,8 +525,17 @@ int main(void)
 		      "LC procs per GPU: 2 on GPU 0, 1 on GPU 1");
 		CHECK(gate_lc_ts(&o, 1) == 1800 && gate_lc_ts(&o, 2) == 900 && gate_lc_ts(&o, 4) == 450,
 		      "derived LC timeslice: 1800 / N (N LC processes keep BE's floor together)");
+		o.lc_ts = 300;	/* be-timeslice 200 be-floor 40 */
+		CHECK(gate_lc_ts(&o, 2) == 200 && gate_lc_ts(&o, 4) == 200,
+		      "derived 300 us among 2 or 4 LC processes: 200 each, not 150 or 75 (got %llu, %llu)",
+		      (unsigned long long)gate_lc_ts(&o, 2), (unsigned long long)gate_lc_ts(&o, 4));
+		o.lc_ts = 1800;
 		o.lc_derived = false;
 		CHECK(gate_lc_ts(&o, 4) == 1800, "a given lc-timeslice stays as given");
+		o.lc_ts = 100;
+		CHECK(gate_lc_ts(&o, 1) == 100 && gate_lc_ts(&o, 2) == 100,
+		      "a given lc-timeslice under 200 us stays as given");
+		o.lc_ts = 1800;
 	}
 	gate_stop(g, &st);
 	flapping(hint);

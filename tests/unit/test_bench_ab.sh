@@ -65,7 +65,8 @@ for r in range(5):
              "metric": "kernel_ms", "value": v, "extra": {}, "engine": None,
              "wall_s": {"ref": 10 + r, "tree": 9, "alone": 12, "device": 6}[c]}
         if c in ("ref", "tree", "alone"):
-            d["extra"] = {"fill_ms": {"ref": 150, "tree": 100, "alone": 200}[c]}
+            d["extra"] = {"fill_ms": {"ref": 150, "tree": 100, "alone": 200}[c],
+                          "setup_s": {"ref": 4.0, "tree": 5.0, "alone": 4.0}[c]}
         if c == "device":
             d["extra"] = {"ceiling_ms": 80.0, "migrate_ms": 30.0}
         if c in ("ref", "tree"):
@@ -93,6 +94,8 @@ expect_out "summary: wall tree − ref and its CI" '^\| tree − ref \(s\) \| 5 
 expect_out "summary: wall speed-up" '^\| alone / tree \(tree.s speed-up\) \| 5 \| 1\.333 \| 1\.333 \|'
 expect_out "summary: the CPU phase's table, by the field printed" '^\| CPU phase \(fill_ms\), per round \|'
 expect_out "summary: the CPU phase's speed-up" '^\| alone / tree \(tree.s speed-up\) \| 5 \| 2\.000 \|'
+expect_out "summary: the setup's table, where the workload prints setup_s" '^\| before the first step \(setup_s: imports, CUDA, data\), per round \|'
+expect_out "summary: the setup's ratio" '^\| tree / ref \| 5 \| 1\.250 \| 1\.250 \| \[1\.250, 1\.250\] \| above 1 \|$'
 expect_out "summary: wall and fill medians per configuration" '^\| tree \| 6 \| 99\.00 \| 1\.00 \| 99\.00 \| 9\.00 \| 100\.0 \|'
 expect_out "summary: nested engine figures shown" 'alloc_age\.p99_us'
 expect_exit 2 python3 $A/summarize.py

@@ -125,6 +125,67 @@ grep -q "warning: be-floor 0: no share is promised" "$W/run.err" &&
 	ok "be-floor 0 is said" || fail "floor 0" "$(cat $W/run.err)"
 stop_run
 
+# --- no derived LC timeslice under 200 us (GATE_TS_PROGRESS_US): the LC would starve --
+# (an H100 answered 0 LC requests in 40 s at the 116 us be-timeslice 50 be-floor 30 derived)
+start_run be-timeslice 50 be-floor 30
+grep -q "BE keep 30% of each GPU, held off 100 ms at most, LC timeslice 200 us /" "$W/run.err" &&
+	ok "be-timeslice 50 be-floor 30: LC timeslice 200 us on the active line, not 116" ||
+	fail "derived minimum" "$(cat $W/run.err)"
+grep -q "lc1, lc): timeslice [0-9]* -> 200 us" "$W/run.out" &&
+	ok "the LC TSG gets 200 us" || fail "LC TSG at the minimum" "$(cat $W/run.out)"
+sleep 1.2
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: LC timeslice 200 us" "^BE floor: 30% .*\(LC timeslice 200 us, BE 50 us\)$"
+expect_exit 0 "$GPUCTL" -j sched status
+expect_json_eq "status JSON: lc_timeslice_us 200" ".be_floor.lc_timeslice_us" 200
+stop_run
+# raised to 200 us, the LC leaves BE less than its floor: said with the actual numbers
+start_run be-timeslice 200 be-floor 90
+grep -q "LC timeslice 200 us /" "$W/run.err" &&
+	grep -q "warning: be-floor 90% cannot be kept: lc-timeslice 200 us against be-timeslice 200 us leaves BE 50.0% of a GPU while an LC is busy (an LC needs 200 us: be-timeslice 1800+)" "$W/run.err" &&
+	ok "be-floor 90 raised to 200 us: the run says the floor cannot be kept" ||
+	fail "raised floor warning" "$(cat $W/run.err)"
+sleep 1.2
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: the raised floor's warning" "^warning: be-floor 90% cannot be kept: lc-timeslice 200 us against be-timeslice 200 us"
+stop_run
+# a derived 300 us divided between two LC processes: 200 us each, not 150
+start_run lc comm:lc2 be-timeslice 200 be-floor 40
+grep -q "LC timeslice 300 us /" "$W/run.err" && ok "be-timeslice 200 be-floor 40: 300 us derived" ||
+	fail "300 derived" "$(cat $W/run.err)"
+"$W/lc2" -n 1 >"$W/lc2.out" 2>&1 &
+LC2=$!
+sleep 1.5
+grep "lc1, lc): timeslice" "$W/run.out" | tail -1 | grep -q -- "-> 200 us" &&
+	grep -q "lc2, lc): timeslice [0-9]* -> 200 us" "$W/run.out" &&
+	! grep -q -- "-> 150 us" "$W/run.out" &&
+	ok "two LC processes: 200 us each, not 150" || fail "divided under the minimum" "$(cat $W/run.out)"
+kill $LC2; wait $LC2 2>/dev/null
+stop_run
+# an lc-timeslice given under it: kept as given, said on the run and in status
+start_run lc-timeslice 100
+grep -q "lc1, lc): timeslice [0-9]* -> 100 us" "$W/run.out" &&
+	ok "lc-timeslice 100 given: kept at 100 us" || fail "given kept" "$(cat $W/run.out)"
+[ "$(grep -c "warning: lc-timeslice 100 us is under what switching a TSG out costs (~200 us on an H100)" "$W/run.err")" = 1 ] &&
+	ok "lc-timeslice 100 given: one warning line" || fail "given warned" "$(cat $W/run.err)"
+sleep 1.2
+expect_exit 0 "$GPUCTL" sched status
+expect_out "status: the given LC timeslice's warning" "^warning: lc-timeslice 100 us is under what switching"
+expect_exit 0 "$GPUCTL" -j sched status
+if command -v python3 >/dev/null 2>&1; then
+	expect_json_expr "status JSON: the given LC timeslice's warning" \
+		'any(w.startswith("lc-timeslice 100 us is under") for w in j["be_floor"]["warnings"])'
+else
+	expect_json_eq "status JSON: lc_timeslice_us 100" ".be_floor.lc_timeslice_us" 100
+fi
+stop_run
+# over it: derived as before
+start_run be-timeslice 200 be-floor 30
+grep -q "LC timeslice 466 us /" "$W/run.err" && ok "be-timeslice 200 be-floor 30: 466 us, unchanged" ||
+	fail "466" "$(cat $W/run.err)"
+grep -q "warning" "$W/run.err" && fail "466 warns" "$(cat $W/run.err)" || ok "466: no warning"
+stop_run
+
 # --- the hint held busy for ever: BE off at most be-stall, about half the time -------
 start_run hint $H hint-mode 0666 be-stall $STALL
 $HP busy $H 1

@@ -83,17 +83,22 @@ extern const char *const gate_off_names[GATE_OFF_NR];
 #define GATE_LC_TS_NOFLOOR_US	1000000	/* be-floor 0: the LC keeps the GPU (no guarantee) */
 #define GATE_RM_TS_DEFAULT_US	1024
 /*
- * Under this BE timeslice, several BE TSGs on the runlist together spend it
- * switching: 4 CNN trainers at 50 us made no progress on an H100
- * (bench/results/coloc-2026-11-24-h100.md); one at a time (be-rotate) did.
+ * Under this timeslice a TSG spends it being switched out: 4 CNN trainers
+ * (BE) at 50 us made no progress on an H100 (bench/results/coloc-2026-11-24-h100.md;
+ * one at a time, be-rotate, did), and an LC at 116 us answered no request in
+ * 40 s (bench/results/static-2026-11-27-h100-session15/C).  A derived LC
+ * timeslice never goes under it.
  */
-#define GATE_BE_TS_PROGRESS_US	200	/* RM's default TSG timeslice (H100/H200, 580.x) */
-/* The LC timeslice be-floor allows (when *lc_ts is 0), the figures kept in g. */
+#define GATE_TS_PROGRESS_US	200	/* RM's default TSG timeslice (H100/H200, 580.x) */
+/*
+ * The LC timeslice be-floor allows (when *lc_ts is 0; GATE_TS_PROGRESS_US
+ * at least), the figures kept in g.
+ */
 void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts);
 /*
  * The LC timeslice on a GPU with nlc LC processes: derived, the floor's
  * one divided among them (each busy LC takes its timeslice between two BE
- * ones); given by the user, as given.
+ * ones), GATE_TS_PROGRESS_US at least; given by the user, as given.
  */
 __u64 gate_lc_ts(const struct gate_opts *g, int nlc);
 /* ------------------------------------------------------------- target.c */

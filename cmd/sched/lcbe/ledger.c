@@ -17,7 +17,7 @@ __u64 gate_lc_ts(const struct gate_opts *g, int nlc)
 	if (!g->lc_derived || nlc <= 1)
 		return g->lc_ts;
 	ts = g->lc_ts / (__u64)nlc;
-	return ts ? ts : 1;
+	return ts < GATE_TS_PROGRESS_US ? GATE_TS_PROGRESS_US : ts;
 }
 
 /*

@@ -176,8 +176,10 @@ int lcbe_parsed(struct lcbe *l, struct class_values *val)
  * TSG its timeslice between two of the LC's, so BE keeps
  * be/(be + lc) of the GPU.  With the hint the gate may also keep BE off up
  * to half the time (GATE_HINT_DUTY), so the RM part must give twice the floor.
- * No lc-timeslice given: the largest one that keeps the floor.  One given:
- * kept, and whether the floor holds with it is recorded (the run says so).
+ * No lc-timeslice given: the largest one that keeps the floor, but not under
+ * GATE_TS_PROGRESS_US (under it the LC makes no progress; the floor may then
+ * not hold, and the run says so).  One given: kept, and whether the floor
+ * holds with it is recorded (the run says so).
  */
 void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts)
 {
@@ -191,8 +193,8 @@ void gate_floor_timeslices(struct gate_opts *g, __u64 *lc_ts, __u64 be_ts)
 	if (!*lc_ts)
 		*lc_ts = !g->floor_pct ? GATE_LC_TS_NOFLOOR_US :
 			 (__u64)(be_ts * (1.0 - need) / need);
-	if (!*lc_ts)
-		*lc_ts = 1;
+	if (g->lc_derived && *lc_ts < GATE_TS_PROGRESS_US)
+		*lc_ts = GATE_TS_PROGRESS_US;
 	g->lc_ts = *lc_ts;
 	g->be_ts = be_ts;
 }
