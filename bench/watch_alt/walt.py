@@ -7,14 +7,16 @@
 #                  [--metric-file F] [--engine-json F] [--shim-out F]
 #                  [--uprobe-out F] [--log F] [--status S]
 #       {"round", "pos", "config", "status", "rc", "wall_s", "metric", "value",
-#        "steps", "seen", "watch", "error"}: seen is the count of allocations
+#        "steps", "setup_s", "seen", "watch", "error"}: setup_s the workload's
+#        seconds before its first step (imports, CUDA, the model: where most
+#        allocations are made); seen is the count of allocations
 #        the run's watcher reported (none: the engine's "allocs"; shim: the
 #        sum of its lines' "allocs"; uprobe: the counter's "allocs"; alone:
 #        null); watch is the watcher's own report (shim: its lines).
 #   walt.py summary RESULTS.jsonl
 #       Markdown: each configuration's medians (step_ms, wall_s, seen), then
-#       each watcher against alone over the rounds where both ran: paired
-#       ratios, their median, mean and the mean's 95 % confidence interval
+#       each watcher against alone over the rounds where both ran (step_ms,
+#       wall_s, and setup_s where the workload printed it): paired ratios, their median, mean and the mean's 95 % confidence interval
 #       (Student's t).  A watcher that saw no allocation in any run is
 #       reported as blind, not as cheap.
 # Exit: 0 done; 1 a file cannot be read or holds no run; 2 usage.
@@ -104,7 +106,7 @@ def record(a):
             status = "ok"
     line = {"round": a.round, "pos": a.pos, "config": a.config, "status": status, "rc": a.rc,
             "wall_s": a.wall, "metric": b.get("metric") if b else None, "value": value,
-            "steps": (b or {}).get("steps"), "seen": seen, "watch": watch, "error": None}
+            "steps": (b or {}).get("steps"), "setup_s": num((b or {}).get("setup_s")), "seen": seen, "watch": watch, "error": None}
     if status != "ok":
         line["error"] = " | ".join([x for x in log.splitlines() if x.strip()][-4:])[-600:]
     print("r%-3s %-7s %-9s step_ms %s wall %s seen %s" % (
@@ -142,7 +144,10 @@ def pair_rows(runs, watcher):
         if r.get("status") == "ok":
             by_round.setdefault(r["round"], {})[r["config"]] = r
     rows = []
-    for key, label in (("value", "step_ms"), ("wall_s", "wall_s")):
+    keys = [("value", "step_ms"), ("wall_s", "wall_s")]
+    if any(num(r.get("setup_s")) for r in runs):
+        keys.append(("setup_s", "setup_s"))
+    for key, label in keys:
         xs = []
         for cfgs in by_round.values():
             a, w = cfgs.get("alone"), cfgs.get(watcher)

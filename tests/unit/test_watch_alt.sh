@@ -117,8 +117,8 @@ S=$T/sample.jsonl
 	echo '{"meta": {"gpu": "H100", "steps": "2", "warmup": "1"}}'
 	for r in 1 2 3 4; do
 		a=$((1000 + r * 10))
-		printf '{"round": %d, "config": "alone", "status": "ok", "value": %d, "wall_s": 10.0, "seen": null}\n' $r $a
-		printf '{"round": %d, "config": "none", "status": "ok", "value": %s, "wall_s": 11.0, "seen": 1244}\n' $r \
+		printf '{"round": %d, "config": "alone", "status": "ok", "value": %d, "wall_s": 10.0, "seen": null, "setup_s": 5.0}\n' $r $a
+		printf '{"round": %d, "config": "none", "status": "ok", "value": %s, "wall_s": 11.0, "seen": 1244, "setup_s": 6.0}\n' $r \
 			"$(awk -v a=$a -v r=$r 'BEGIN { print a * (1.05 + (r % 2) * 0.02) }')"
 		printf '{"round": %d, "config": "shim", "status": "ok", "value": %d, "wall_s": 10.0, "seen": 0, "watch": [{"allocs": 0, "lookups": 3}]}\n' $r $a
 		printf '{"round": %d, "config": "uprobe", "status": "%s", "value": %d, "wall_s": 10.1, "seen": 1250, "rc": 0}\n' \
@@ -131,6 +131,7 @@ expect_out "summary: none's step ratio, its mean and CI (t, 3 df)" \
 expect_out "summary: none's wall ratio" '^\| none / alone \| wall_s \| 4 \| 1\.100 \| 1\.100 \| \[1\.100, 1\.100\] \| above 1 \|$'
 expect_out "summary: the shim that saw nothing is blind, not cheap" \
 	'^\| shim \| 4 / 4 \| .*\*\*blind\*\*: saw no allocation \(it reached the driver: 12 lookups\) \|$'
+expect_out "summary: none's setup ratio (the workload's seconds before its first step)" '^\| none / alone \| setup_s \| 4 \| 1\.200 \| 1\.200 \| \[1\.200, 1\.200\] \| above 1 \|$'
 expect_out "summary: the blind shim's pairs are marked" '^\| shim / alone \(blind\) \| step_ms \| 4 \| 1\.000 '
 expect_out "summary: a timed-out run is out of the pairs" '^\| uprobe / alone \| step_ms \| 3 \| 1\.000 '
 expect_out "summary: the allocations seen" '^\| none \| 4 / 4 \| 1086\.35 \| 11\.00 \| 1244 \| saw allocations in 4 of 4 runs \|$'
@@ -165,8 +166,8 @@ OUT=$(python3 -c 'import json, sys
 for l in open(sys.argv[1]):
     d = json.loads(l)
     if "config" in d:
-        print(d["config"], d["status"], d["value"], d["seen"], d["wall_s"] > 0)' "$R" | sort -u | tr '\n' ';')
-[ "$OUT" = "alone ok 20.0 None True;none ok 20.0 5 True;shim ok 20.0 2 True;uprobe ok 20.0 3 True;" ] &&
+        print(d["config"], d["status"], d["value"], d["seen"], d["wall_s"] > 0, d["setup_s"])' "$R" | sort -u | tr '\n' ';')
+[ "$OUT" = "alone ok 20.0 None True 3.5;none ok 20.0 5 True 3.5;shim ok 20.0 2 True 3.5;uprobe ok 20.0 3 True 3.5;" ] &&
 	ok "fake call: each run's step, wall time and allocations seen (the real shim in the fake's process)" ||
 	fail "fake call lines" "$OUT"
 grep -q -- "^--lib $T/lib/libcuda.so.1 --offset 0x[0-9a-f]* --out " "$T/f/uprobe.args" &&

@@ -40,7 +40,7 @@ EOS
 	cat >"$F/py" <<EOS
 #!/bin/bash
 "$2" link:4096 dl:8192 >/dev/null || exit 1
-l='BENCH {"metric": "step_ms", "value": 20.0, "steps": [20.0, 20.0]}'
+l='BENCH {"metric": "step_ms", "value": 20.0, "steps": [20.0, 20.0], "setup_s": 3.5}'
 echo "\$l"
 [ -n "\${BENCH_METRIC_FILE:-}" ] && echo "\$l" >>"\$BENCH_METRIC_FILE"
 exit 0
