@@ -14,6 +14,12 @@ a request of d seconds starting at a random time is at a sample with
 probability (d + WINDOW) / the samples' interval.  Per configuration:
 slow requests, of all counted (WORKDIR/lat.txt), at a sample, and the
 number chance gives.
+
+Then the slow requests' bursts (each within GAP_S, 0.3, of the one before,
+within one run): per configuration their count, the median time between
+one burst's start and the next's, and the median requests a burst.  On some
+machines LC alone stalled in bursts every 1.5-2 s (session 15, call E), on
+others not at all: a period points at what stalls it.
 """
 import bisect
 import os
@@ -60,6 +66,40 @@ def counted(w):
     return n
 
 
+GAP_S = 0.3
+
+
+def bursts(w):
+    """Per label: [burst count, the intervals between bursts' starts, requests a burst]."""
+    out = {}
+    for line in open(os.path.join(w, "slow.txt")):
+        f = line.split()
+        if len(f) < 2:
+            continue
+        starts = sorted(float(x.split(":")[0]) for x in f[1:])
+        b = [[starts[0]]]
+        for s in starts[1:]:
+            if s - b[-1][-1] > GAP_S:
+                b.append([s])
+            else:
+                b[-1].append(s)
+        o = out.setdefault(f[0], [0, [], []])
+        o[0] += len(b)
+        o[1].extend(y[0] - x[0] for x, y in zip(b, b[1:]))
+        o[2].extend(len(x) for x in b)
+    return out
+
+
+def print_bursts(w):
+    rows = [(k, v) for k, v in sorted(bursts(w).items()) if v[1]]
+    if not rows:
+        return
+    print("bursts of slow requests (each within %.0f ms of the one before, in one run):" % (GAP_S * 1e3))
+    for label, (nb, iv, per) in rows:
+        print("   %-14s %4d bursts, one every %.2f s (median), %.1f slow a burst" % (
+            label, nb, st.median(iv), st.median(per)))
+
+
 def at_sample(t, s, d, win):
     """A sample's window [T - win, T] meets the request [s, s + d]."""
     i = bisect.bisect_left(t, s)	# the first sample at or after the start
@@ -91,6 +131,7 @@ def main(argv):
         ratio = " (%.1fx)" % (hit / chance) if chance > 0 else ""
         print("   %-14s %4d slow%s, %4d at a sample, chance %.1f%s" % (
             label, len(r), tot, hit, chance, ratio))
+    print_bursts(w)
     return 0
 
 
