@@ -54,7 +54,7 @@ GOALS       := $(patsubst check-tools,all,$(or $(MAKECMDGOALS),all))
 TOOLS_BPF   := cc clang bpftool pkg-config libbpf libelf libcap readline libmicrohttpd
 TOOLS       := $(sort \
 	$(if $(filter all gpuctl gpuctl-static static gpuctl-asan asan install image \
-		bench/prefetch_engine/decide bench/prefetch_engine/decide-static,$(GOALS)),$(TOOLS_BPF)) \
+		bench/prefetch_engine/decide bench/prefetch_engine/decide-static bench-watch-alt,$(GOALS)),$(TOOLS_BPF)) \
 	$(if $(filter all man install,$(GOALS)),rst2man) \
 	$(if $(filter all hint libgpuctl-hint.so install,$(GOALS)),cc) \
 	$(if $(filter test-policies,$(GOALS)),clang python3))
@@ -215,9 +215,41 @@ bench-ab:
 	@$(if $(value REF),:,echo "Error: give REF=<git ref>, e.g. make bench-ab REF=main" >&2; exit 2)
 	$(if $(filter 1,$(DRY)),bench/ab/build.sh --dry-run "$$GPUCTL_AB_REF" $${GPUCTL_AB_OLD:+"$$GPUCTL_AB_OLD"} && bench/ab/run.sh --dry-run $(AB_ARGS),bench/ab/build.sh "$$GPUCTL_AB_REF" $${GPUCTL_AB_OLD:+"$$GPUCTL_AB_OLD"})
 
+# Issue 40's alternatives to the allocation watcher (bench/watch_alt/README.md):
+# the preload shim, the resolver of libcuda's offsets, the uprobe counter
+# (static, as gpuctl-static: the GPU machine has no libbpf) and the tests'
+# fake libcuda.so.1 and its caller, into bench/watch_alt/bin/ (git-ignored:
+# carry it).  No CUDA headers: bench/watch_alt/cuda_min.h.
+WA_BIN      := bench/watch_alt/bin
+WA_CFLAGS   := $(CFLAGS) -Ibench/watch_alt -Ibuild/watch_alt
+WA_ALL      := $(WA_BIN)/libwatchalt-shim.so $(WA_BIN)/watch-alt-resolve $(WA_BIN)/watch-alt-uprobe \
+               $(WA_BIN)/test/libcuda.so.1 $(WA_BIN)/test/callcuda
+bench-watch-alt: $(WA_ALL)
+build/watch_alt/uprobe.bpf.o: bench/watch_alt/uprobe.bpf.c bench/watch_alt/uprobe_abi.h | check-tools
+	mkdir -p build/watch_alt
+	$(CLANG) $(BPF_CFLAGS) -Ibench/watch_alt -c $< -o $@
+build/watch_alt/watch_alt_uprobe.skel.h: build/watch_alt/uprobe.bpf.o
+	$(call write,$(BPFTOOL) gen skeleton $< name watch_alt_uprobe)
+WA_UPROBE   := bench/watch_alt/uprobe.c bench/watch_alt/uprobe_report.c
+$(WA_BIN)/watch-alt-uprobe: $(WA_UPROBE) bench/watch_alt/uprobe.h bench/watch_alt/uprobe_abi.h \
+		build/watch_alt/watch_alt_uprobe.skel.h $(STATIC_PREFIX)/lib/libelf.a
+	mkdir -p $(WA_BIN)
+	$(CC) $(WA_CFLAGS) -static -o $@ $(WA_UPROBE) $(LDFLAGS) -L$(STATIC_PREFIX)/lib -l:libbpf.a -l:libelf.a -lz -lzstd
+$(WA_BIN)/libwatchalt-shim.so: bench/watch_alt/shim.c bench/watch_alt/cuda_min.h | check-tools
+	mkdir -p $(WA_BIN)
+	$(CC) $(WA_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $< -ldl
+$(WA_BIN)/watch-alt-resolve: bench/watch_alt/resolve.c bench/watch_alt/cuda_min.h | check-tools
+	mkdir -p $(WA_BIN)
+	$(CC) $(WA_CFLAGS) -o $@ $< -ldl
+$(WA_BIN)/test/libcuda.so.1: tests/watch_alt/fakecuda.c bench/watch_alt/cuda_min.h | check-tools
+	mkdir -p $(WA_BIN)/test
+	$(CC) $(WA_CFLAGS) -shared -fPIC -Wl,-soname,libcuda.so.1 -o $@ $<
+$(WA_BIN)/test/callcuda: tests/watch_alt/callcuda.c $(WA_BIN)/test/libcuda.so.1
+	$(CC) $(WA_CFLAGS) -o $@ $< $(WA_BIN)/test/libcuda.so.1 -ldl
+
 clean:
 	rm -rf build gpuctl gpuctl-asan gpuctl-static libgpuctl-hint.so tests/policies/*.elf tests/policies/fuzz \
-		bench/prefetch_engine/decide bench/prefetch_engine/decide-static
+		bench/prefetch_engine/decide bench/prefetch_engine/decide-static $(WA_BIN)
 	$(MAKE) -C tests/model clean
 	$(MAKE) -C tests/tools clean
 
@@ -253,10 +285,11 @@ help:
 	@echo '  demo            prefetch policies on the UVM model in a VM'
 	@echo '  bench           the benchmarks (bench/run)'
 	@echo '  bench-ab        REF=<git ref>: an A/B of the prefetch engine (bench/ab/README.md)'
+	@echo '  bench-watch-alt the allocation watcher'"'"'s alternatives (bench/watch_alt/README.md)'
 	@echo '  model           the UVM model module and test tools'
 	@echo '  test-policies   the BPF objects the tests load'
 
-.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench bench-ab clean asan \
+.PHONY: static all hint man model test-policies install deps need-deps test test-asan demo bench bench-ab bench-watch-alt clean asan \
 	image help check-tools
 .DELETE_ON_ERROR:
 .SECONDARY:
