@@ -174,7 +174,7 @@ need-deps:
 	$(if $(filter 1,$(NODEPS)),@:,tests/deps.sh)
 
 test: need-deps
-	$(MAKE) all model test-policies
+	$(MAKE) all model test-policies bench-watch-alt
 	tests/run
 
 # The VM tests again with gpuctl-asan (ASan + UBSan) as gpuctl: sanitizer
@@ -185,7 +185,7 @@ SAN_ENV  := GPUCTL_SAN_DIR=$(SAN_DIR) \
 	ASAN_OPTIONS=log_path=$(SAN_DIR)/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=log_path=$(SAN_DIR)/ubsan:print_stacktrace=1:halt_on_error=1
 test-asan: need-deps
-	$(MAKE) gpuctl-asan model test-policies
+	$(MAKE) gpuctl-asan model test-policies bench-watch-alt
 	GPUCTL_BIN=$(CURDIR)/gpuctl-asan VM_ENV="$(SAN_ENV) $(VM_ENV)" tests/run --vm-only
 
 demo: need-deps
