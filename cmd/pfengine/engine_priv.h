@@ -87,9 +87,13 @@ int act_read_gpus(struct engine *g, bool quiet_if_none);
 int act_first_gpu(const struct engine *g);
 /* Carries out q; its DONE event goes into a later batch (at once, or when its move ends). */
 void act(struct engine *g, const struct pfe_request *q);
+
+/* --- done.c ---------------------------------------------------------------- */
+/* q's DONE event, into the next batch: len moved (0: nothing), ok. */
+void done_event(struct engine *g, const struct pfe_request *q, uint64_t len, bool ok);
 /* The move of len bytes for q to GPU i (-1: the CPU) ended (ret, st), having run [t0, t1]. */
-void act_end(struct engine *g, const struct pfe_request *q, int i, uint64_t len, int ret,
-	     uint32_t st, uint64_t t0, uint64_t t1);
+void done_move(struct engine *g, const struct pfe_request *q, int i, uint64_t len, int ret,
+	       uint32_t st, uint64_t t0, uint64_t t1);
 
 /* --- lane.c ---------------------------------------------------------------- */
 #define LANES 4			/* moves at once */
@@ -102,7 +106,7 @@ int lane_fd(const struct engine *g);
 /* Gives a move of len bytes to dst (GPU index gpu, -1 the CPU) to a lane; without lanes, makes it now. */
 void lane_submit(struct engine *g, const struct pfe_request *q, int gpu, uint64_t len,
 		 const struct uvm_uuid *dst);
-/* Ends the moves that ended (act_end). */
+/* Ends the moves that ended (done_move). */
 void lane_reap(struct engine *g);
 /* Waits for the moves under way and ends them, drops those not started, ends the lanes. */
 void lane_stop(struct engine *g);

@@ -182,7 +182,7 @@ void lane_submit(struct engine *g, const struct pfe_request *q, int gpu, uint64_
 	if (!ls) {	/* no lanes (they could not start): the move now, as one thread did */
 		t0 = monoraw_ns();
 		ret = uvm_migrate(g->s.uvm_fd, q->addr, len, dst, g->o->async, &st);
-		act_end(g, q, gpu, len, ret, st, t0, monoraw_ns());
+		done_move(g, q, gpu, len, ret, st, t0, monoraw_ns());
 		return;
 	}
 	pthread_mutex_lock(&ls->mu);
@@ -206,7 +206,7 @@ void lane_submit(struct engine *g, const struct pfe_request *q, int gpu, uint64_
 		g->inflight[gpu] += len;
 }
 
-/* The moves that ended since: act.c's ending of each, in the loop. */
+/* The moves that ended since: done.c's ending of each, in the loop. */
 void lane_reap(struct engine *g)
 {
 	struct lanes *ls = g->lanes;
@@ -229,7 +229,7 @@ void lane_reap(struct engine *g)
 			g->inflight[j->gpu] -= j->len;
 		if (j->dropped)
 			continue;
-		act_end(g, &j->q, j->gpu, j->len, j->ret, j->st, j->t0, j->t1);
+		done_move(g, &j->q, j->gpu, j->len, j->ret, j->st, j->t0, j->t1);
 	}
 }
 
