@@ -28,20 +28,13 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ab"))
 from summarize import ci95, fmt, where  # noqa: E402
+from record import bench_line, read  # noqa: E402
 
 WATCHERS = ["none", "shim", "uprobe"]
 WHAT = {"none": "`gpuctl prefetch load none -- CMD`: the allocation watcher (every syscall of the host) "
                 "and the tools session",
         "shim": "LD_PRELOAD libwatchalt-shim.so: a function call per allocation, this process only",
         "uprobe": "watch-alt-uprobe -- CMD: a uprobe + uretprobe trap per allocation, this process only"}
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
 
 
 def json_lines(text):
@@ -56,19 +49,6 @@ def json_lines(text):
             if isinstance(d, dict):
                 out.append(d)
     return out
-
-
-def bench_line(*texts):
-    for text in texts:
-        for line in reversed(text.splitlines()):
-            if line.startswith("BENCH "):
-                try:
-                    d = json.loads(line[6:])
-                except ValueError:
-                    continue
-                if isinstance(d, dict):
-                    return d
-    return None
 
 
 def num(v):
