@@ -36,6 +36,16 @@ start_run() {	# start_run ARGS...: sched run lc-be lc comm:lc1 ARGS in the backg
 	sleep 0.5
 }
 stop_run() { kill -INT $RUN; wait $RUN; RC=$?; }
+# status_until REGEX: sched status, again every 0.2 s (10 s at most) until a
+# line matches REGEX: the gate writes its shares once a second, a loaded host later
+status_until() {
+	i=0
+	while [ $i -lt 50 ]; do
+		"$GPUCTL" sched status 2>/dev/null | grep -Eq -- "$1" && break
+		i=$((i + 1)); sleep 0.2
+	done
+	expect_exit 0 "$GPUCTL" sched status
+}
 # sampled SECONDS: the BE channels sampled every 2 ms: "on_pct P longest_off_ms L ..."
 sampled() { S=$($HP sample $P/rm_channels_off "$1"); }
 s_on() { echo "$S" | cut -d' ' -f2; }
@@ -68,8 +78,7 @@ grep -q "BE keep 10% of each GPU, held off 100 ms at most, LC timeslice 1800 us"
 grep -q "lc1, lc): timeslice [0-9]* -> 1800 us" "$W/run.out" &&
 	ok "the LC TSG gets 1800 us, not 1 s" || fail "LC timeslice" "$(cat $W/run.out)"
 grep -q "warning" "$W/run.err" && fail "default warns" "$(cat $W/run.err)" || ok "default: no warning"
-sleep 1.2
-expect_exit 0 "$GPUCTL" sched status
+status_until "^  0 +$BE2 "
 expect_out "status: the floor line" "^BE floor: 10% of each GPU for its BE processes, held off 100 ms at most"
 expect_out "status: be1's row, kept" "^  0 +$BE1 +be1 +100.0 +[0-9.]+ +5.0 .* kept$"
 expect_out "status: be2's row, kept" "^  0 +$BE2 +be2 .* kept$"
@@ -98,7 +107,7 @@ grep -q "lc1, lc): timeslice [0-9]* -> 900 us" "$W/run.out" &&
 	grep -q "lc2, lc): timeslice [0-9]* -> 900 us" "$W/run.out" &&
 	ok "two LC processes on the GPU: 900 us each (1800 / 2), re-applied to the first" ||
 	fail "LC timeslice divided" "$(cat $W/run.out)"
-expect_exit 0 "$GPUCTL" sched status
+status_until "^  0 +$BE1 +be1 .* kept$"
 expect_out "status: be1 still kept with two LC processes" "^  0 +$BE1 +be1 .* kept$"
 kill $LC2; wait $LC2 2>/dev/null
 sleep 1.5

@@ -29,7 +29,9 @@ static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 no
 		       struct gate_share_row *r)
 {
 	const struct gate_gpu *gs = NULL;
-	double life = (now - p->joined_ns) / 1e9, rm = 1.0;
+	/* on_ns runs to the last account (last_ns), not to now: a share written
+	 * a moment after it must not read as time off */
+	double life = (p->last_ns - p->joined_ns) / 1e9, rm = 1.0;
 	int k;
 
 	for (int i = 0; i < g->ngpus; i++)
@@ -57,7 +59,7 @@ static void proc_share(const struct gate *g, const struct gate_proc *p, __u64 no
 	r->rm_wait_ms = gs ? ((double)gs->nlc * gate_lc_ts(&g->o, gs->nlc) +
 			      (k - 1) * (double)g->o.be_ts) / 1e3 : 0;
 	r->stall_ms = r->longest_off_ms + r->rm_wait_ms;
-	r->age_s = life;
+	r->age_s = (now - p->joined_ns) / 1e9;
 	/* 2 % for rounding */
 	r->kept = r->share_pct >= r->floor_pct * 0.98;
 	r->stall_kept = r->longest_off_ms <= g->o.stall_ms + 2 * GATE_GUARD_NS / 1e6;
