@@ -146,6 +146,8 @@ struct gate_lat {
 	__u64 count;		/* requests timed (0 with begun > 0: a library that times none) */
 	double p50_us, p99_us, max_us;
 };
+/* a warning line of sched status: the longest share_floor_problem says is ~240 bytes */
+#define SHARE_WARN_LEN 320
 struct gate_share {
 	pid_t pid;		/* the policy process that wrote it */
 	__u32 floor_pct, stall_ms, rotate_ms;
@@ -166,7 +168,7 @@ struct gate_share {
 	int n;
 	struct gate_share_row rows[64];
 	int nwarn;
-	char warn[8][192];	/* floors or bounds that are not kept, said */
+	char warn[8][SHARE_WARN_LEN];	/* floors or bounds that are not kept, said */
 };
 #define RUN_SHARE	"/run/gpuctl/sched-share"
 /* The ledger file as written (warnings left empty): 0, or -ENOENT when none is. */

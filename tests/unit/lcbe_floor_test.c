@@ -104,6 +104,20 @@ int main(void)
 	      "the longest such line fits status's %zu bytes (%zu)", sizeof(s.warn[0]),
 	      p ? strlen(p) : 0);
 
+	/* the longest line there is: be-timeslice under what a switch costs */
+	lc = derive(10, false, 0, 100, &g);
+	p = share_floor_problem(&g, buf, sizeof(buf));
+	CHECK(p && strlen(p) > 200 && strstr(p, "; use be-timeslice 200 or more, or be-rotate"),
+	      "be-timeslice 100: the run's line, %zu bytes (%s)", p ? strlen(p) : 0, p ? p : "nothing");
+	{
+		char run[512];
+
+		snprintf(run, sizeof(run), "%s", p ? p : "");
+		p = status_warning(&g, &s);
+		CHECK(p && !strcmp(p, run), "... status says it whole, not cut (%zu of %zu bytes)",
+		      p ? strlen(p) : 0, strlen(run));
+	}
+
 	lc = derive(10, false, 100, 200, &g);
 	CHECK(lc == 100 && !g.lc_derived,
 	      "lc-timeslice 100 given: kept at 100 us (got %llu)", (unsigned long long)lc);

@@ -123,7 +123,7 @@ static void share_warn(struct gate_share *s, const char *fmt, ...)
 int share_read(struct gate_share *s)
 {
 	struct gate_opts o = { 0 };
-	char prob[192];
+	char prob[SHARE_WARN_LEN];
 	int err = share_file_read(s);
 
 	if (err)
