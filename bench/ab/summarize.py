@@ -78,7 +78,10 @@ ENGINE_KEYS = [("seen", 1, "seen"), ("eager_moved", 1, "eager moves"),
                ("migrated_bytes", 2**30, "migrated GiB"), ("ioctls", 1, "ioctls"),
                ("lost_events", 1, "lost"), ("maps_reads", 1, "maps reads"),
                ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped"),
-               ("move_yields", 1, "move yields")]
+               ("move_yields", 1, "move yields"),
+               # the wall outside the engine's seconds: before it, and after the command's exit
+               ("attach_us", 1000, "attach ms"), ("seconds", 0.001, "engine ms"), ("drain_us", 1000, "drain ms"),
+               ("close_us", 1000, "close ms")]
 
 # Student's t, two-sided 95 %, by degrees of freedom
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,

@@ -58,6 +58,9 @@ struct engine {
 	uint64_t inflight[PFE_MAX_GPUS];	/* bytes given to the lanes, not reaped yet */
 	struct lanes *lanes;		/* lane.c: the threads that move */
 	double free_at[PFE_MAX_GPUS], started, stats_at;
+	/* the report's time outside `seconds` (stats.c): set up from begun to started;
+	 * the process's exit seen at gone_at, the moves under way ended at drained_at */
+	double begun, gone_at, drained_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */
 	uint32_t last_batch;
 	/* the interest switch (feed.c) */
@@ -127,5 +130,7 @@ void stats_write(struct engine *g);
 void stats_take(struct engine *g, struct stats_snap *sn);
 /* The closing report: text on stderr, or JSON (-j); exit_status < 0: none (-p). */
 void stats_print(const struct stats_snap *sn, int exit_status);
+/* One more figure for the report, known only after the snapshot (close_us). */
+void stats_snap_add(struct stats_snap *sn, const char *name, uint64_t v);
 
 #endif

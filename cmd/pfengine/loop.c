@@ -162,6 +162,7 @@ static void engine_loop(struct engine *g)
 		if (g->o->duration > 0 && mono_s() - g->started >= g->o->duration)
 			break;
 		if (workload_gone(&g->w)) {
+			g->gone_at = mono_s();
 			feed_turn(g);	/* what it did last */
 			p_info("engine: process %d exited", (int)g->w.pid);
 			break;
@@ -171,6 +172,7 @@ static void engine_loop(struct engine *g)
 			stats_write(g);
 	}
 	lane_stop(g);	/* the moves under way end before the report */
+	g->drained_at = mono_s();
 }
 
 static void engine_end(struct engine *g)
@@ -207,9 +209,11 @@ static int engine_fg(const struct pfe_opts *o)
 	static struct stats_snap sn;
 	struct engine g;
 	int ret = EXIT_FAIL, setup, st;
+	double ending;
 
 	if (engine_init(&g, o))
 		return EXIT_USAGE;
+	g.begun = mono_s();
 	stop_signals_install();
 	setup = engine_setup(&g);
 	if (!setup) {
@@ -221,11 +225,14 @@ static int engine_fg(const struct pfe_opts *o)
 		stats_take(&g, &sn);
 		ret = EXIT_OK;
 	}
-	engine_end(&g);
+	ending = mono_s();
+	engine_end(&g);	/* the last file of an exited process's UVM space: its teardown */
 	workload_end(&g.w, stop_requested());
 	st = o->cmd ? workload_status(&g.w) : -1;
-	if (!setup)
+	if (!setup) {
+		stats_snap_add(&sn, "close_us", (uint64_t)((mono_s() - ending) * 1e6));
 		stats_print(&sn, st);
+	}
 	/*
 	 * -- CMD: its failure is the caller's (as stat -- CMD and perf stat):
 	 * gpuctl exits with CMD's status (128+N: signal N) unless it stopped it.

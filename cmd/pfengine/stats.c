@@ -117,6 +117,22 @@ void stats_write(struct engine *g)
 	g->stats_at = mono_s();
 }
 
+void stats_snap_add(struct stats_snap *sn, const char *name, uint64_t v)
+{
+	ctr_snap(name, v, sn);
+}
+
+static uint64_t us_between(double from, double to)
+{
+	return from > 0 && to > from ? (uint64_t)((to - from) * 1e6) : 0;
+}
+
+/*
+ * Besides the counters, where the command's wall time goes outside
+ * `seconds`: attach_us before it (the command's start, its first GPU
+ * context, the attach), and once the process's exit was seen, drain_us for
+ * the moves under way then (close_us, after the snapshot, for the rest).
+ */
 void stats_take(struct engine *g, struct stats_snap *sn)
 {
 	update_ctrs(g);
@@ -125,6 +141,9 @@ void stats_take(struct engine *g, struct stats_snap *sn)
 	sn->seconds = mono_s() - g->started;
 	snprintf(sn->policy, sizeof(sn->policy), "%s", g->run.pol->name);
 	each_ctr(g, ctr_snap, sn);
+	ctr_snap("attach_us", us_between(g->begun, g->started), sn);
+	if (g->gone_at > 0)
+		ctr_snap("drain_us", us_between(g->gone_at, g->drained_at), sn);
 	memcpy(sn->age, g->al.age, sizeof(sn->age));
 }
 

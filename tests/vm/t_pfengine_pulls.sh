@@ -110,6 +110,7 @@ flags_of() {
 	uvmsim reset va_blocks 64 >/dev/null
 	$G prefetch load $1 $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 4000 >/dev/null 2>&1 &
 	GP=$!
+	T0=$(date +%s.%N)
 	n=0
 	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
 		sleep 0.05; n=$((n + 1))
@@ -132,6 +133,7 @@ ends_killed() {
 	$G $1 prefetch load populate $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 10000 \
 		>"$T_DIR/o" 2>"$T_DIR/e" &
 	GP=$!
+	T0=$(date +%s.%N)
 	n=0
 	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
 		sleep 0.05; n=$((n + 1))
@@ -142,6 +144,7 @@ ends_killed() {
 	kill -TERM "$SIMP"
 	wait $GP
 	RC=$?
+	WALL=$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
 }
 ends_killed ""
 [ $RC -eq 143 ] && ok "text: gpuctl exits with the command's status (143)" || fail "text rc" "$RC"
@@ -152,10 +155,22 @@ grep -Eq '^  migrated_bytes +[0-9]+  # [0-9.]+ (B|KiB|MiB|GiB)$' "$T_DIR/e" &&
 	grep -Eq '^  cpu_us +[0-9]+  # [0-9.]+ (ns|us|ms|s)$' "$T_DIR/e" && grep -Eq '^  seen +[0-9]+$' "$T_DIR/e" &&
 	ok "text: bytes and times in human units beside the counts, counts alone" ||
 	fail "text human units" "$(head -c 900 "$T_DIR/e")"
+grep -Eq '^  attach_us +[1-9][0-9]*  # ' "$T_DIR/e" && grep -Eq '^  drain_us +[0-9]+  # ' "$T_DIR/e" &&
+	grep -Eq '^  close_us +[0-9]+  # ' "$T_DIR/e" &&
+	ok "text: where the wall time went outside the engine's seconds (attach, drain, close)" ||
+	fail "text attach/drain/close" "$(head -c 1500 "$T_DIR/e")"
 ends_killed -j
 OUT=$(cat "$T_DIR/o")
 [ $RC -eq 143 ] && ok "-j: gpuctl exits with the command's status" || fail "-j rc" "$RC"
 expect_json "-j: stdout is one JSON document"
 expect_json_eq "-j: exit_status in it" .exit_status 143
 expect_json_eq "-j: beside the counters" .policy populate
+# attach_us + seconds + close_us: parts of gpuctl's own run, never more than its wall
+jf() { printf '%s\n' "$OUT" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" | head -1; }
+PARTS=$(awk -v a="$(jf attach_us)" -v s="$(jf seconds)" -v c="$(jf close_us)" \
+	'BEGIN { printf "%.3f", a / 1e6 + s + c / 1e6 }')
+[ -n "$(jf attach_us)" ] && [ -n "$(jf drain_us)" ] && [ -n "$(jf close_us)" ] &&
+	awk -v p="$PARTS" -v w="$WALL" 'BEGIN { exit !(p > 0.5 && p <= w + 0.05) }' &&
+	ok "-j: attach_us + seconds + close_us ($PARTS s) within the wall the caller saw ($WALL s)" ||
+	fail "-j attach/seconds/close" "parts $PARTS, wall $WALL: $(head -c 600 "$T_DIR/o")"
 summary
