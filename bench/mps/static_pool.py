@@ -20,7 +20,12 @@ their _ref/_s twins) in each call where it ran, against every static
 configuration (phases.is_static: MPS by hand, lc-be's TSG settings, no
 policy; the anchor among them) that meets the same target in its own call.
 The goal is met where, in every call where the target's phase ran, it kept
-the target and its BE/anchor >= the best of those.
+the target and its BE/anchor >= the best of those.  Two more lines follow
+each verdict: within each call, the phase's BE against the best static
+setting meeting the target in that same call (steps/s, no anchor); and,
+where the phase kept the target but fell short of a static setting of
+another call, by how much, beside how much the anchor's own BE differs
+between those calls: a shortfall within that spread is not resolved.
 
 Exit: 0 the tables and verdicts printed (met or not); 2 bad input (no OUT, an
 OUT without phases.txt or its "T" line, a w.tgz that cannot be read, a call
@@ -102,6 +107,34 @@ def table(i, c):
             "%.3f" % f["ratio"] if f["ratio"] is not None else "-"))
 
 
+def within(calls, ran, name, label):
+    """label against the best static setting meeting the target in its own call, BE by BE."""
+    for i, c in ran:
+        f = c["figs"][label]
+        meet = [(x, g) for x, g in c["figs"].items() if phases.is_static(x) and g["p99"] is not None
+                and g["p99"] <= c["t"][name] and g["be"] is not None]
+        if not meet or f["be"] is None:
+            print("   within call %d: no static setting meets it there" % i)
+            continue
+        x, g = max(meet, key=lambda m: m[1]["be"])
+        print("   within call %d: BE %.1f steps/s, the best static there %s %.1f: %.3fx (%s)" % (
+            i, f["be"], esc(x), g["be"], f["be"] / g["be"] if g["be"] else float("inf"),
+            ">=" if f["be"] >= g["be"] else "<"))
+
+
+def across(calls, ran, label, best):
+    """Short of a static setting of another call: by more than the anchor moved between them?"""
+    worst = min(c["figs"][label]["ratio"] for _, c in ran)
+    short = best[2]["ratio"] / worst - 1 if worst > 0 else float("inf")
+    involved = sorted({i for i, _ in ran} | {best[0]})
+    anchors = [calls[i - 1]["anchor"] for i in involved]
+    spread = max(anchors) / min(anchors) - 1
+    print("   across calls %s: BE/anchor %.1f %% under the best static's; the anchor's own BE differs "
+          "by %.1f %% between them: %s" % (
+              ",".join(str(i) for i in involved), 100 * short, 100 * spread,
+              "not resolved (within the anchor's spread)" if short <= spread else "short by more than it"))
+
+
 def judge(calls, name, label):
     """label's lc-p99 phases at target name, against the static settings meeting it; True when met."""
     ran = [(i, c) for i, c in enumerate(calls, 1) if label in c["figs"] and name in c["t"]]
@@ -130,6 +163,11 @@ def judge(calls, name, label):
         sum(1 for _, c in ran if c["figs"][label]["p99"] is not None and c["figs"][label]["p99"] <= c["t"][name]),
         len(ran), "/".join("%.3f" % c["figs"][label]["ratio"] for _, c in ran if c["figs"][label]["ratio"] is not None)
         or "-", "%s (call %d) %.3f" % (esc(best[1]), best[0], best[2]["ratio"]) if best else "(none meets it)"))
+    within(calls, ran, name, label)
+    kept_all = all(c["figs"][label]["p99"] is not None and c["figs"][label]["p99"] <= c["t"][name]
+                   and c["figs"][label]["ratio"] is not None for _, c in ran)
+    if not ok and kept_all and best and any(i != best[0] for i, _ in ran):
+        across(calls, ran, label, best)
     return ok
 
 

@@ -7,7 +7,8 @@
 # w.tgz; the verdict at m12 met, then
 # not met once a TSG static setting that meets the target in its call gets a
 # BE/anchor above the target's; the anchor itself counts among the static
-# settings (m20); no OUT, an OUT without phases.txt, a call without the anchor:
+# settings (m20); the lines within each call and, for a shortfall against
+# another call, beside the anchor's spread between the calls; no OUT, an OUT without phases.txt, a call without the anchor:
 # one Error line, exit 2, nothing on stdout.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -73,8 +74,20 @@ expect_out "m12: MET (0.800 and 0.900 >= 0.700)" \
 	'^gp99_m12: goal MET: kept in 2 of 2 calls, BE/anchor 0\.800/0\.900 against the best static ts50_f10 \(call 2\) 0\.700$'
 expect_out "m20: the anchor (1.000 of itself) is a static setting too: not met at 0.950" \
 	'^gp99_m20: goal not met: kept in 1 of 1 calls, BE/anchor 0\.950 against the best static mps_p1t100 \(call [12]\) 1\.000$'
+expect_out "m12 within call 1: BE against the best static meeting it there (mps_p0t50 60)" \
+	'^   within call 1: BE 80\.0 steps/s, the best static there mps_p0t50 60\.0: 1\.333x \(>=\)$'
+expect_out "m12 within call 2: its own call's best (ts50_f10 35)" \
+	'^   within call 2: BE 45\.0 steps/s, the best static there ts50_f10 35\.0: 1\.286x \(>=\)$'
+expect_out "m20 within call 1: the anchor meets it and gives more" \
+	'^   within call 1: BE 95\.0 steps/s, the best static there mps_p1t100 100\.0: 0\.950x \(<\)$'
+printf '%s\n' "$OUT" | grep -q '^   across calls' && fail "met: no across line" "$OUT" || ok "met, or short in its own call only: no across line"
 
 expect_exit 0 python3 $POOL "$C1" "$C2B"
+expect_out "within each call it gives at least the best static there" \
+	'^   within call 2: BE 45\.0 steps/s, the best static there ts50_f10 45\.0: 1\.000x \(>=\)$'
+expect_out "across calls: 12.5 % short, the anchor differs 100 % between them: not resolved" \
+	'^   across calls 1,2: BE/anchor 12\.5 % under the best static.s; the anchor.s own BE differs by 100\.0 % between them: not resolved \(within the anchor.s spread\)$'
+
 expect_out "a static setting's BE/anchor raised above the target's (0.900 > 0.800): not met" \
 	'^gp99_m12: goal not met: kept in 2 of 2 calls, BE/anchor 0\.800/0\.900 against the best static ts50_f10 \(call 2\) 0\.900$'
 expect_out "the call where the target falls short says so" '^   gp99_m12 call 1: .*BE/anchor 0\.800 \(< the best static.s 0\.900\)$'
