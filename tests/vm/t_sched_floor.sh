@@ -36,6 +36,20 @@ start_run() {	# start_run ARGS...: sched run lc-be lc comm:lc1 ARGS in the backg
 	sleep 0.5
 }
 stop_run() { kill -INT $RUN; wait $RUN; RC=$?; }
+# wait_line FILE ERE [LAST]: up to 10 s for a line of FILE to match ERE (LAST: the
+# last line matching LAST must match ERE): the run re-applies on its next look
+wait_line() {
+	i=0
+	while [ $i -lt 100 ]; do
+		if [ -n "$3" ]; then
+			grep -E -- "$3" "$1" 2>/dev/null | tail -1 | grep -Eq -- "$2" && return 0
+		else
+			grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		fi
+		i=$((i + 1)); sleep 0.1
+	done
+	return 1
+}
 # status_until REGEX: sched status, again every 0.2 s (10 s at most) until a
 # line matches REGEX: the gate writes its shares once a second, a loaded host later
 status_until() {
@@ -102,16 +116,14 @@ grep -q "^gpuctl_sched_be_share_ratio{gpu=\"0\",pid=\"$BE1\",comm=\"be1\"[^}]*} 
 cp "$RMC" "$W/lc2"
 "$W/lc2" -n 1 >"$W/lc2.out" 2>&1 &
 LC2=$!
-sleep 1.5
-grep -q "lc1, lc): timeslice [0-9]* -> 900 us" "$W/run.out" &&
-	grep -q "lc2, lc): timeslice [0-9]* -> 900 us" "$W/run.out" &&
+wait_line "$W/run.out" "lc1, lc\): timeslice [0-9]* -> 900 us" &&
+	wait_line "$W/run.out" "lc2, lc\): timeslice [0-9]* -> 900 us" &&
 	ok "two LC processes on the GPU: 900 us each (1800 / 2), re-applied to the first" ||
 	fail "LC timeslice divided" "$(cat $W/run.out)"
 status_until "^  0 +$BE1 +be1 .* kept$"
 expect_out "status: be1 still kept with two LC processes" "^  0 +$BE1 +be1 .* kept$"
 kill $LC2; wait $LC2 2>/dev/null
-sleep 1.5
-grep "lc1, lc): timeslice" "$W/run.out" | tail -1 | grep -q -- "-> 1800 us" &&
+wait_line "$W/run.out" "-> 1800 us" "lc1, lc\): timeslice" &&
 	ok "the second LC gone: the first's 1800 us back" || fail "LC timeslice back" "$(cat $W/run.out)"
 stop_run
 [ $RC = 0 ] && ok "stopped" || fail "stop" "rc $RC"
@@ -123,8 +135,7 @@ grep -q "^BE floor: longest any BE process was held off: 0 ms" "$W/run.out" &&
 start_run lc-timeslice 1000000
 grep -q "warning: be-floor 10% cannot be kept: lc-timeslice 1000000 us against be-timeslice 200 us leaves BE 0.0% of a GPU" "$W/run.err" &&
 	ok "lc-timeslice 1 s: run warns the floor cannot be kept" || fail "warn" "$(cat $W/run.err)"
-sleep 1.2
-expect_exit 0 "$GPUCTL" sched status
+status_until "^  0 +$BE1 .*NOT KEPT$"
 expect_out "status: rows NOT KEPT" "^  0 +$BE1 .*NOT KEPT$"
 expect_out "status: the warning" "^warning: be-floor 10% cannot be kept"
 expect_out "status: the BE under its floor" "^warning: GPU 0: BE pid $BE1 \(be1\) keeps 0.0% of the GPU, under its floor of 5.0%"
@@ -142,8 +153,7 @@ grep -q "BE keep 30% of each GPU, held off 100 ms at most, LC timeslice 200 us /
 	fail "derived minimum" "$(cat $W/run.err)"
 grep -q "lc1, lc): timeslice [0-9]* -> 200 us" "$W/run.out" &&
 	ok "the LC TSG gets 200 us" || fail "LC TSG at the minimum" "$(cat $W/run.out)"
-sleep 1.2
-expect_exit 0 "$GPUCTL" sched status
+status_until "^BE floor: 30% "
 expect_out "status: LC timeslice 200 us" "^BE floor: 30% .*\(LC timeslice 200 us, BE 50 us\)$"
 expect_exit 0 "$GPUCTL" -j sched status
 expect_json_eq "status JSON: lc_timeslice_us 200" ".be_floor.lc_timeslice_us" 200
@@ -154,8 +164,7 @@ grep -q "LC timeslice 200 us /" "$W/run.err" &&
 	grep -q "warning: be-floor 90% cannot be kept: lc-timeslice 200 us against be-timeslice 200 us leaves BE 50.0% of a GPU while an LC is busy (an LC needs 200 us: be-timeslice 1800+)" "$W/run.err" &&
 	ok "be-floor 90 raised to 200 us: the run says the floor cannot be kept" ||
 	fail "raised floor warning" "$(cat $W/run.err)"
-sleep 1.2
-expect_exit 0 "$GPUCTL" sched status
+status_until "^warning: be-floor 90% "
 expect_out "status: the raised floor's warning" "^warning: be-floor 90% cannot be kept: lc-timeslice 200 us against be-timeslice 200 us"
 stop_run
 # a derived 300 us divided between two LC processes: 200 us each, not 150
@@ -164,9 +173,8 @@ grep -q "LC timeslice 300 us /" "$W/run.err" && ok "be-timeslice 200 be-floor 40
 	fail "300 derived" "$(cat $W/run.err)"
 "$W/lc2" -n 1 >"$W/lc2.out" 2>&1 &
 LC2=$!
-sleep 1.5
-grep "lc1, lc): timeslice" "$W/run.out" | tail -1 | grep -q -- "-> 200 us" &&
-	grep -q "lc2, lc): timeslice [0-9]* -> 200 us" "$W/run.out" &&
+wait_line "$W/run.out" "lc2, lc\): timeslice [0-9]* -> 200 us" &&
+	wait_line "$W/run.out" "-> 200 us" "lc1, lc\): timeslice" &&
 	! grep -q -- "-> 150 us" "$W/run.out" &&
 	ok "two LC processes: 200 us each, not 150" || fail "divided under the minimum" "$(cat $W/run.out)"
 kill $LC2; wait $LC2 2>/dev/null
@@ -177,8 +185,7 @@ grep -q "lc1, lc): timeslice [0-9]* -> 100 us" "$W/run.out" &&
 	ok "lc-timeslice 100 given: kept at 100 us" || fail "given kept" "$(cat $W/run.out)"
 [ "$(grep -c "warning: lc-timeslice 100 us is under what switching a TSG out costs (~200 us on an H100)" "$W/run.err")" = 1 ] &&
 	ok "lc-timeslice 100 given: one warning line" || fail "given warned" "$(cat $W/run.err)"
-sleep 1.2
-expect_exit 0 "$GPUCTL" sched status
+status_until "^warning: lc-timeslice 100 us "
 expect_out "status: the given LC timeslice's warning" "^warning: lc-timeslice 100 us is under what switching"
 expect_exit 0 "$GPUCTL" -j sched status
 if command -v python3 >/dev/null 2>&1; then
