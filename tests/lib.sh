@@ -118,13 +118,24 @@ expect_json_eq()
     return 1
 }
 
+# what a failed check shows of a long output: its head and its tail (rows
+# of a table often come last)
+ends_of()
+{
+    if [ "$(printf '%s' "$1" | wc -c)" -le 900 ]; then
+        printf '%s' "$1"
+    else
+        printf '%s\n[...]\n%s' "$(printf '%s' "$1" | head -c 300)" "$(printf '%s' "$1" | tail -c 600)"
+    fi
+}
+
 expect_out()
 {
     if printf '%s\n' "$OUT" | grep -Eq -- "$2"; then
         ok "$1"
         return 0
     fi
-    fail "$1" "stdout lacks /$2/: $(printf '%s' "$OUT" | head -c 300)"
+    fail "$1" "stdout lacks /$2/: $(ends_of "$OUT")"
     return 1
 }
 
