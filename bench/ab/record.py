@@ -39,6 +39,17 @@ def bench_line(*texts):
     return None
 
 
+def run_status(given, rc, value):
+    """A run's status: the one given, else from its exit status and whether it printed a metric."""
+    if given:
+        return given
+    if rc in (124, 137):
+        return "timeout"
+    if rc != 0:
+        return "failed"
+    return "no-metric" if value is None else "ok"
+
+
 def engine_report(text):
     text = text.strip()
     if not text:
@@ -80,16 +91,7 @@ def main():
         value = b.get("value") if b else None
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             value = None
-        status = a.status
-        if not status:
-            if a.rc in (124, 137):
-                status = "timeout"
-            elif a.rc != 0:
-                status = "failed"
-            elif value is None:
-                status = "no-metric"
-            else:
-                status = "ok"
+        status = run_status(a.status, a.rc, value)
         extra = {k: v for k, v in (b or {}).items() if k not in ("metric", "value")}
         line = {"run_id": a.run_id, "workload": a.workload, "round": a.round, "pos": a.pos,
                 "config": a.config, "policy": a.policy, "bin": a.bin, "status": status,

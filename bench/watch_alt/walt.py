@@ -28,7 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ab"))
 from summarize import ci95, fmt, where  # noqa: E402
-from record import bench_line, read  # noqa: E402
+from record import bench_line, read, run_status  # noqa: E402
 
 WATCHERS = ["none", "shim", "uprobe"]
 WHAT = {"none": "`gpuctl prefetch load none -- CMD`: the allocation watcher (every syscall of the host) "
@@ -74,16 +74,7 @@ def record(a):
     seen, watch = seen_of(a.config, json_lines(read(a.engine_json)) if a.engine_json else [],
                           json_lines(read(a.shim_out)) if a.shim_out else [],
                           json_lines(read(a.uprobe_out)) if a.uprobe_out else [])
-    status = a.status
-    if not status:
-        if a.rc in (124, 137):
-            status = "timeout"
-        elif a.rc != 0:
-            status = "failed"
-        elif value is None:
-            status = "no-metric"
-        else:
-            status = "ok"
+    status = run_status(a.status, a.rc, value)
     line = {"round": a.round, "pos": a.pos, "config": a.config, "status": status, "rc": a.rc,
             "wall_s": a.wall, "metric": b.get("metric") if b else None, "value": value,
             "steps": (b or {}).get("steps"), "setup_s": num((b or {}).get("setup_s")), "seen": seen, "watch": watch, "error": None}
