@@ -427,40 +427,29 @@ static const char *log_reason(char *log)
 	}
 }
 
-int pfe_run_load(struct pfe_run *r)
+/*
+ * Loads r->obj (opened and checked): no log while it loads (a long one
+ * could overflow); on a refusal, again from the same bytes with the
+ * verifier's log, which the error then quotes.  The program, or NULL
+ * after p_err.
+ */
+static struct bpf_program *load_prog(struct pfe_run *r)
 {
 	const struct pfe_policy *pol = r->pol;
 	struct bpf_program *prog = NULL, *p;
 	libbpf_print_fn_t prev;
 	enum pfe_file_kind k;
-	struct pfe_var f = { 0 };
 	char why[256], *log;
-	size_t logsz = 1 << 20, sz;
-	char *base;
+	size_t logsz = 1 << 20;
 	int err;
 
-	r->obj = open_obj(pol, &err);
-	if (!r->obj) {
-		p_err("policy %s: cannot open its object (%s)", pol->name,
-		      bpf_strerror(err, why, sizeof(why)));
-		return -1;
-	}
-	{
-		struct pfe_policy tmp = *pol;
-
-		if (check_obj(r->obj, &tmp, &k, why, sizeof(why))) {
-			p_err("policy %s: %s", pol->name, why);
-			return -1;
-		}
-	}
 	bpf_object__for_each_program(p, r->obj)
 		prog = p;
 	log = calloc(1, logsz);
 	if (!log) {
 		p_err("out of memory");
-		return -1;
+		return NULL;
 	}
-	/* no log while it loads (a long one could overflow); on a refusal, again with it */
 	prev = debug_output ? NULL : libbpf_set_print(silent_print);
 	err = bpf_object__load(r->obj);
 	if (err) {
@@ -493,12 +482,20 @@ int pfe_run_load(struct pfe_run *r)
 		else
 			p_err("policy %s: the kernel refused to load it: %s", pol->name,
 			      bpf_strerror(err, why, sizeof(why)));
-		free(log);
-		return -1;
+		prog = NULL;
 	}
 	free(log);
-	r->prog_fd = bpf_program__fd(prog);
-	/* the batch */
+	return prog;
+}
+
+/* The loaded program's globals, mapped: its batch, its parameters (set), its counters. */
+static int map_globals(struct pfe_run *r)
+{
+	const struct pfe_policy *pol = r->pol;
+	struct pfe_var f = { 0 };
+	char *base;
+	size_t sz;
+
 	pfe_var_find(bpf_object__btf(r->obj), NULL, "pfe_io", &f);
 	base = f.sec ? map_data(r, f.sec, &sz) : NULL;
 	if (!base || f.off + sizeof(struct pfe_io) > sz) {
@@ -508,7 +505,6 @@ int pfe_run_load(struct pfe_run *r)
 	r->io = (struct pfe_io *)(base + f.off);
 	r->io->abi = PFE_ABI_VERSION;
 	r->io->nev = r->io->nreq = 0;
-	/* the parameters */
 	if (pol->nparams) {
 		base = map_data(r, PFE_SEC_PARAMS, &sz);
 		if (!base) {
@@ -525,7 +521,6 @@ int pfe_run_load(struct pfe_run *r)
 			*r->pv[i] = r->params[i];
 		}
 	}
-	/* the counters */
 	pfe_var_each(bpf_object__btf(r->obj), ctr_cb, r);
 	if (r->nctrs) {
 		base = map_data(r, PFE_SEC_CTRS, &sz);
@@ -537,6 +532,35 @@ int pfe_run_load(struct pfe_run *r)
 			r->cv[i] = (uint64_t *)(base + (uintptr_t)r->cv[i]);
 	}
 	return 0;
+}
+
+int pfe_run_load(struct pfe_run *r)
+{
+	const struct pfe_policy *pol = r->pol;
+	struct bpf_program *prog;
+	enum pfe_file_kind k;
+	char why[256];
+	int err;
+
+	r->obj = open_obj(pol, &err);
+	if (!r->obj) {
+		p_err("policy %s: cannot open its object (%s)", pol->name,
+		      bpf_strerror(err, why, sizeof(why)));
+		return -1;
+	}
+	{
+		struct pfe_policy tmp = *pol;
+
+		if (check_obj(r->obj, &tmp, &k, why, sizeof(why))) {
+			p_err("policy %s: %s", pol->name, why);
+			return -1;
+		}
+	}
+	prog = load_prog(r);
+	if (!prog)
+		return -1;
+	r->prog_fd = bpf_program__fd(prog);
+	return map_globals(r);
 }
 
 struct pfe_event *pfe_run_slot(struct pfe_run *r)
