@@ -198,41 +198,123 @@ static void mkprocs(void)
 	}
 }
 
+/* probe SPECS [N]: each TSG's schedule off/on and preempt calls, timed N times */
+static int do_probe(int argc, char **argv)
+{
+	int n = argc > 3 ? atoi(argv[3]) : 10;
+	double *off = calloc(n, 8), *on = calloc(n, 8), *pw = calloc(n, 8), *pn = calloc(n, 8);
+	for (int i = 0; i < nt; i++) {
+		int s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+		for (int k = 0; k < n; k++) {
+			double a = now_us(); s1 |= sched(&T[i], 0);
+			double b = now_us(); usleep(2000);
+			double c = now_us(); s2 |= sched(&T[i], 1);
+			double d = now_us(); usleep(5000);
+			off[k] = b - a; on[k] = d - c;
+		}
+		for (int k = 0; k < n; k++) {
+			double a = now_us(); s3 |= preempt(&T[i], 1);
+			double b = now_us(); usleep(3000);
+			double c = now_us(); s4 |= preempt(&T[i], 0);
+			double d = now_us(); usleep(3000);
+			pw[k] = b - a; pn[k] = d - c;
+		}
+		char w[128];
+		printf("tsg pid=%d client=%x tsg=%x status off=%d on=%d preempt_wait=%d preempt_nowait=%d\n",
+		       T[i].pid, T[i].cl, T[i].tsg, s1, s2, s3, s4);
+		snprintf(w, sizeof(w), "  off  tsg=%x", T[i].tsg); stats(w, off, n);
+		snprintf(w, sizeof(w), "  on   tsg=%x", T[i].tsg); stats(w, on, n);
+		snprintf(w, sizeof(w), "  preempt_wait tsg=%x", T[i].tsg); stats(w, pw, n);
+		snprintf(w, sizeof(w), "  preempt_nowait tsg=%x", T[i].tsg); stats(w, pn, n);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* rotate SPECS ROT_MS: one BE process's TSGs on at a time, each for ROT_MS */
+static int do_rotate(char **argv)
+{
+	int rot = atoi(argv[3]), cur = 0;
+	long flips = 0;
+	for (int j = 1; j < nproc; j++) all(0, procs[j]);
+	all(1, procs[0]);
+	while (!stop) {
+		usleep(rot * 1000);
+		if (nproc < 2) continue;
+		all(0, procs[cur]);
+		cur = (cur + 1) % nproc;
+		all(1, procs[cur]);
+		flips++;
+	}
+	all(1, 0);
+	printf("xsched rotate: %ld rotations, all back on\n", flips);
+	return 0;
+}
+
+/* hint SPECS FILE ROT_MS HOLD_MS [MODE]: BE off while the hint page says busy */
+static int do_hint(int argc, char **argv)
+{
+	int rot = atoi(argv[4]), hold = atoi(argv[5]), cur = 0, on = 1;
+	if (argc > 6) { mode = argv[6]; scan(0); }
+	int fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC, 0666);
+	struct gpuctl_hint_page *pg;
+	double *offt = calloc(1 << 20, 8), *ont = calloc(1 << 20, 8);
+	long noff = 0, non = 0, held = 0, rots = 0;
+	int forced = 0;
+	double t_off = 0, last_rot = now_us();
+
+	if (fd < 0 || ftruncate(fd, 4096)) { perror(argv[3]); return 1; }
+	fchmod(fd, 0666);
+	pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	pg->version = GPUCTL_HINT_VERSION; pg->owner = getpid();
+	__atomic_store_n(&pg->magic, GPUCTL_HINT_MAGIC, __ATOMIC_RELEASE);
+	if (rot > 0) for (int j = 1; j < nproc; j++) all(0, procs[j]);
+	printf("xsched hint: ready %d procs rot=%d hold=%d\n", nproc, rot, hold); fflush(stdout);
+	while (!stop) {
+		uint32_t b = __atomic_load_n(&pg->busy, __ATOMIC_ACQUIRE);
+		double t = now_us(), a = t;
+		struct timespec to = { 0, 1000000 };
+
+		if (!b)
+			forced = 0;
+		if (b && on && !forced) {
+			rot > 0 ? all(0, procs[cur]) : all(0, 0);
+			if (noff < (1 << 20)) offt[noff++] = now_us() - a;
+			on = 0; t_off = now_us();
+		} else if (!on && (!b || (hold && t - t_off > hold * 1000.0))) {
+			if (b) { held++; forced = 1; }
+			if (rot > 0 && t - last_rot > rot * 1000.0 && nproc > 1) {
+				cur = (cur + 1) % nproc; last_rot = t; rots++;
+			}
+			rot > 0 ? all(1, procs[cur]) : all(1, 0);
+			if (non < (1 << 20)) ont[non++] = now_us() - a;
+			on = 1;
+		} else if (on && !b && rot > 0 && t - last_rot > rot * 1000.0 && nproc > 1) {
+			all(0, procs[cur]); cur = (cur + 1) % nproc; all(1, procs[cur]);
+			last_rot = t; rots++;
+		}
+		syscall(SYS_futex, &pg->busy, FUTEX_WAIT, b, &to, NULL, 0);
+	}
+	all(1, 0);
+	printf("xsched hint: begins=%llu ends=%llu rotations=%ld held_over=%ld\n",
+	       (unsigned long long)pg->begins, (unsigned long long)pg->ends, rots, held);
+	stats("xsched hint off-call", offt, noff);
+	stats("xsched hint on-call", ont, non);
+	pg->magic = 0;
+	unlink(argv[3]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 3) { fprintf(stderr, "usage: see source\n"); return 2; }
+	if (argc < 3) {
+		fprintf(stderr, "Error: usage: xsched probe|off|on|hint|rotate|scan|var SPECS ... (the comment atop xsched.c)\n");
+		return 2;
+	}
 	load(argv[2]);
 	signal(SIGINT, onsig); signal(SIGTERM, onsig); signal(SIGHUP, onsig);
-	if (!strcmp(argv[1], "probe")) {
-		int n = argc > 3 ? atoi(argv[3]) : 10;
-		double *off = calloc(n, 8), *on = calloc(n, 8), *pw = calloc(n, 8), *pn = calloc(n, 8);
-		for (int i = 0; i < nt; i++) {
-			int s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-			for (int k = 0; k < n; k++) {
-				double a = now_us(); s1 |= sched(&T[i], 0);
-				double b = now_us(); usleep(2000);
-				double c = now_us(); s2 |= sched(&T[i], 1);
-				double d = now_us(); usleep(5000);
-				off[k] = b - a; on[k] = d - c;
-			}
-			for (int k = 0; k < n; k++) {
-				double a = now_us(); s3 |= preempt(&T[i], 1);
-				double b = now_us(); usleep(3000);
-				double c = now_us(); s4 |= preempt(&T[i], 0);
-				double d = now_us(); usleep(3000);
-				pw[k] = b - a; pn[k] = d - c;
-			}
-			char w[128];
-			printf("tsg pid=%d client=%x tsg=%x status off=%d on=%d preempt_wait=%d preempt_nowait=%d\n",
-			       T[i].pid, T[i].cl, T[i].tsg, s1, s2, s3, s4);
-			snprintf(w, sizeof(w), "  off  tsg=%x", T[i].tsg); stats(w, off, n);
-			snprintf(w, sizeof(w), "  on   tsg=%x", T[i].tsg); stats(w, on, n);
-			snprintf(w, sizeof(w), "  preempt_wait tsg=%x", T[i].tsg); stats(w, pw, n);
-			snprintf(w, sizeof(w), "  preempt_nowait tsg=%x", T[i].tsg); stats(w, pn, n);
-			fflush(stdout);
-		}
-		return 0;
-	}
+	if (!strcmp(argv[1], "probe"))
+		return do_probe(argc, argv);
 	if (!strcmp(argv[1], "scan")) {
 		scan(1);
 		return 0;
@@ -253,73 +335,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	mkprocs();
-	if (!strcmp(argv[1], "rotate")) {
-		int rot = atoi(argv[3]), cur = 0;
-		long flips = 0;
-		for (int j = 1; j < nproc; j++) all(0, procs[j]);
-		all(1, procs[0]);
-		while (!stop) {
-			usleep(rot * 1000);
-			if (nproc < 2) continue;
-			all(0, procs[cur]);
-			cur = (cur + 1) % nproc;
-			all(1, procs[cur]);
-			flips++;
-		}
-		all(1, 0);
-		printf("xsched rotate: %ld rotations, all back on\n", flips);
-		return 0;
-	}
-	if (!strcmp(argv[1], "hint")) {
-		int rot = atoi(argv[4]), hold = atoi(argv[5]), cur = 0, on = 1;
-		if (argc > 6) { mode = argv[6]; scan(0); }
-		int fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC, 0666);
-		struct gpuctl_hint_page *pg;
-		double *offt = calloc(1 << 20, 8), *ont = calloc(1 << 20, 8);
-		long noff = 0, non = 0, held = 0, rots = 0;
-		int forced = 0;
-		double t_off = 0, last_rot = now_us();
-
-		if (fd < 0 || ftruncate(fd, 4096)) { perror(argv[3]); return 1; }
-		fchmod(fd, 0666);
-		pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		pg->version = GPUCTL_HINT_VERSION; pg->owner = getpid();
-		__atomic_store_n(&pg->magic, GPUCTL_HINT_MAGIC, __ATOMIC_RELEASE);
-		if (rot > 0) for (int j = 1; j < nproc; j++) all(0, procs[j]);
-		printf("xsched hint: ready %d procs rot=%d hold=%d\n", nproc, rot, hold); fflush(stdout);
-		while (!stop) {
-			uint32_t b = __atomic_load_n(&pg->busy, __ATOMIC_ACQUIRE);
-			double t = now_us(), a = t;
-			struct timespec to = { 0, 1000000 };
-
-			if (!b)
-				forced = 0;
-			if (b && on && !forced) {
-				rot > 0 ? all(0, procs[cur]) : all(0, 0);
-				if (noff < (1 << 20)) offt[noff++] = now_us() - a;
-				on = 0; t_off = now_us();
-			} else if (!on && (!b || (hold && t - t_off > hold * 1000.0))) {
-				if (b) { held++; forced = 1; }
-				if (rot > 0 && t - last_rot > rot * 1000.0 && nproc > 1) {
-					cur = (cur + 1) % nproc; last_rot = t; rots++;
-				}
-				rot > 0 ? all(1, procs[cur]) : all(1, 0);
-				if (non < (1 << 20)) ont[non++] = now_us() - a;
-				on = 1;
-			} else if (on && !b && rot > 0 && t - last_rot > rot * 1000.0 && nproc > 1) {
-				all(0, procs[cur]); cur = (cur + 1) % nproc; all(1, procs[cur]);
-				last_rot = t; rots++;
-			}
-			syscall(SYS_futex, &pg->busy, FUTEX_WAIT, b, &to, NULL, 0);
-		}
-		all(1, 0);
-		printf("xsched hint: begins=%llu ends=%llu rotations=%ld held_over=%ld\n",
-		       (unsigned long long)pg->begins, (unsigned long long)pg->ends, rots, held);
-		stats("xsched hint off-call", offt, noff);
-		stats("xsched hint on-call", ont, non);
-		pg->magic = 0;
-		unlink(argv[3]);
-		return 0;
-	}
+	if (!strcmp(argv[1], "rotate"))
+		return do_rotate(argv);
+	if (!strcmp(argv[1], "hint"))
+		return do_hint(argc, argv);
 	return 2;
 }
