@@ -8,7 +8,8 @@
 # every 0.1 s, the LC's 200 request times of 5000..5199 us a phase and one
 # slow request of 20 ms at its start),
 # nvidia-smi (clocks.py's samples), nvidia-cuda-mps-control ("mps-control -d"
-# to $FAKE_LOG when the daemon is started) and mount (logged, nothing mounted).
+# to $FAKE_LOG when the daemon is started), mount (logged, nothing mounted) and
+# gpuctl-ref (GPUCTL_REF's: "REF ARGS" logged, then the gpuctl stand-in).
 mps_fakes() {
 	local F=$1
 	mkdir -p "$F"
@@ -55,5 +56,7 @@ EOF
 # the daemon's stand-in: says when it is started (-d), reads and ends otherwise
 printf '#!/bin/sh\n[ "$1" = -d ] && echo "mps-control -d" >>"$FAKE_LOG"\ncat >/dev/null; exit 0\n' >"$F/nvidia-cuda-mps-control"
 printf '#!/bin/sh\necho "mount $*" >>"$FAKE_LOG"\n' >"$F/mount"	# the host's mounts stay as they are
+# GPUCTL_REF's stand-in: "REF ARGS" to $FAKE_LOG, then the gpuctl stand-in
+printf '#!/bin/bash\necho "REF $*" >>"$FAKE_LOG"\nexec "%s/gpuctl" "$@"\n' "$F" >"$F/gpuctl-ref"
 chmod +x "$F"/*
 }

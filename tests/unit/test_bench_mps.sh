@@ -5,10 +5,10 @@
 # is set up; a whole SET=mps call against stand-ins (gpuctl, the LC/BE
 # workload, nvidia-smi, nvidia-cuda-mps-control) runs every phase of each
 # round, its BE clients through `sched exec`, and leaves the summary with the
-# pooled P99 and the goals' verdicts; SET=g1, rot and lvl; static_sum.py's
-# figures on phases whose request times are known (the pooled P99, the
-# paired ratios, each verdict).  SET=goals, GPUCTL_REF and SETTLE:
-# test_bench_mps_twins.sh.
+# pooled P99 and the goals' verdicts; SET=g1; static_sum.py's figures on
+# phases whose request times are known (the pooled P99, the paired ratios,
+# each verdict).  SET=rot and lvl: test_bench_mps_tsg.sh; SET=goals,
+# GPUCTL_REF and SETTLE: test_bench_mps_twins.sh.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
@@ -68,28 +68,6 @@ P=$T_DIR/g/phases.txt
 grep -q "lc-p99" "$FAKE_LOG" && fail "g1: no lc-p99 run" "$(grep lc-p99 "$FAKE_LOG")" || ok "SET=g1: no lc-p99 phase"
 grep -q "^   LC P99 1.000x .* over 3 rounds, pooled 1.000x" "$T_DIR/g/summary.txt" &&
 	ok "SET=g1: the one command against MPS by hand, 3 rounds" || fail "g1 summary" "$(tail -5 "$T_DIR/g/summary.txt")"
-# --- SET=rot and SET=lvl: another uid's BE (setpriv), beside the TSG-path target ----
-chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
-tsg_set() {	# tsg_set SET PHASES RUN LABEL: one round against stand-ins; its phases, RUN, no MPS, LABEL judged
-	: >"$FAKE_LOG"
-	expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET="$1" NBE=1 SKIP=0 MEAS=1 \
-		MAXROUNDS=1 OUT="$T_DIR/$1" W="$T_DIR/$1w" timeout 200 bash $M/static_gpu.sh
-	P=$T_DIR/$1/phases.txt
-	[ "$(grep '^P 1 ' "$P" | awk '{print $3}' | paste -sd' ')" = "alone_plain be_alone none ts200_f30 p99_p110 $2" ] &&
-		ok "SET=$1: uid's phases but p99_m20p, and $2" || fail "$1 phases" "$(grep '^P 1 ' "$P" | cut -c1-40)"
-	grep -q "^sched run lc-be lc comm:lcbert $3\$" "$FAKE_LOG" &&
-		ok "SET=$1: sched run lc-be ... $3" || fail "$1 run" "$(grep 'sched run' "$FAKE_LOG")"
-	grep -q "mps\|MPS" "$FAKE_LOG" && fail "$1: no MPS" "$(grep -i mps "$FAKE_LOG")" || ok "SET=$1: no MPS daemon or client"
-	grep -Eq "^   $4 +LC P99 1\.000x .* BE [0-9.]+% of alone" "$T_DIR/$1/summary.txt" &&
-		ok "SET=$1: $4 judged against goal 3" || fail "$1 summary" "$(tail -8 "$T_DIR/$1/summary.txt")"
-}
-tsg_set rot "ts50_rot50 ts50_rot50_f0" "be-timeslice 50 be-rotate 50 be-off channels be-floor 0" ts50_rot50
-tsg_set lvl "ts1024_lvl ts500_lvl" "lc-interleave high be-interleave low lc-timeslice 1024 be-timeslice 500" ts1024_lvl
-
-left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
-[ -n "$left" ] && sleep 1 && left=$(grep -ls "$F/nvidia-sm[i]" /proc/[0-9]*/cmdline)
-[ -n "$left" ] && fail "clock sampler left" "$left" || ok "the clock sampler ends with the bench"
-
 # --- static_sum.py on known phases --------------------------------------------------
 # two rounds; windows of 1 s: be_alone at 10R, none at 10R+2, p99_p110 at 10R+4 (the BE
 # makes 100, 80 and 20 steps in them); request times 901..1000 alone, 1001..1100 with no

@@ -16,8 +16,6 @@ F=$T_DIR/fake
 mps_fakes "$F"
 export FAKE_LOG=$T_DIR/gpuctl.log
 chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
-printf '#!/bin/bash\necho "REF $*" >>"$FAKE_LOG"\nexec "%s/gpuctl" "$@"\n' "$F" >"$F/gpuctl-ref"
-chmod +x "$F/gpuctl-ref"
 # --- refused: not a regular expression -------------------------------------------------
 expect_exit 2 env SET=pick PICK=ts50_f30 GPUCTL_REF="$F/gpuctl-ref" REFTWIN='ts50[' OUT="$T_DIR/k0" W="$T_DIR/k0w" \
 	bash $M/static_gpu.sh
