@@ -79,7 +79,7 @@ ENGINE_KEYS = [("seen", 1, "seen"), ("eager_moved", 1, "eager moves"),
                ("lost_events", 1, "lost"), ("maps_reads", 1, "maps reads"),
                ("cpu_us", 1000, "engine CPU ms"), ("errors", 1, "errors"), ("capped", 1, "capped"),
                ("move_yields", 1, "move yields"),
-               # the wall outside the engine's seconds: before it, and after the command's exit
+               # where the wall goes: set-up before the engine's seconds, the drain at their end, the close after
                ("attach_us", 1000, "attach ms"), ("seconds", 0.001, "engine ms"), ("drain_us", 1000, "drain ms"),
                ("close_us", 1000, "close ms")]
 

@@ -305,12 +305,32 @@ static int do_hint(int argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The arguments each mode needs (the comment atop this file): 0, or 2 after an Error line. */
+static int usage(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "Error: usage: xsched probe|off|on|hint|rotate|scan|var SPECS ... (the comment atop xsched.c)\n");
+	static const struct { const char *mode; int argc; const char *args; } m[] = {
+		{ "probe", 3, "SPECS [N]" }, { "off", 3, "SPECS" }, { "on", 3, "SPECS" },
+		{ "scan", 3, "SPECS" }, { "var", 5, "SPECS MODE off|on" },
+		{ "rotate", 4, "SPECS ROT_MS" }, { "hint", 6, "SPECS FILE ROT_MS HOLD_MS [MODE]" },
+	};
+
+	for (unsigned i = 0; argc > 1 && i < sizeof(m) / sizeof(m[0]); i++) {
+		if (strcmp(argv[1], m[i].mode))
+			continue;
+		if (argc >= m[i].argc)
+			return 0;
+		fprintf(stderr, "Error: usage: xsched %s %s\n", m[i].mode, m[i].args);
 		return 2;
 	}
+	fprintf(stderr, "Error: usage: xsched probe|off|on|scan|var|rotate|hint SPECS ... "
+		"(the comment atop xsched.c)\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (usage(argc, argv))
+		return 2;
 	load(argv[2]);
 	signal(SIGINT, onsig); signal(SIGTERM, onsig); signal(SIGHUP, onsig);
 	if (!strcmp(argv[1], "probe"))
@@ -337,7 +357,5 @@ int main(int argc, char **argv)
 	mkprocs();
 	if (!strcmp(argv[1], "rotate"))
 		return do_rotate(argv);
-	if (!strcmp(argv[1], "hint"))
-		return do_hint(argc, argv);
-	return 2;
+	return do_hint(argc, argv);
 }

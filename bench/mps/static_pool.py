@@ -23,9 +23,11 @@ The goal is met where, in every call where the target's phase ran, it kept
 the target and its BE/anchor >= the best of those.  Two more lines follow
 each verdict: within each call, the phase's BE against the best static
 setting meeting the target in that same call (steps/s, no anchor); and,
-where the phase kept the target but fell short of a static setting of
-another call, by how much, beside how much the anchor's own BE differs
-between those calls: a shortfall within that spread is not resolved.
+where the phase kept the target and gave at least its own call's best in
+every call, yet fell short of a static setting of another call: for each
+such pair of calls, by how much (1 - ratio / best's), beside how much the
+anchor's own BE differs between the two calls: a shortfall within that
+spread is not resolved.
 
 Exit: 0 the tables and verdicts printed (met or not); 2 bad input (no OUT, an
 OUT without phases.txt or its "T" line, a w.tgz that cannot be read, a call
@@ -107,32 +109,49 @@ def table(i, c):
             "%.3f" % f["ratio"] if f["ratio"] is not None else "-"))
 
 
+def best_in(c, name):
+    """The static setting meeting the target in call c with the most BE: (label, figures) or None."""
+    meet = [(x, g) for x, g in c["figs"].items() if phases.is_static(x) and g["p99"] is not None
+            and g["p99"] <= c["t"][name] and g["be"] is not None]
+    return max(meet, key=lambda m: m[1]["be"]) if meet else None
+
+
 def within(calls, ran, name, label):
-    """label against the best static setting meeting the target in its own call, BE by BE."""
+    """label against the best static setting meeting the target in its own call, BE by BE;
+    True when it gave at least as much in every call where both have a BE."""
+    ok = True
     for i, c in ran:
-        f = c["figs"][label]
-        meet = [(x, g) for x, g in c["figs"].items() if phases.is_static(x) and g["p99"] is not None
-                and g["p99"] <= c["t"][name] and g["be"] is not None]
-        if not meet or f["be"] is None:
+        f, b = c["figs"][label], best_in(c, name)
+        if f["be"] is None:
+            print("   within call %d: %s has no BE figure there" % (i, esc(label)))
+            ok = False
+            continue
+        if not b:
             print("   within call %d: no static setting meets it there" % i)
             continue
-        x, g = max(meet, key=lambda m: m[1]["be"])
+        x, g = b
+        ok = ok and f["be"] >= g["be"]
         print("   within call %d: BE %.1f steps/s, the best static there %s %.1f: %.3fx (%s)" % (
             i, f["be"], esc(x), g["be"], f["be"] / g["be"] if g["be"] else float("inf"),
             ">=" if f["be"] >= g["be"] else "<"))
+    return ok
 
 
 def across(calls, ran, label, best):
-    """Short of a static setting of another call: by more than the anchor moved between them?"""
-    worst = min(c["figs"][label]["ratio"] for _, c in ran)
-    short = best[2]["ratio"] / worst - 1 if worst > 0 else float("inf")
-    involved = sorted({i for i, _ in ran} | {best[0]})
-    anchors = [calls[i - 1]["anchor"] for i in involved]
-    spread = max(anchors) / min(anchors) - 1
-    print("   across calls %s: BE/anchor %.1f %% under the best static's; the anchor's own BE differs "
-          "by %.1f %% between them: %s" % (
-              ",".join(str(i) for i in involved), 100 * short, 100 * spread,
-              "not resolved (within the anchor's spread)" if short <= spread else "short by more than it"))
+    """Short only of a static setting of another call: by more than the anchor moved between the two?"""
+    for i, c in ran:
+        if i == best[0]:
+            continue
+        r = c["figs"][label]["ratio"]
+        if r >= best[2]["ratio"]:
+            continue
+        short = 1 - r / best[2]["ratio"]
+        a, b = c["anchor"], calls[best[0] - 1]["anchor"]
+        spread = abs(a - b) / max(a, b)
+        print("   across calls %d and %d: BE/anchor %.1f %% under %s's; the anchor's own BE differs by "
+              "%.1f %% between them: %s" % (
+                  i, best[0], 100 * short, esc(best[1]), 100 * spread,
+                  "not resolved (within the anchor's spread)" if short <= spread else "short by more than it"))
 
 
 def judge(calls, name, label):
@@ -163,10 +182,10 @@ def judge(calls, name, label):
         sum(1 for _, c in ran if c["figs"][label]["p99"] is not None and c["figs"][label]["p99"] <= c["t"][name]),
         len(ran), "/".join("%.3f" % c["figs"][label]["ratio"] for _, c in ran if c["figs"][label]["ratio"] is not None)
         or "-", "%s (call %d) %.3f" % (esc(best[1]), best[0], best[2]["ratio"]) if best else "(none meets it)"))
-    within(calls, ran, name, label)
+    beat_own = within(calls, ran, name, label)
     kept_all = all(c["figs"][label]["p99"] is not None and c["figs"][label]["p99"] <= c["t"][name]
                    and c["figs"][label]["ratio"] is not None for _, c in ran)
-    if not ok and kept_all and best and any(i != best[0] for i, _ in ran):
+    if not ok and kept_all and beat_own and best:
         across(calls, ran, label, best)
     return ok
 

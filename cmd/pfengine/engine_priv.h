@@ -116,7 +116,7 @@ void lane_stop(struct engine *g);
 
 /* --- stats.c --------------------------------------------------------------- */
 /* The counters at the engine's end, kept past its resources (the report). */
-#define STATS_SNAP_MAX (PFE_C_MAX + 1 + PFE_MAX_CTRS + PFE_MAX_GPUS)
+#define STATS_SNAP_MAX (PFE_C_MAX + 1 + PFE_MAX_CTRS + PFE_MAX_GPUS + 3)	/* + attach, drain, close */
 struct stats_snap {
 	int n;
 	pid_t pid;

@@ -128,10 +128,11 @@ static uint64_t us_between(double from, double to)
 }
 
 /*
- * Besides the counters, where the command's wall time goes outside
- * `seconds`: attach_us before it (the command's start, its first GPU
- * context, the attach), and once the process's exit was seen, drain_us for
- * the moves under way then (close_us, after the snapshot, for the rest).
+ * Besides the counters, where the command's wall time goes: attach_us
+ * before `seconds` (the set-up: the program's load, the command's start and
+ * first GPU context, the attach); drain_us, the end of `seconds` once the
+ * process's exit was seen (its last turn, the moves under way then); and
+ * close_us after it (added after the snapshot).
  */
 void stats_take(struct engine *g, struct stats_snap *sn)
 {

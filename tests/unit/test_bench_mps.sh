@@ -7,8 +7,8 @@
 # round, its BE clients through `sched exec`, and leaves the summary with the
 # pooled P99 and the goals' verdicts; SET=g1; static_sum.py's figures on
 # phases whose request times are known (the pooled P99, the paired ratios,
-# each verdict).  SET=rot and lvl: test_bench_mps_tsg.sh; SET=goals,
-# GPUCTL_REF and SETTLE: test_bench_mps_twins.sh.
+# each verdict).  SET=rot and lvl: test_bench_mps_tsg.sh; SET=goals and
+# GPUCTL_REF: test_bench_mps_twins.sh; SETTLE and QUIET: test_bench_mps_settle.sh.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh

@@ -85,12 +85,21 @@ printf '%s\n' "$OUT" | grep -q '^   across calls' && fail "met: no across line" 
 expect_exit 0 python3 $POOL "$C1" "$C2B"
 expect_out "within each call it gives at least the best static there" \
 	'^   within call 2: BE 45\.0 steps/s, the best static there ts50_f10 45\.0: 1\.000x \(>=\)$'
-expect_out "across calls: 12.5 % short, the anchor differs 100 % between them: not resolved" \
-	'^   across calls 1,2: BE/anchor 12\.5 % under the best static.s; the anchor.s own BE differs by 100\.0 % between them: not resolved \(within the anchor.s spread\)$'
+expect_out "across calls: 11.1 % short (1 - 0.800 / 0.900), the anchors differ 50 %: not resolved" \
+	'^   across calls 1 and 2: BE/anchor 11\.1 % under ts50_f10.s; the anchor.s own BE differs by 50\.0 % between them: not resolved \(within the anchor.s spread\)$'
 
 expect_out "a static setting's BE/anchor raised above the target's (0.900 > 0.800): not met" \
 	'^gp99_m12: goal not met: kept in 2 of 2 calls, BE/anchor 0\.800/0\.900 against the best static ts50_f10 \(call 2\) 0\.900$'
 expect_out "the call where the target falls short says so" '^   gp99_m12 call 1: .*BE/anchor 0\.800 \(< the best static.s 0\.900\)$'
+# short of its own call's best static: resolved within that call, no across line
+C5=$T_DIR/c5
+mkcall "$C5" "m12=1300 m20=2100 alone_mps=1080" w alone_mps:-:1080:0 mps_p1t100:p1t100:1400:50 \
+	ts50_f10:u:1250:45 gp99_m12:gt:1300:40
+expect_exit 0 python3 $POOL "$C1" "$C5"
+expect_out "short of its own call's best: said within that call" \
+	'^   within call 2: BE 40\.0 steps/s, the best static there ts50_f10 45\.0: 0\.889x \(<\)$'
+printf '%s\n' "$OUT" | grep -q '^   across calls' && fail "short within a call: no across line" "$OUT" ||
+	ok "short within its own call: no across line (the anchor cancels there)"
 
 # --- refusals ------------------------------------------------------------------------
 C3=$T_DIR/c3 C4=$T_DIR/c4

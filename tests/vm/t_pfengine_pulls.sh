@@ -110,7 +110,6 @@ flags_of() {
 	uvmsim reset va_blocks 64 >/dev/null
 	$G prefetch load $1 $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 4000 >/dev/null 2>&1 &
 	GP=$!
-	T0=$(date +%s.%N)
 	n=0
 	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
 		sleep 0.05; n=$((n + 1))
@@ -129,11 +128,11 @@ flags_of populate
 # uvmsim with SIGTERM once the engine is attached; RC, stdout in o, stderr in e
 ends_killed() {
 	uvmsim reset va_blocks 64 >/dev/null
+	T0=$(cut -d' ' -f1 /proc/uptime)	# before gpuctl starts: its parts are inside [T0, now]
 	# shellcheck disable=SC2086
 	$G $1 prefetch load populate $MAX -- uvmsim run seq blocks 4 wait_ms 200 hold_ms 10000 \
 		>"$T_DIR/o" 2>"$T_DIR/e" &
 	GP=$!
-	T0=$(date +%s.%N)
 	n=0
 	until grep -qs '^alloc_watcher 1' "$GPUCTL_RUN_DIR"/prefetch/*stats* || [ $n -ge 300 ]; do
 		sleep 0.05; n=$((n + 1))
@@ -144,7 +143,7 @@ ends_killed() {
 	kill -TERM "$SIMP"
 	wait $GP
 	RC=$?
-	WALL=$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+	WALL=$(awk -v a="$T0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.3f", b - a }')
 }
 ends_killed ""
 [ $RC -eq 143 ] && ok "text: gpuctl exits with the command's status (143)" || fail "text rc" "$RC"
@@ -157,7 +156,7 @@ grep -Eq '^  migrated_bytes +[0-9]+  # [0-9.]+ (B|KiB|MiB|GiB)$' "$T_DIR/e" &&
 	fail "text human units" "$(head -c 900 "$T_DIR/e")"
 grep -Eq '^  attach_us +[1-9][0-9]*  # ' "$T_DIR/e" && grep -Eq '^  drain_us +[0-9]+  # ' "$T_DIR/e" &&
 	grep -Eq '^  close_us +[0-9]+  # ' "$T_DIR/e" &&
-	ok "text: where the wall time went outside the engine's seconds (attach, drain, close)" ||
+	ok "text: where the wall time went: attach, drain (the end of seconds), close" ||
 	fail "text attach/drain/close" "$(head -c 1500 "$T_DIR/e")"
 ends_killed -j
 OUT=$(cat "$T_DIR/o")

@@ -120,6 +120,7 @@ wait_line "$W/run.out" "lc1, lc\): timeslice [0-9]* -> 900 us" &&
 	wait_line "$W/run.out" "lc2, lc\): timeslice [0-9]* -> 900 us" &&
 	ok "two LC processes on the GPU: 900 us each (1800 / 2), re-applied to the first" ||
 	fail "LC timeslice divided" "$(cat $W/run.out)"
+rm -f /run/gpuctl/sched-share	# a share written after the second LC joined, not one from before
 status_until "^  0 +$BE1 +be1 .* kept$"
 expect_out "status: be1 still kept with two LC processes" "^  0 +$BE1 +be1 .* kept$"
 kill $LC2; wait $LC2 2>/dev/null
