@@ -60,3 +60,12 @@ printf '#!/bin/sh\necho "mount $*" >>"$FAKE_LOG"\n' >"$F/mount"	# the host's mou
 printf '#!/bin/bash\necho "REF $*" >>"$FAKE_LOG"\nexec "%s/gpuctl" "$@"\n' "$F" >"$F/gpuctl-ref"
 chmod +x "$F"/*
 }
+
+# mps_setup: what each test_bench_mps*.sh starts with: M (bench/mps), F (the
+# stand-ins, made in $T_DIR/fake) and FAKE_LOG (their log, exported)
+mps_setup() {
+	M=bench/mps
+	F=$T_DIR/fake
+	mps_fakes "$F"
+	export FAKE_LOG=$T_DIR/gpuctl.log
+}

@@ -13,9 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
 
-M=bench/mps
-F=$T_DIR/fake
-mkdir -p "$F"
+mps_setup
 
 # --- refusals --------------------------------------------------------------------
 expect_exit 2 env SET=bogus OUT="$T_DIR/o0" W="$T_DIR/w0" bash $M/static_gpu.sh
@@ -24,8 +22,6 @@ expect_err "the SETs named" "mps, uid, rot, lvl, all, g1, goals or pick"
 [ -e "$T_DIR/o0" ] && fail "unknown SET: nothing set up" "$T_DIR/o0 made" || ok "unknown SET: nothing set up"
 
 # --- a whole SET=mps call against stand-ins ----------------------------------------
-mps_fakes "$F"
-export FAKE_LOG=$T_DIR/gpuctl.log
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=mps NBE=1 SKIP=0 MEAS=1 \
 	MAXROUNDS=2 OUT="$T_DIR/o" W="$T_DIR/w" timeout 200 bash $M/static_gpu.sh
 P=$T_DIR/o/phases.txt

@@ -14,10 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
 
-M=bench/mps
-F=$T_DIR/fake
-mps_fakes "$F"
-export FAKE_LOG=$T_DIR/gpuctl.log
+mps_setup
 chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
 # --- refusals, then two calls ---------------------------------------------------------
 for bad in "mps_p0t25 bogus|no phase 'bogus'" "mps_p0t25 *|no phase '\*'" "gone_ref|no phase 'gone_ref'" " |needs PICK"; do

@@ -11,10 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
 
-M=bench/mps
-F=$T_DIR/fake
-mps_fakes "$F"
-export FAKE_LOG=$T_DIR/gpuctl.log
+mps_setup
 chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in
 # --- refused: not a regular expression -------------------------------------------------
 expect_exit 2 env SET=pick PICK=ts50_f30 GPUCTL_REF="$F/gpuctl-ref" REFTWIN='ts50[' OUT="$T_DIR/k0" W="$T_DIR/k0w" \

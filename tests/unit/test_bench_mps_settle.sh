@@ -11,11 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
 
-M=bench/mps
-F=$T_DIR/fake
-mkdir -p "$F"
-mps_fakes "$F"
-export FAKE_LOG=$T_DIR/gpuctl.log
+mps_setup
 # --- SETTLE: each lc-p99 phase's settled twin (LABEL_s, LABEL_ref_s) -----------------
 expect_exit 2 env SET=goals SETTLE=5s OUT="$T_DIR/s0" W="$T_DIR/s0w" bash $M/static_gpu.sh
 expect_stderr_line "SETTLE not whole seconds"

@@ -11,11 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
 
-M=bench/mps
-F=$T_DIR/fake
-mkdir -p "$F"
-mps_fakes "$F"
-export FAKE_LOG=$T_DIR/gpuctl.log
+mps_setup
 
 # --- SET=rot and SET=lvl: another uid's BE (setpriv), beside the TSG-path target ----
 chmod 755 "$T_DIR" "$F"	# uid 65534 runs the BE stand-in

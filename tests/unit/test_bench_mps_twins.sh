@@ -9,11 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench_mps_fakes.sh
 
-M=bench/mps
-F=$T_DIR/fake
-mkdir -p "$F"
-mps_fakes "$F"
-export FAKE_LOG=$T_DIR/gpuctl.log
+mps_setup
 # --- SET=goals: both MPS goals, five phases a round -----------------------------------
 : >"$FAKE_LOG"
 expect_exit 0 env PATH="$F:$PATH" GPUCTL="$F/gpuctl" COLOC="$F/coloc" WAKE=0.1 SET=goals NBE=1 SKIP=0 MEAS=1 \
