@@ -58,8 +58,8 @@ struct engine {
 	uint64_t inflight[PFE_MAX_GPUS];	/* bytes given to the lanes, not reaped yet */
 	struct lanes *lanes;		/* lane.c: the threads that move */
 	double free_at[PFE_MAX_GPUS], started, stats_at;
-	/* the report's time outside `seconds` (stats.c): set up from begun to started;
-	 * the process's exit seen at gone_at, the moves under way ended at drained_at */
+	/* the report's times (stats.c): the set-up, begun to started (before `seconds`);
+	 * the drain, the exit seen (gone_at) to the lanes stopped (drained_at), its end */
 	double begun, gone_at, drained_at;
 	uint64_t last_ts, last_page;	/* duplicate faults of a batch */
 	uint32_t last_batch;
