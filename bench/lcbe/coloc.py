@@ -15,9 +15,14 @@ of each run are not counted (t0 printed is the end of that skip); a run's
 skip=S counts from S instead.  $COLOC_LAT_FILE: each run's request times
 (us, counted ones) appended as one line; $COLOC_SLOW_FILE: the counted
 requests slower than twice the run's P50, each as START:US (START its
-time.monotonic(), as clocks.py stamps the GPU's samples).
+time.monotonic(), as clocks.py stamps the GPU's samples); $COLOC_GC_FILE: the
+LC's own garbage collections in each run's counted part, as GEN:START:US
+(gcrec.py); $COLOC_GC=freeze|off: the collector after the warm-up (gcrec.py).
 """
 import ctypes, mmap, os, struct, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gcrec  # noqa: E402
 
 if os.environ.get("PROC_COMM"):
     with open("/proc/self/comm", "w") as f:
@@ -137,6 +142,8 @@ def lc(kind, period_ms):
         for _ in range(30):
             model(x)
         torch.cuda.synchronize()
+        gcrec.apply(os.environ.get("COLOC_GC", ""))
+        rec = gcrec.GcRec() if os.environ.get("COLOC_GC_FILE") else None
         print("lc ready pid=%d" % os.getpid(), flush=True)
         for line in sys.stdin:
             w = line.split()
@@ -150,6 +157,8 @@ def lc(kind, period_ms):
             t0 = time.monotonic()
             tskip = t0 + (float(opt[-1][5:]) if opt else skip)
             nxt = t0
+            if rec:
+                rec.arm(tskip)
             while time.monotonic() - t0 < secs:
                 now = time.monotonic()
                 if now < nxt:
@@ -181,6 +190,9 @@ def lc(kind, period_ms):
             if os.environ.get("COLOC_SLOW_FILE"):	# when the tail happened (bench/mps/slow_smi.py)
                 with open(os.environ["COLOC_SLOW_FILE"], "a") as f:
                     f.write("%s %s\n" % (label, " ".join("%.4f:%.0f" % x for x in slow)))
+            if rec:	# the LC's own collections then (bench/mps/gc_slow.py)
+                with open(os.environ["COLOC_GC_FILE"], "a") as f:
+                    f.write(rec.line(label) + "\n")
             if hint:
                 hint.mm.close()
 

@@ -74,6 +74,11 @@
 # they the sampler's doing?) and their bursts.  The host's counters are
 # sampled every 100 ms (host_sample.py), and stall_host.py names those that
 # move at the bursts (what stalls the LC every ~1.5 s on some machines?).
+# The LC records its own Python garbage collections (gcrec.py), and
+# gc_slow.py sets them beside the slow requests and their bursts.
+# COLOC_GC=freeze|off sets the LC's collector after its warm-up (gc.freeze:
+# the model's objects are never scanned again; off: no automatic collection),
+# for the A/B of that cause (the default leaves it as Python has it).
 # QUIET=1 adds to every round a twin LABEL_q of each alone, run with the
 # sampler stopped (SIGSTOP to its nvidia-smi); the summary pairs it with its
 # alone.
@@ -149,6 +154,8 @@ case $QUIET in 0 | 1) ;; *) echo "Error: QUIET is 0 or 1, not '$QUIET'" >&2; exi
 case $SETTLE in *[!0-9]* | '') echo "Error: SETTLE is whole seconds, not '$SETTLE'" >&2; exit 2 ;; esac
 WAKE=${WAKE:-1.5}
 case $WAKE in *[!0-9.]* | '' | *.*.* | .) echo "Error: WAKE is seconds (e.g. 1.5), not '$WAKE'" >&2; exit 2 ;; esac
+case ${COLOC_GC:-} in '' | freeze | off) ;; *)
+	echo "Error: COLOC_GC is freeze or off (or unset), not '${COLOC_GC//[^[:print:]]/?}'" >&2; exit 2 ;; esac
 GPUCTL_REF=${GPUCTL_REF:-} REFTWIN=${REFTWIN:-^g?p99_}
 awk -v re="$REFTWIN" 'BEGIN { if ("" ~ re) exit 0 }' 2>/dev/null ||
 	{ echo "Error: REFTWIN is not an extended regular expression: '$REFTWIN'" >&2; exit 2; }
@@ -181,6 +188,7 @@ python3 "$D/clocks.py" >"$W/clocks.txt" 2>/dev/null & CLK=$! ALL="$ALL $!"
 python3 "$D/host_sample.py" >"$W/host.txt" 2>/dev/null & ALL="$ALL $!"	# stall_host.py's
 export COLOC_SKIP_S=$SKIP COLOC_LAT_FILE=$W/lat.txt	# every request's time (static_sum.py pools them)
 export COLOC_SLOW_FILE=$W/slow.txt	# when the slow ones began (slow_smi.py: the sampler's doing?)
+export COLOC_GC_FILE=$W/gc.txt	# the LC's own garbage collections (gc_slow.py: its doing?)
 C=${COLOC:-python3 $R/bench/lcbe/coloc.py}
 waitready() { for i in $(seq 1500); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done; echo "not ready: $1"; }
 
@@ -349,4 +357,5 @@ log "summary ($r rounds, the last took ${per}s)"
 python3 "$D/static_sum.py" "$OUT/phases.txt" "$W" | tee "$OUT/summary.txt"
 echo; python3 "$D/slow_smi.py" "$W" | tee -a "$OUT/summary.txt"
 echo; python3 "$D/stall_host.py" "$W" | tee -a "$OUT/summary.txt"
+echo; python3 "$D/gc_slow.py" "$W" | tee -a "$OUT/summary.txt"
 log end

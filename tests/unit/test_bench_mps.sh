@@ -46,6 +46,8 @@ tar tzf "$T_DIR/o/w.tgz" | grep -q '^./lat.txt$' && tar tzf "$T_DIR/o/w.tgz" | g
 	ok "w.tgz keeps the request times, and when the slow ones began" || fail "w.tgz" "$(tar tzf "$T_DIR/o/w.tgz" | head)"
 grep -Eq '^   alone_mps +2 slow of 400, +[0-2] at a sample, chance [0-9.]+' "$S" &&
 	ok "summary: the slow requests against the sampler's times" || fail "summary slow" "$(tail -8 "$S")"
+grep -q "^the LC's garbage collections: none recorded (no gc.txt)$" "$S" &&
+	ok "summary: the LC's garbage collections (the stand-in records none)" || fail "summary gc" "$(tail -4 "$S")"
 grep -Eq '^   gone +SM +1980 \[1980-1980\], power 312, util 87 \([0-9]+ samples\)$' "$S" &&
 	ok "summary: the GPU's SM clock over each configuration's phases" || fail "summary clocks" "$(tail -12 "$S")"
 left=$(grep -ls "$F/colo[c]" /proc/[0-9]*/cmdline)	# ([c]: not this grep's own)
