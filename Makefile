@@ -148,7 +148,7 @@ tests/policies/%.elf: tests/policies/%.bpf.c $(wildcard bpf/*.h) kernel-patch/nv
 tests/policies/engine_example_v1.elf: tests/policies/engine_example.bpf.c tests/policies/abi_v1/pfengine_abi.h
 	$(CLANG) $(BPF_CFLAGS) -Itests/policies/abi_v1 -c $< -o $@
 TEST_POLICIES += tests/policies/engine_example_v1.elf
-# Users' objects of every odd shape for tests/vm/t_policy_elf.sh (tests/policies/fuzz.py).
+# Users' objects of every odd shape for tests/vm/t_policy_elf*.sh (tests/policies/fuzz.py).
 tests/policies/fuzz/MANIFEST: tests/policies/fuzz.py $(wildcard bpf/*.h) kernel-patch/nvidia-uvm/uvm_bpf_ext.h
 	rm -rf tests/policies/fuzz
 	python3 tests/policies/fuzz.py tests/policies/fuzz $(CLANG) $(BPF_CFLAGS) -Ibpf

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """fuzz.py OUTDIR CLANG [BPF_CFLAGS...] - users' policy objects of every odd
-shape, for tests/vm/t_policy_elf.sh (the VM has no compiler).
+shape, for tests/vm/t_policy_elf*.sh (the VM has no compiler).
 
 Writes OUTDIR/<name>.elf: clang output whose struct_ops variable is typed
 through typedef/const/volatile chains of many depths, of wrong, anonymous,

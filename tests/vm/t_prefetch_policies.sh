@@ -90,15 +90,20 @@ expect_json_eq "adaptive: Ctrl-C unloads the policy" .policy null
 gpuctl prefetch load adaptive interval_ms 100 hi_mbps 2 lo_mbps 1 >/tmp/adaptive.out 2>&1 &
 loop=$!
 i=0; until gpuctl prefetch show 2>/dev/null | grep -q adaptive || [ $i -ge 50 ]; do usleep 100000; i=$((i + 1)); done
-# read the threshold between bursts of traffic (up to 5 s): a slow build
-# (ASan, a loaded host) can leave a 100 ms window without traffic before a
-# single read at the end, and the loop rightly lowers the threshold again
-t_end=$(($(date +%s) + 5))
+# read the threshold while traffic runs (up to 10 s): read after a burst, a
+# slow build (ASan, a loaded host) starts show later than the loop's next
+# 100 ms window without traffic, and the loop rightly lowers it again
+: >"$T_DIR/traffic"
+( while [ -e "$T_DIR/traffic" ]; do model_run seq blocks 32 >/dev/null 2>&1; done ) &
+traffic=$!
+t_end=$(($(date +%s) + 10))
 while [ "$(date +%s)" -lt $t_end ]; do
-	model_run seq blocks 32
 	OUT=$(gpuctl -j prefetch show)
 	[ "$(json_get .params.threshold)" = 75 ] && break
+	usleep 100000
 done
+rm -f "$T_DIR/traffic"
+wait $traffic	# the run under way ends: idle from here
 expect_json_eq "adaptive: heavy transfer raises the threshold" .params.threshold 75
 sleep 1
 OUT=$(gpuctl -j prefetch show)
