@@ -109,10 +109,15 @@ def table(i, c):
             "%.3f" % f["ratio"] if f["ratio"] is not None else "-"))
 
 
+def statics(c, name):
+    """The static settings that meet target name in call c and have a BE: [(label, figures)]."""
+    return [(x, f) for x, f in c["figs"].items() if phases.is_static(x) and f["p99"] is not None
+            and f["p99"] <= c["t"][name] and f["be"] is not None]
+
+
 def best_in(c, name):
     """The static setting meeting the target in call c with the most BE: (label, figures) or None."""
-    meet = [(x, g) for x, g in c["figs"].items() if phases.is_static(x) and g["p99"] is not None
-            and g["p99"] <= c["t"][name] and g["be"] is not None]
+    meet = statics(c, name)
     return max(meet, key=lambda m: m[1]["be"]) if meet else None
 
 
@@ -157,9 +162,7 @@ def across(calls, ran, label, best):
 def judge(calls, name, label):
     """label's lc-p99 phases at target name, against the static settings meeting it; True when met."""
     ran = [(i, c) for i, c in enumerate(calls, 1) if label in c["figs"] and name in c["t"]]
-    meet = [(i, x, f) for i, c in enumerate(calls, 1) if name in c["t"] for x, f in c["figs"].items()
-            if phases.is_static(x) and f["p99"] is not None and f["p99"] <= c["t"][name]
-            and f["ratio"] is not None]
+    meet = [(i, x, f) for i, c in enumerate(calls, 1) if name in c["t"] for x, f in statics(c, name)]
     best = max(meet, key=lambda m: m[2]["ratio"]) if meet else None
     print("\n%s at %s (each call's own target), BE as a share of each call's %s:" % (esc(label), name, ANCHOR))
     for i, x, f in sorted(meet, key=lambda m: -m[2]["ratio"]):
