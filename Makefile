@@ -173,9 +173,12 @@ deps:
 need-deps:
 	$(if $(filter 1,$(NODEPS)),@:,tests/deps.sh)
 
+# TEST_JOBS lanes at once (tests/run -j): the unit scripts in one, the VM
+# scripts split over guests of their own (one host thread each).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: need-deps
 	$(MAKE) all model test-policies bench-watch-alt
-	tests/run
+	tests/run -j$(TEST_JOBS)
 
 # The VM tests again with gpuctl-asan (ASan + UBSan) as gpuctl: sanitizer
 # reports go to files in the guest's $(SAN_DIR), and tests/vm/all.sh fails the
@@ -186,7 +189,7 @@ SAN_ENV  := GPUCTL_SAN_DIR=$(SAN_DIR) \
 	UBSAN_OPTIONS=log_path=$(SAN_DIR)/ubsan:print_stacktrace=1:halt_on_error=1
 test-asan: need-deps
 	$(MAKE) gpuctl-asan model test-policies bench-watch-alt
-	GPUCTL_BIN=$(CURDIR)/gpuctl-asan VM_ENV="$(SAN_ENV) $(VM_ENV)" tests/run --vm-only
+	GPUCTL_BIN=$(CURDIR)/gpuctl-asan VM_ENV="$(SAN_ENV) $(VM_ENV)" tests/run -j$(TEST_JOBS) --vm-only
 
 demo: need-deps
 	$(MAKE) gpuctl model

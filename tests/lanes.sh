@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# tests/lanes.sh — sourced by tests/run for -j N (N > 1): the selected scripts
+# run as lanes, each a child `tests/run -j1 ... SCRIPT...` with its own output
+# file, at most N at once.  The unit scripts stay one lane, one after another
+# as in a plain run (some build in the tree); the VM scripts are dealt
+# round-robin into N parts, each booting its own guest (TCG with one host
+# thread: a guest keeps one core busy).  When a lane ends its lines are printed
+# whole, less its summary and its "Failed:" block, whose counts and failures
+# join the totals tests/run prints at its end.
+
+# lane_report LOG RC LABEL : print a finished lane and add it to the totals
+lane_report() {
+	local log=$1 rc=$2 label=$3 sum p=0 f=0 infail=0 line
+	sum=$(grep -aE '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+	while IFS= read -r line; do
+		if [ "$infail" = 1 ]; then
+			case "$line" in
+			"  "*) FAILURES+=("${line#  }"); continue ;;
+			*) infail=0 ;;
+			esac
+		fi
+		case "$line" in
+		'') ;;
+		Failed:) infail=1 ;;
+		"$sum") ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done <"$log"
+	if [ -z "$sum" ]; then
+		FAILED=$((FAILED + 1))
+		FAILURES+=("$label: ended without a summary (exit status $rc)")
+		return
+	fi
+	read -r p _ f _ <<<"${sum//,/}"
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		FAILED=$((FAILED + 1))
+		FAILURES+=("$label: exit status $rc although it reports no failure")
+	fi
+}
+
+run_lanes() {
+	local unit=() vm=() t i n pid rc next=0 running=0 opts=()
+	local -a args=() labels=() starts=()
+	local -A lane_of=()
+	[ "$VERBOSE" = 1 ] && opts+=(-v)
+	if [ "$RUN_UNIT" = 1 ]; then
+		for t in tests/unit/*.sh; do
+			[ -f "$t" ] && selected "$t" && unit+=("$t")
+		done
+	fi
+	if [ "$RUN_VM" = 1 ]; then
+		for t in tests/vm/t_*.sh; do
+			[ -f "$t" ] && selected "$t" && vm+=("$t")
+		done
+	fi
+	if [ ${#unit[@]} -gt 0 ]; then
+		args+=("--no-vm ${unit[*]}")
+		labels+=("unit lane (${#unit[@]} scripts)")
+	fi
+	n=$JOBS
+	[ "$n" -gt ${#vm[@]} ] && n=${#vm[@]}
+	for ((k = 0; k < n; k++)); do
+		local part=()
+		for ((i = k; i < ${#vm[@]}; i += n)); do
+			part+=("${vm[$i]}")
+		done
+		args+=("--vm-only ${part[*]}")
+		labels+=("VM lane $((k + 1)) of $n (${#part[@]} scripts)")
+	done
+	trap 'kill ${!lane_of[*]} 2>/dev/null; exit 130' INT
+	trap 'kill ${!lane_of[*]} 2>/dev/null; exit 143' TERM
+	echo "tests/run: ${#args[@]} lane(s), at most $JOBS at once"
+	while [ $next -lt ${#args[@]} ] || [ $running -gt 0 ]; do
+		while [ $running -lt "$JOBS" ] && [ $next -lt ${#args[@]} ]; do
+			# shellcheck disable=SC2086 # script paths: no blanks
+			"$SELF" -j1 "${opts[@]}" ${args[$next]} </dev/null >"$TMP/lane.$next" 2>&1 &
+			lane_of[$!]=$next
+			starts[next]=$SECONDS
+			next=$((next + 1))
+			running=$((running + 1))
+		done
+		pid=
+		wait -n -p pid
+		rc=$?
+		[ -n "$pid" ] || break
+		i=${lane_of[$pid]}
+		unset "lane_of[$pid]"
+		running=$((running - 1))
+		echo "tests/run: ${labels[$i]} ended after $((SECONDS - starts[i])) s:"
+		lane_report "$TMP/lane.$i" "$rc" "${labels[$i]}"
+	done
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
