@@ -1,12 +1,16 @@
 # shellcheck shell=bash
 # tests/lanes.sh — sourced by tests/run for -j N (N > 1): the selected scripts
 # run as lanes, each a child `tests/run -j1 ... SCRIPT...` with its own output
-# file, at most N at once.  The unit scripts stay one lane, one after another
-# as in a plain run (some build in the tree); the VM scripts are dealt
-# round-robin into N parts, each booting its own guest (TCG with one host
-# thread: a guest keeps one core busy).  When a lane ends its lines are printed
-# whole, less its summary and its "Failed:" block, whose counts and failures
-# join the totals tests/run prints at its end.
+# file, at most N at once, in this order:
+#   - the unit scripts, one after another in one lane as in a plain run (some
+#     build in the tree); a unit script with a line "# tests/run lane: NAME"
+#     runs in lane NAME instead, with the others that name it (the
+#     kernel-patch builds: minutes of compiling, apart from the tree's build);
+#   - the VM scripts, dealt round-robin into 2N parts, each booting its own
+#     guest (TCG with one host thread: a guest keeps one core busy; parts
+#     smaller than the unit lanes fill the lanes that end first).
+# When a lane ends its lines are printed whole, less its summary and its
+# "Failed:" block, whose counts and failures join the totals tests/run prints.
 
 # lane_report LOG RC LABEL : print a finished lane and add it to the totals
 lane_report() {
@@ -41,25 +45,33 @@ lane_report() {
 }
 
 run_lanes() {
-	local unit=() vm=() t i n pid rc next=0 running=0 opts=()
-	local -a args=() labels=() starts=()
-	local -A lane_of=()
+	local vm=() t i k n name pid rc next=0 running=0 opts=()
+	local -a args=() labels=() starts=() names=()
+	local -A lane_of=() unit=()
 	[ "$VERBOSE" = 1 ] && opts+=(-v)
 	if [ "$RUN_UNIT" = 1 ]; then
+		names=(unit)
 		for t in tests/unit/*.sh; do
-			[ -f "$t" ] && selected "$t" && unit+=("$t")
+			[ -f "$t" ] && selected "$t" || continue
+			name=$(sed -n 's/^# tests\/run lane: \([a-z0-9-]*\)$/\1/p' "$t" | head -n 1)
+			name=${name:-unit}
+			[ -n "${unit[$name]+x}" ] || [ "$name" = unit ] || names+=("$name")
+			unit[$name]="${unit[$name]:-}${unit[$name]:+ }$t"
 		done
+		for name in "${names[@]}"; do
+			[ -n "${unit[$name]:-}" ] || continue
+			args+=("--no-vm ${unit[$name]}")
+			read -r -a vm <<<"${unit[$name]}"
+			labels+=("$name lane (${#vm[@]} scripts)")
+		done
+		vm=()
 	fi
 	if [ "$RUN_VM" = 1 ]; then
 		for t in tests/vm/t_*.sh; do
 			[ -f "$t" ] && selected "$t" && vm+=("$t")
 		done
 	fi
-	if [ ${#unit[@]} -gt 0 ]; then
-		args+=("--no-vm ${unit[*]}")
-		labels+=("unit lane (${#unit[@]} scripts)")
-	fi
-	n=$JOBS
+	n=$((2 * JOBS))
 	[ "$n" -gt ${#vm[@]} ] && n=${#vm[@]}
 	for ((k = 0; k < n; k++)); do
 		local part=()
@@ -67,7 +79,7 @@ run_lanes() {
 			part+=("${vm[$i]}")
 		done
 		args+=("--vm-only ${part[*]}")
-		labels+=("VM lane $((k + 1)) of $n (${#part[@]} scripts)")
+		labels+=("VM part $((k + 1)) of $n (${#part[@]} scripts)")
 	done
 	trap 'kill ${!lane_of[*]} 2>/dev/null; exit 130' INT
 	trap 'kill ${!lane_of[*]} 2>/dev/null; exit 143' TERM

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# tests/run lane: kernel-patch
 # tests/unit/test_kernel_patch_install.sh - make -C kernel-patch install.
 #
 # Always (seconds, no root, fake sys/proc/usr/src under GPUCTL_SYSROOT):

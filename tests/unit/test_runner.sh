@@ -4,7 +4,8 @@
 # fake tests/vm/run (runs each script on the host between the markers
 # tests/vm/all.sh prints), the lanes add up to what one lane reports:
 # counts, failures by name, a script without a summary, a VM part that dies,
-# exact-path selection, and a bad -j refused.  CI's time rests on this
+# a script's own lane ("# tests/run lane: NAME"), exact-path selection, and
+# a bad -j refused.  CI's time rests on this
 # (.ci/run: make test and test-asan run with -j2).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -19,6 +20,7 @@ unit() {	# unit NAME PASSED FAILED
 unit test_a 3 0
 unit test_b 2 1
 unit test_b_more 4 0
+sed -i '1a # tests/run lane: apart' "$R/tests/unit/test_b_more.sh"
 printf '#!/bin/sh\necho "ok, then gone"\nexit 3\n' > "$R/tests/unit/test_crash.sh"
 chmod +x "$R/tests/unit/test_crash.sh"
 for i in 1 2 3 4 5; do
@@ -62,9 +64,14 @@ for k in two four; do
 	[ "$(grep -c '^[0-9]* passed, [0-9]* failed$' "$T_DIR/o.$k")" = 1 ] && ok "-j ${k}: the lanes' own totals not printed" ||
 		fail "-j $k lane totals" "$(cat "$T_DIR/o.$k")"
 done
-grep -q '^tests/run: VM lane 2 of 2 (2 scripts) ended after' "$T_DIR/o.two" && ok "-j2: five VM scripts dealt 3 + 2" ||
-	fail "-j2 parts" "$(cat "$T_DIR/o.two")"
-grep -q '^tests/run: VM lane 4 of 4 (1 scripts)' "$T_DIR/o.four" && ok "-j4: four VM parts" || fail "-j4 parts" "$(cat "$T_DIR/o.four")"
+grep -q '^tests/run: VM part 1 of 4 (2 scripts) ended after' "$T_DIR/o.two" &&
+	grep -q '^tests/run: VM part 4 of 4 (1 scripts) ended after' "$T_DIR/o.two" &&
+	ok "-j2: five VM scripts dealt into four parts" || fail "-j2 parts" "$(cat "$T_DIR/o.two")"
+grep -q '^tests/run: VM part 5 of 5 (1 scripts)' "$T_DIR/o.four" && ok "-j4: no more parts than scripts" ||
+	fail "-j4 parts" "$(cat "$T_DIR/o.four")"
+grep -q '^tests/run: unit lane (2 scripts) ended after' "$T_DIR/o.two" &&
+	grep -q '^tests/run: apart lane (1 scripts) ended after' "$T_DIR/o.two" &&
+	ok "-j2: a script's own lane" || fail "-j2 own lane" "$(cat "$T_DIR/o.two")"
 
 # exact paths: test_b.sh alone, not test_b_more.sh
 run exact -j2 tests/unit/test_b.sh ./tests/vm/t_v2.sh

@@ -177,7 +177,12 @@ if [ -c /dev/nvidia-uvm-tools ]; then
 		prev=$cur i=$((i + 1)); [ $i -gt 40 ] && break; sleep 0.5
 	done
 	replays=$(json_get .replays)
-	got=$(get http://127.0.0.1:9473/metrics | awk -v m="gpuctl_uvm_replays_total{pid=\"$SIM2\",comm=\"uvmsim\"," 'index($0, m) == 1 { print $2 }')
+	i=0	# the exporter reads the events behind the model: wait for it (10 s at most)
+	while :; do
+		got=$(get http://127.0.0.1:9473/metrics | awk -v m="gpuctl_uvm_replays_total{pid=\"$SIM2\",comm=\"uvmsim\"," 'index($0, m) == 1 { print $2 }')
+		[ "$got" = "$replays" ] && break
+		i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.2
+	done
 	[ "$replays" -gt 0 ] && [ "$got" = "$replays" ] && ok "--events: uvmsim's replays = the model's ($got)" ||
 		fail "--events replays" "exporter '$got', model '$replays'"
 	got=$(get $URL | grep "^gpuctl_uvm_replays_total{pid=\"$SIM2\",")
