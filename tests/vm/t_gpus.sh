@@ -95,7 +95,6 @@ expect_exit 1 $G sched run fixed timeslice 100 --gpu 9 &&
 
 
 # --- exporter -----------------------------------------------------------------
-if command -v promtool >/dev/null; then :; fi
 PORT=9473
 $G exporter serve --listen 127.0.0.1:$PORT >"$W/exp.log" 2>&1 &
 EP=$!
@@ -111,6 +110,8 @@ n=$(grep "^gpuctl_tsg_info{pid=\"$B\",comm=\"ongpu1\"," "$W/m.prom" | grep -c "t
 [ "$n" = 2 ] && ok "exporter: TSG series carry gpu and UUID" || fail "tsg labels" "$(grep tsg_info "$W/m.prom")"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$W/m.prom" >"$W/pt" 2>&1 && ok "promtool check metrics" || fail "promtool" "$(cat "$W/pt")"
+else
+	fail "promtool in the guest" "missing: run through tests/run (VM_BINS)"
 fi
 kill $EP 2>/dev/null; wait $EP 2>/dev/null
 

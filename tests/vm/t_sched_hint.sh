@@ -110,8 +110,12 @@ wait_off 0 || fail "after flapping" "$(off) off"
 busy 1
 wait_off 3 && ok "after the flapping, the LC's request takes BE off" || fail "busy after flap" "$(off) off"
 busy 0
-sleep 1.3	# the share file is written every second
-expect_exit 0 "$GPUCTL" -j sched status
+i=0	# the share file is written every second: poll it (3 s at most)
+while :; do
+	expect_exit 0 "$GPUCTL" -j sched status >/dev/null
+	case $OUT in *'"hint_gate":{"min_off_ms":20,"switches":'[1-9]*'"suppressed":'[1-9]*) break ;; esac
+	i=$((i + 1)); [ $i -gt 30 ] && break; sleep 0.1
+done
 case $OUT in *'"hint_gate":{"min_off_ms":20,"switches":'[1-9]*'"suppressed":'[1-9]*) ok "status -j: the gate's switches and the ones saved" ;;
 	*) fail "status hint_gate" "$OUT" ;; esac
 expect_exit 0 "$GPUCTL" sched status
@@ -129,7 +133,12 @@ while [ $i -lt 30 ]; do
 done
 grep -Eq -- "$want" "$W/st" && ok "status: the LC's P50 and P99 from the library's histogram" \
 	|| fail "status latency" "$(grep 'LC latency' "$W/st")"
-sleep 1.1
+i=0	# the next second's window has nothing new (3 s at most)
+while :; do
+	"$GPUCTL" -j sched status >"$W/st" 2>&1
+	grep -q '"timed":0[,}]' "$W/st" && break
+	i=$((i + 1)); [ $i -gt 30 ] && break; sleep 0.1
+done
 expect_exit 0 "$GPUCTL" -j sched status
 expect_json_eq "status -j: the last second's window, nothing new" .be_floor.hint_gate.lc_latency_last_second.timed 0
 kill -INT $RUN; wait $RUN
@@ -154,8 +163,8 @@ expect_stderr_line "hint-min-off without hint"
 start_run hint-hold 1500 be-stall 600000 be-off schedule
 busy 1
 wait_off 3 && ok "hold: off at first" || fail "hold first" "$(off) off"
-sleep 2
-[ "$(off)" = 0 ] && ok "hint-hold 1500: back on while the request lasts" || fail "hold" "$(off) off"
+sleep 1	# the hold is 1.5 s: back on within 3 s after this
+wait_off 0 && ok "hint-hold 1500: back on while the request lasts" || fail "hold" "$(off) off"
 busy 0; sleep 0.5; busy 1
 wait_off 3 && ok "next request: off again" || fail "hold next" "$(off) off"
 busy 0; wait_off 0
@@ -168,7 +177,8 @@ WD=$(watchdog_pid)
 [ -n "$WD" ] && ok "watchdog process runs" || fail "watchdog" "none"
 kill -9 $RUN; wait $RUN 2>/dev/null
 wait_off 0 && ok "kill -9 of the run while off: watchdog put BE back on" || fail "kill -9" "$(off) off"
-sleep 0.3
+i=0
+while [ -n "$(watchdog_pid)" ] && [ $i -lt 30 ]; do i=$((i + 1)); sleep 0.1; done
 [ -z "$(watchdog_pid)" ] && ok "watchdog gone after it restored" || fail "watchdog" "still there"
 expect_exit 0 "$GPUCTL" sched status
 expect_out "status: no policy process" "no policy process"
