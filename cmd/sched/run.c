@@ -397,6 +397,22 @@ static enum tsg_walk client_gone(const struct tsg_key *key, const struct tsg_inf
 	       TSG_DELETE : TSG_KEEP;
 }
 
+/*
+ * A new TSG, as the watcher decided it at allocation.  The event can be older
+ * than a decision this run made since: a pod's cgroup seen between the
+ * allocation and this event (rules_refresh) redecided the TSG from the table
+ * and applied it.  Then the table's entry is this run's, and the event's
+ * decision, by the rules before, is not applied over it.
+ */
+static void run_new(struct run *r, struct tsg *t)
+{
+	struct tsg_info cur;
+
+	if (!bpf_map_lookup_elem(r->s.w.tsgs, &t->key, &cur) && cur.orig_by == (__u32)r->me)
+		return;
+	run_apply(r, t, false);
+}
+
 static int run_on_event(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
@@ -411,7 +427,7 @@ static int run_on_event(void *ctx, void *data, size_t size)
 	t.info = e->info;
 	switch (e->type) {
 	case TSG_EV_NEW:
-		run_apply(r, &t, false);
+		run_new(r, &t);
 		break;
 	case TSG_EV_APP_SET:
 		if (tsg_ctl_watch(e->cmd) != RM_WATCH_COUNT)	/* a preempt sets nothing */
