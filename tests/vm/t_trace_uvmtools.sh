@@ -96,12 +96,16 @@ expect_json_eq "stat: bytes_dtoh = eviction bytes" .counters.bytes_dtoh "$(($(st
 
 # --- -p PID: the tracker follows the target's fd; UVM_MIGRATE shows as user ---
 uvmsim reset va_blocks 64 >/dev/null
-uvmsim run seq blocks 2 wait_ms 1500 >/dev/null &
+uvmsim run seq blocks 2 wait_ms 3000 >/dev/null &
 P=$!
 sleep 0.3
 $G -j trace migrations -p $P >$T/p.out 2>$T/p.err &
 TP=$!
-sleep 0.5
+i=0	# the tracer has the tools device open (-j prints no "Tracing" line): 5 s at most
+until ls -l /proc/$TP/fd 2>/dev/null | grep -q nvidia-uvm-tools; do
+	i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.1
+done
+sleep 0.3	# and its events enabled
 "$UC" -p $P migrate $B 0x400000 gpu >/dev/null
 wait $P
 wait $TP
