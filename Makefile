@@ -174,8 +174,9 @@ need-deps:
 	$(if $(filter 1,$(NODEPS)),@:,tests/deps.sh)
 
 # TEST_JOBS lanes at once (tests/run -j): the unit scripts in one, the VM
-# scripts split over guests of their own (one host thread each).
-TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+# scripts split over guests of their own (one host thread and 1-2 GiB each):
+# the CPUs, 4 at most.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 test: need-deps
 	$(MAKE) all model test-policies bench-watch-alt
 	tests/run -j$(TEST_JOBS)
