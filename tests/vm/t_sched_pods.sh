@@ -136,7 +136,8 @@ wait_for "$W/run.err" "pod $UA: its cgroup is gone" && ok "run says the pod's cg
 	fail "pod gone" "$(cat $W/run.err)"
 kill -0 $RUN 2>/dev/null && ok "run goes on after the pod is deleted" || fail "run died" "$(cat $W/run.err)"
 start_in $CG after -n 1; AFTER=$CPID
-sleep 0.3
+i=0	# its class shows once the run applied it (3 s at most)
+while [ -z "$(class_of after)" ] && [ $i -lt 30 ]; do i=$((i + 1)); sleep 0.1; done
 [ "$(class_of after)" = be ] && ok "with the pod gone, others are still be" || fail "after" "$("$GPUCTL" sched list)"
 mkdir -p $CA
 i=0
@@ -145,7 +146,8 @@ while [ "$(grep -c "pod $UA: cgroup .*matches from now on" "$W/run.err")" != 2 ]
 done
 [ $i -lt 50 ] && ok "the pod made again is seen again" || fail "pod again" "$(cat $W/run.err)"
 start_in $CA podapp2 -n 1; POD2=$CPID
-sleep 0.3
+i=0
+while [ "$(class_of podapp2)" != lc ] && [ $i -lt 30 ]; do i=$((i + 1)); sleep 0.1; done
 [ "$(class_of podapp2)" = lc ] && ok "the pod's new process is lc" || fail "podapp2" "$("$GPUCTL" sched list)"
 grep -q "^applied .*podapp2, be" "$W/run.out" && fail "podapp2 first be" "the watcher decided be" ||
 	ok "the watcher decided lc for it at once (the rule was refreshed first)"
