@@ -137,7 +137,8 @@ expect_json "-j: the run's output"
 grep -q '"error":"lc-p99 10.00 ms is below the LC'"'"'s P99 alone: [0-9.]* ms (' "$W/run.out" &&
 	ok "-j: the refusal is {\"error\":...}" || fail "-j error" "$(tail -c 600 "$W/run.out")"
 grep -q '^Error' "$W/run.err" && fail "-j: no Error line on stderr" "$(cat "$W/run.err")" || ok "-j: no Error line on stderr"
-[ -e /run/gpuctl/sched-mps ] && fail "mps: state removed" "/run/gpuctl/sched-mps is there" || ok "mps: its state removed"
+[ -e /run/gpuctl/sched-mps ] && fail "mps: state removed" "/run/gpuctl/sched-mps is there; the run said: $(grep -i 'mps' "$W/run.err" | tail -n 3)" ||
+	ok "mps: its state removed"
 i=0; while [ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
 [ -e "$PIPE/nvidia-cuda-mps-control.pid" ] && fail "mps: the daemon it started quit" "still there" ||
 	ok "mps: the daemon it started quit (no client left)"
