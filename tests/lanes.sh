@@ -45,7 +45,7 @@ lane_report() {
 }
 
 run_lanes() {
-	local vm=() t i k n name pid rc next=0 running=0 opts=()
+	local vm=() part=() t i k n name pid rc next=0 running=0 opts=()
 	local -a args=() labels=() starts=() names=()
 	local -A lane_of=() unit=()
 	[ "$VERBOSE" = 1 ] && opts+=(-v)
@@ -61,10 +61,9 @@ run_lanes() {
 		for name in "${names[@]}"; do
 			[ -n "${unit[$name]:-}" ] || continue
 			args+=("--no-vm ${unit[$name]}")
-			read -r -a vm <<<"${unit[$name]}"
-			labels+=("$name lane (${#vm[@]} scripts)")
+			read -r -a part <<<"${unit[$name]}"
+			labels+=("$name lane (${#part[@]} scripts)")
 		done
-		vm=()
 	fi
 	if [ "$RUN_VM" = 1 ]; then
 		for t in tests/vm/t_*.sh; do
@@ -74,7 +73,7 @@ run_lanes() {
 	n=$((2 * JOBS))
 	[ "$n" -gt ${#vm[@]} ] && n=${#vm[@]}
 	for ((k = 0; k < n; k++)); do
-		local part=()
+		part=()
 		for ((i = k; i < ${#vm[@]}; i += n)); do
 			part+=("${vm[$i]}")
 		done
